@@ -1,0 +1,78 @@
+#pragma once
+/// \file
+/// The interface every broad phase implements, and the factory that makes one
+/// by type. A broad phase takes one box per proxy (proxy i = boxes[i]) each
+/// frame and reports every pair of strictly overlapping boxes once.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <quadbin/geometry/aabb.hpp>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace quadbin {
+
+/// Two proxies whose boxes overlap; always a < b.
+struct Pair {
+  std::uint32_t a = 0;
+  std::uint32_t b = 0;
+  friend constexpr bool operator==(Pair, Pair) noexcept = default;
+  friend constexpr bool operator<(Pair l, Pair r) noexcept {
+    return l.a != r.a ? l.a < r.a : l.b < r.b;
+  }
+  /// One 64-bit number ordered like the pair: handy for sorting and sets.
+  [[nodiscard]] constexpr std::uint64_t key() const noexcept {
+    return (std::uint64_t{a} << 32) | b;
+  }
+};
+
+/// The structures quadbin ships. Names (toString / parseBroadPhaseType) are the
+/// ones the perf suite's --broadphase accepts.
+enum class BroadPhaseType : std::uint8_t {
+  BruteForce,
+};
+
+[[nodiscard]] std::string_view toString(BroadPhaseType type) noexcept;
+/// The type called `name`, or nothing for an unknown name.
+[[nodiscard]] std::optional<BroadPhaseType> parseBroadPhaseType(std::string_view name) noexcept;
+/// Every type, in the order `quadbin-perf list` prints them.
+[[nodiscard]] std::span<const BroadPhaseType> allBroadPhaseTypes() noexcept;
+
+/// Contract of every structure:
+/// - update(boxes) takes this frame's boxes; boxes[i] is proxy i. The count may
+///   change between frames (proxies at the end appear or disappear; a proxy
+///   whose index persists is treated as the same object, moved). update copies
+///   what it keeps: the span need not outlive the call. Incremental structures
+///   compare with the previous frame and touch only what changed.
+/// - findPairs appends every pair (a < b) with overlaps(boxes[a], boxes[b]),
+///   strict on both axes, each exactly once, in an order that depends only on
+///   the sequence of inputs (never on timing or thread count).
+/// - query appends every proxy whose box touches `box` (borders included),
+///   each once.
+/// One virtual call per frame or per query, never per pair.
+class BroadPhase {
+ public:
+  BroadPhase() = default;
+  BroadPhase(const BroadPhase&) = delete;
+  BroadPhase& operator=(const BroadPhase&) = delete;
+  BroadPhase(BroadPhase&&) = delete;
+  BroadPhase& operator=(BroadPhase&&) = delete;
+  virtual ~BroadPhase() = default;
+
+  [[nodiscard]] virtual BroadPhaseType type() const noexcept = 0;
+  virtual void update(std::span<const AABB> boxes) = 0;
+  virtual void findPairs(std::vector<Pair>& out) = 0;
+  virtual void query(const AABB& box, std::vector<std::uint32_t>& out) const = 0;
+  /// Proxies held since the last update.
+  [[nodiscard]] virtual std::size_t size() const noexcept = 0;
+  /// Heap bytes the structure holds (capacity, not just size).
+  [[nodiscard]] virtual std::size_t memoryBytes() const noexcept = 0;
+};
+
+/// A new, empty structure of the given type.
+[[nodiscard]] std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type);
+
+}  // namespace quadbin

@@ -1,0 +1,46 @@
+#include <array>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/brute_force.hpp>
+
+namespace quadbin {
+
+namespace {
+struct NamedType {
+  BroadPhaseType type;
+  std::string_view name;
+};
+constexpr std::array kTypes = {
+    NamedType{BroadPhaseType::BruteForce, "brute-force"},
+};
+constexpr std::array kAllTypes = [] {
+  std::array<BroadPhaseType, kTypes.size()> all{};
+  for (std::size_t i = 0; i < kTypes.size(); ++i) all[i] = kTypes[i].type;
+  return all;
+}();
+}  // namespace
+
+std::string_view toString(BroadPhaseType type) noexcept {
+  for (const auto& t : kTypes) {
+    if (t.type == type) return t.name;
+  }
+  return "unknown";
+}
+
+std::optional<BroadPhaseType> parseBroadPhaseType(std::string_view name) noexcept {
+  for (const auto& t : kTypes) {
+    if (t.name == name) return t.type;
+  }
+  return std::nullopt;
+}
+
+std::span<const BroadPhaseType> allBroadPhaseTypes() noexcept { return kAllTypes; }
+
+std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type) {
+  switch (type) {
+    case BroadPhaseType::BruteForce:
+      return std::make_unique<BruteForce>();
+  }
+  return std::make_unique<BruteForce>();
+}
+
+}  // namespace quadbin

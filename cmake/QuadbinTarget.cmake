@@ -1,0 +1,23 @@
+# quadbin_warnings(target): the warning set every quadbin target compiles with.
+function(quadbin_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
+                                           -Wno-sign-conversion)
+  if(QUADBIN_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# quadbin_layer(name SOURCES ... DEPS ...): one static library per layer,
+# exported as quadbin::name, with its public headers under name/include.
+function(quadbin_layer name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target quadbin_${name})
+  add_library(${target} STATIC ${ARG_SOURCES})
+  add_library(quadbin::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME quadbin_${name})
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+                                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  quadbin_warnings(${target})
+endfunction()

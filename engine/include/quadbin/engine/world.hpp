@@ -1,0 +1,169 @@
+#pragma once
+/// \file
+/// World: owns the bodies and steps them. Dynamic balls collide elastically
+/// with each other, with static axis-aligned boxes and with the world's walls.
+///
+/// \code
+///   quadbin::WorldDef def;
+///   def.bounds = {{0, 0}, {100, 100}};
+///   quadbin::World world(def);
+///   auto ball = world.createBody(quadbin::BodyDef::ball({50, 50}, 1.0f, {3, 0}));
+///   world.step(1.0f / 60.0f);
+///   quadbin::Vec2 p = world.position(ball);
+/// \endcode
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/engine/log.hpp>
+#include <quadbin/geometry/aabb.hpp>
+#include <span>
+#include <vector>
+
+namespace quadbin {
+
+/// A value handle to a body: slot index plus the slot's generation when the
+/// body was made, so a handle to a destroyed body (or one from another world
+/// whose slot holds something else) is detected instead of misused.
+struct BodyId {
+  std::uint32_t index = UINT32_MAX;
+  std::uint32_t generation = 0;
+  [[nodiscard]] constexpr bool isNull() const noexcept { return index == UINT32_MAX; }
+  friend constexpr bool operator==(BodyId, BodyId) noexcept = default;
+};
+
+enum class BodyType : std::uint8_t {
+  Ball,       ///< dynamic circle: moves, collides, has mass
+  StaticBox,  ///< fixed axis-aligned box: a wall or an obstacle, infinite mass
+};
+
+/// What the world's bounds do.
+enum class Boundary : std::uint8_t {
+  Closed,  ///< the bounds are walls: no ball ever ends a step outside them
+  Open,    ///< no walls: bodies may leave the bounds (still simulated and collided)
+};
+
+struct WorldDef {
+  AABB bounds{{0.0f, 0.0f}, {100.0f, 100.0f}};  ///< min < max on both axes
+  Boundary boundary = Boundary::Closed;
+  Vec2 gravity{0.0f, 0.0f};
+  float restitution = 1.0f;  ///< in [0, 1]; 1 = perfectly elastic
+  /// Collisions slower than this (relative normal speed) are perfectly
+  /// inelastic, as in Box2D: piles under gravity settle instead of
+  /// buzzing. 0 (the default) keeps every collision elastic, so e = 1
+  /// conserves kinetic energy exactly.
+  float restitutionThreshold = 0.0f;
+  /// Worker threads for the step; 0 = all hardware threads. Results are the
+  /// same for every count.
+  std::uint32_t threadCount = 0;
+  BroadPhaseType broadPhase = BroadPhaseType::BruteForce;
+  /// Passes of the impulse solver over the contact list per step; a chain
+  /// of k balls in contact needs about k passes to pass momentum along it.
+  std::uint32_t solverPasses = 32;
+  /// Passes of the position correction that separates overlapping bodies.
+  std::uint32_t positionPasses = 8;
+  /// When set, the library's log level is set to it when the world is made.
+  std::optional<LogLevel> logLevel;
+};
+
+struct BodyDef {
+  BodyType type = BodyType::Ball;
+  Vec2 position{};               ///< centre
+  Vec2 velocity{};               ///< balls only; must stay zero for static boxes
+  float radius = 1.0f;           ///< balls: > 0
+  Vec2 halfExtents{1.0f, 1.0f};  ///< static boxes: >= 0 on both axes
+  float density = 1.0f;          ///< balls: mass = density * pi * r^2 unless mass > 0
+  float mass = 0.0f;             ///< balls: > 0 overrides density
+
+  [[nodiscard]] static BodyDef ball(Vec2 position, float radius, Vec2 velocity = {}) {
+    BodyDef def;
+    def.position = position;
+    def.radius = radius;
+    def.velocity = velocity;
+    return def;
+  }
+  [[nodiscard]] static BodyDef staticBox(const AABB& box) {
+    BodyDef def;
+    def.type = BodyType::StaticBox;
+    def.position = box.center();
+    def.halfExtents = box.extents() * 0.5f;
+    return def;
+  }
+};
+
+/// Two bodies that started (begin) or stopped (end) touching in the last step.
+struct ContactEvent {
+  BodyId a;
+  BodyId b;
+};
+
+/// What the last step did and how long its phases took.
+struct StepStats {
+  std::uint32_t candidatePairs = 0;  ///< pairs the broad phase reported (swept boxes)
+  std::uint32_t contacts = 0;        ///< pairs that touched during the step
+  std::uint32_t impulses = 0;        ///< collisions resolved, walls included
+  std::uint32_t bodiesOutside = 0;   ///< bodies whose centre is outside the bounds
+  double broadPhaseMs = 0.0;
+  double narrowPhaseMs = 0.0;
+  double solverMs = 0.0;
+  double totalMs = 0.0;
+};
+
+class World {
+ public:
+  /// Throws Error for invalid bounds, restitution outside [0, 1], non-finite
+  /// gravity or zero solver passes.
+  explicit World(const WorldDef& def = {});
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+  World(World&&) noexcept;
+  World& operator=(World&&) noexcept;
+
+  /// Throws Error (and changes nothing) for non-finite values, radius <= 0,
+  /// non-positive density or mass, negative half extents, a moving static
+  /// box, or a ball that does not fit inside a closed world.
+  BodyId createBody(const BodyDef& def);
+  /// Throws Error for a stale or foreign id.
+  void destroyBody(BodyId id);
+  [[nodiscard]] bool isValid(BodyId id) const noexcept;
+
+  [[nodiscard]] BodyType type(BodyId id) const;
+  [[nodiscard]] Vec2 position(BodyId id) const;
+  [[nodiscard]] Vec2 velocity(BodyId id) const;
+  [[nodiscard]] float radius(BodyId id) const;  ///< 0 for static boxes
+  [[nodiscard]] float mass(BodyId id) const;    ///< infinity for static boxes
+  [[nodiscard]] AABB bounds(BodyId id) const;   ///< the body's tight box
+  /// Teleports a body; a ball in a closed world must still fit inside.
+  void setPosition(BodyId id, Vec2 position);
+  /// Balls only.
+  void setVelocity(BodyId id, Vec2 velocity);
+
+  /// Advances the world by dt seconds: integrate -> swept boxes -> broad
+  /// phase -> narrow phase -> solver -> position correction -> events.
+  /// Throws Error for dt that is not finite and > 0.
+  void step(float dt);
+
+  [[nodiscard]] std::span<const ContactEvent> contactBeginEvents() const noexcept;
+  [[nodiscard]] std::span<const ContactEvent> contactEndEvents() const noexcept;
+  [[nodiscard]] const StepStats& stats() const noexcept;
+
+  [[nodiscard]] std::uint32_t bodyCount() const noexcept;
+  /// The id of the body at dense position i in [0, bodyCount()). Bodies are
+  /// kept in creation order until one is destroyed (the last body then
+  /// takes the destroyed one's place).
+  [[nodiscard]] BodyId bodyAt(std::uint32_t i) const;
+  [[nodiscard]] const WorldDef& def() const noexcept;
+  [[nodiscard]] double kineticEnergy() const noexcept;
+  [[nodiscard]] Vec2 momentum() const noexcept;  ///< sum of m * v, in double then rounded
+
+  /// The broad phase in use (for statistics and spatial queries).
+  [[nodiscard]] const BroadPhase& broadPhase() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quadbin

@@ -1,0 +1,9 @@
+#pragma once
+/// \file
+/// The whole public API of quadbin.
+
+#include <quadbin/broadphase.hpp>
+#include <quadbin/engine/log.hpp>
+#include <quadbin/engine/world.hpp>
+#include <quadbin/geometry.hpp>
+#include <quadbin/narrowphase.hpp>

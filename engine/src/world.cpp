@@ -1,0 +1,401 @@
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <quadbin/engine/world.hpp>
+#include <quadbin/error.hpp>
+#include <quadbin/narrowphase/contact.hpp>
+#include <string>
+
+#include "solver.hpp"
+
+namespace quadbin {
+
+namespace {
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+
+using Clock = std::chrono::steady_clock;
+double millisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+struct World::Impl {
+  WorldDef def;
+  SolverBodies bodies;                // dense structure of arrays, shared with the solver
+  std::vector<std::uint32_t> slotOf;  // dense index -> slot
+
+  // Slots give BodyIds their stable identity across swap-removal.
+  std::vector<std::uint32_t> denseOf;  // slot -> dense index, kNone when free
+  std::vector<std::uint32_t> generation;
+  std::vector<std::uint32_t> freeSlots;
+
+  std::unique_ptr<BroadPhase> broad;
+  Solver solver;
+
+  // Step scratch, kept between steps so a step allocates nothing once warm.
+  std::vector<AABB> boxes;
+  std::vector<Pair> pairs;
+
+  // Touching pairs by (slot, generation), sorted; the previous step's set
+  // turns into begin/end events.
+  std::vector<TouchKey> touching, previousTouching;
+  std::vector<ContactEvent> beginEvents, endEvents;
+  StepStats stats;
+
+  bool warnedRefusal = false;
+  bool warnedOutside = false;
+  bool warnedBruteForce = false;
+
+  explicit Impl(const WorldDef& d) : def(d), broad(makeBroadPhase(d.broadPhase)) {}
+
+  [[noreturn]] void refuse(const std::string& message) {
+    if (!warnedRefusal) {
+      logger()->warn("refused input: {} (later refusals are logged at debug level)", message);
+      warnedRefusal = true;
+    } else {
+      logger()->debug("refused input: {}", message);
+    }
+    throw Error(message);
+  }
+
+  void requireFinite(float value, const char* field) {
+    if (!std::isfinite(value)) refuse(fmt::format("{} = {} is not finite", field, value));
+  }
+
+  std::uint32_t denseIndex(BodyId id, const char* what) {
+    if (id.index >= denseOf.size() || denseOf[id.index] == kNone ||
+        generation[id.index] != id.generation) {
+      refuse(fmt::format("{}: BodyId{{index = {}, generation = {}}} is stale or unknown", what,
+                         id.index, id.generation));
+    }
+    return denseOf[id.index];
+  }
+
+  void requireInside(Vec2 p, float r, const char* what) {
+    if (def.boundary != Boundary::Closed) return;
+    const AABB& b = def.bounds;
+    if (p.x - r < b.min.x || p.x + r > b.max.x || p.y - r < b.min.y || p.y + r > b.max.y) {
+      refuse(
+          fmt::format("{} = ({}, {}) with radius {} does not fit inside the closed world "
+                      "[{}, {}] x [{}, {}]",
+                      what, p.x, p.y, r, b.min.x, b.max.x, b.min.y, b.max.y));
+    }
+  }
+
+  BodyId bodyIdAt(std::uint32_t dense) const {
+    const std::uint32_t slot = slotOf[dense];
+    return {slot, generation[slot]};
+  }
+
+  void step(float dt);
+  void updateEvents();
+};
+
+World::World(const WorldDef& def) {
+  if (def.logLevel) setLogLevel(*def.logLevel);
+  auto refuse = [](const std::string& message) {
+    logger()->warn("refused input: {}", message);
+    throw Error(message);
+  };
+  const AABB& b = def.bounds;
+  if (!isFinite(b)) {
+    refuse(fmt::format("WorldDef.bounds = [{}, {}] x [{}, {}] is not finite", b.min.x, b.max.x,
+                       b.min.y, b.max.y));
+  }
+  if (!(b.min.x < b.max.x) || !(b.min.y < b.max.y)) {
+    refuse(fmt::format("WorldDef.bounds = [{}, {}] x [{}, {}] needs min < max on both axes",
+                       b.min.x, b.max.x, b.min.y, b.max.y));
+  }
+  if (!isFinite(def.gravity)) {
+    refuse(fmt::format("WorldDef.gravity = ({}, {}) is not finite", def.gravity.x, def.gravity.y));
+  }
+  if (!(def.restitution >= 0.0f && def.restitution <= 1.0f)) {
+    refuse(fmt::format("WorldDef.restitution = {} is outside [0, 1]", def.restitution));
+  }
+  if (!(def.restitutionThreshold >= 0.0f) || !std::isfinite(def.restitutionThreshold)) {
+    refuse(fmt::format("WorldDef.restitutionThreshold = {} must be finite and >= 0",
+                       def.restitutionThreshold));
+  }
+  if (def.solverPasses == 0) refuse("WorldDef.solverPasses = 0 must be at least 1");
+  impl_ = std::make_unique<Impl>(def);
+}
+
+World::~World() = default;
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
+
+BodyId World::createBody(const BodyDef& d) {
+  Impl& w = *impl_;
+  w.requireFinite(d.position.x, "BodyDef.position.x");
+  w.requireFinite(d.position.y, "BodyDef.position.y");
+  w.requireFinite(d.velocity.x, "BodyDef.velocity.x");
+  w.requireFinite(d.velocity.y, "BodyDef.velocity.y");
+  float radius = 0.0f;
+  float mass = std::numeric_limits<float>::infinity();
+  Vec2 half{};
+  if (d.type == BodyType::Ball) {
+    w.requireFinite(d.radius, "BodyDef.radius");
+    if (!(d.radius > 0.0f)) w.refuse(fmt::format("BodyDef.radius = {} must be > 0", d.radius));
+    w.requireFinite(d.mass, "BodyDef.mass");
+    if (d.mass < 0.0f) w.refuse(fmt::format("BodyDef.mass = {} must be >= 0", d.mass));
+    if (d.mass == 0.0f) {
+      w.requireFinite(d.density, "BodyDef.density");
+      if (!(d.density > 0.0f)) {
+        w.refuse(fmt::format("BodyDef.density = {} must be > 0", d.density));
+      }
+    }
+    radius = d.radius;
+    mass = d.mass > 0.0f ? d.mass : d.density * std::numbers::pi_v<float> * radius * radius;
+    if (!(mass > 0.0f) || !std::isfinite(mass)) {
+      w.refuse(
+          fmt::format("BodyDef mass from density {} and radius {} is {}, not a positive "
+                      "finite number",
+                      d.density, d.radius, mass));
+    }
+    half = {radius, radius};
+    w.requireInside(d.position, radius, "BodyDef.position");
+  } else {
+    w.requireFinite(d.halfExtents.x, "BodyDef.halfExtents.x");
+    w.requireFinite(d.halfExtents.y, "BodyDef.halfExtents.y");
+    if (d.halfExtents.x < 0.0f || d.halfExtents.y < 0.0f) {
+      w.refuse(fmt::format("BodyDef.halfExtents = ({}, {}) must be >= 0", d.halfExtents.x,
+                           d.halfExtents.y));
+    }
+    if (d.velocity != Vec2{}) {
+      w.refuse(fmt::format("BodyDef.velocity = ({}, {}) must be zero for a static box",
+                           d.velocity.x, d.velocity.y));
+    }
+    half = d.halfExtents;
+  }
+
+  // Everything validated: from here on nothing throws but allocation.
+  std::uint32_t slot;
+  if (!w.freeSlots.empty()) {
+    slot = w.freeSlots.back();
+    w.freeSlots.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(w.denseOf.size());
+    w.denseOf.push_back(kNone);
+    w.generation.push_back(0);
+  }
+  const auto dense = static_cast<std::uint32_t>(w.slotOf.size());
+  w.bodies.push(d.type, d.position, d.type == BodyType::Ball ? d.velocity : Vec2{}, half, radius,
+                mass);
+  w.slotOf.push_back(slot);
+  w.denseOf[slot] = dense;
+  return {slot, w.generation[slot]};
+}
+
+void World::destroyBody(BodyId id) {
+  Impl& w = *impl_;
+  const std::uint32_t dense = w.denseIndex(id, "destroyBody");
+  const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
+  w.bodies.swapRemove(dense);
+  const std::uint32_t movedSlot = w.slotOf[last];
+  w.slotOf[dense] = movedSlot;
+  w.denseOf[movedSlot] = dense;
+  w.slotOf.pop_back();
+  w.denseOf[id.index] = kNone;
+  ++w.generation[id.index];
+  w.freeSlots.push_back(id.index);
+  // A destroyed body leaves the touching set silently: no end event names a
+  // body that no longer exists.
+  std::erase_if(w.previousTouching,
+                [&](const TouchKey& k) { return k.slotA == id.index || k.slotB == id.index; });
+}
+
+bool World::isValid(BodyId id) const noexcept {
+  const Impl& w = *impl_;
+  return id.index < w.denseOf.size() && w.denseOf[id.index] != kNone &&
+         w.generation[id.index] == id.generation;
+}
+
+BodyType World::type(BodyId id) const { return impl_->bodies.type[impl_->denseIndex(id, "type")]; }
+Vec2 World::position(BodyId id) const {
+  const std::uint32_t i = impl_->denseIndex(id, "position");
+  return {impl_->bodies.px[i], impl_->bodies.py[i]};
+}
+Vec2 World::velocity(BodyId id) const {
+  const std::uint32_t i = impl_->denseIndex(id, "velocity");
+  return {impl_->bodies.vx[i], impl_->bodies.vy[i]};
+}
+float World::radius(BodyId id) const {
+  return impl_->bodies.radius[impl_->denseIndex(id, "radius")];
+}
+float World::mass(BodyId id) const { return impl_->bodies.mass[impl_->denseIndex(id, "mass")]; }
+AABB World::bounds(BodyId id) const {
+  const std::uint32_t i = impl_->denseIndex(id, "bounds");
+  return impl_->bodies.tightBox(i);
+}
+
+void World::setPosition(BodyId id, Vec2 p) {
+  Impl& w = *impl_;
+  const std::uint32_t i = w.denseIndex(id, "setPosition");
+  w.requireFinite(p.x, "setPosition position.x");
+  w.requireFinite(p.y, "setPosition position.y");
+  if (w.bodies.type[i] == BodyType::Ball)
+    w.requireInside(p, w.bodies.radius[i], "setPosition position");
+  w.bodies.px[i] = p.x;
+  w.bodies.py[i] = p.y;
+}
+
+void World::setVelocity(BodyId id, Vec2 v) {
+  Impl& w = *impl_;
+  const std::uint32_t i = w.denseIndex(id, "setVelocity");
+  w.requireFinite(v.x, "setVelocity velocity.x");
+  w.requireFinite(v.y, "setVelocity velocity.y");
+  if (w.bodies.type[i] != BodyType::Ball) {
+    w.refuse(fmt::format("setVelocity: body {} is a static box and cannot move", id.index));
+  }
+  w.bodies.vx[i] = v.x;
+  w.bodies.vy[i] = v.y;
+}
+
+void World::step(float dt) {
+  Impl& w = *impl_;
+  if (!std::isfinite(dt) || !(dt > 0.0f)) {
+    w.refuse(fmt::format("step: dt = {} must be finite and > 0", dt));
+  }
+  w.step(dt);
+}
+
+void World::Impl::step(float dt) {
+  const auto start = Clock::now();
+  const auto n = static_cast<std::uint32_t>(slotOf.size());
+  stats = {};
+
+  if (!warnedBruteForce && def.broadPhase == BroadPhaseType::BruteForce && n > 5000) {
+    logger()->warn(
+        "BruteForce broad phase with {} bodies costs n^2/2 box tests per step; "
+        "pick a spatial structure in WorldDef.broadPhase",
+        n);
+    warnedBruteForce = true;
+  }
+
+  // Gravity first (symplectic Euler), then each ball's box grows by the
+  // distance it can travel this step, in every direction: a ball that
+  // bounces keeps its speed and so stays inside its box.
+  SolverSettings settings{
+      dt,         def.restitution,  def.restitutionThreshold, def.boundary == Boundary::Closed,
+      def.bounds, def.solverPasses, def.positionPasses};
+  bodies.applyGravity(def.gravity, dt);
+  bodies.sweptBoxes(dt, boxes);
+
+  auto t0 = Clock::now();
+  broad->update(boxes);
+  pairs.clear();
+  broad->findPairs(pairs);
+  stats.broadPhaseMs = millisSince(t0);
+  stats.candidatePairs = static_cast<std::uint32_t>(pairs.size());
+
+  t0 = Clock::now();
+  solver.buildContacts(bodies, settings, pairs);
+  stats.narrowPhaseMs = millisSince(t0);
+
+  t0 = Clock::now();
+  const SolverResult result = solver.solve(bodies, settings, *broad, boxes);
+  stats.solverMs = millisSince(t0);
+  stats.impulses = result.impulses;
+  if (result.unresolvedEscapes > 0 && !solver.warnedEscapes) {
+    logger()->warn(
+        "{} balls gained speed in collisions faster than the step could follow; "
+        "overlaps are corrected next step. Consider a smaller dt.",
+        result.unresolvedEscapes);
+    solver.warnedEscapes = true;
+  }
+
+  // Bodies outside the bounds (open worlds only: closed worlds clamp).
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!contains(def.bounds, Vec2{bodies.px[i], bodies.py[i]})) {
+      ++stats.bodiesOutside;
+      if (!warnedOutside) {
+        logger()->warn(
+            "body {} left the world bounds at ({}, {}); it is still simulated "
+            "(reported once per world)",
+            slotOf[i], bodies.px[i], bodies.py[i]);
+        warnedOutside = true;
+      }
+    }
+  }
+
+  updateEvents();
+  stats.totalMs = millisSince(start);
+}
+
+void World::Impl::updateEvents() {
+  touching.clear();
+  solver.touchingPairs([&](std::uint32_t a, std::uint32_t b) {
+    BodyId ia = bodyIdAt(a), ib = bodyIdAt(b);
+    if (ib.index < ia.index) std::swap(ia, ib);
+    touching.push_back({ia.index, ia.generation, ib.index, ib.generation});
+  });
+  std::sort(touching.begin(), touching.end());
+  stats.contacts = static_cast<std::uint32_t>(touching.size());
+
+  beginEvents.clear();
+  endEvents.clear();
+  auto toEvent = [](const TouchKey& k) {
+    return ContactEvent{{k.slotA, k.genA}, {k.slotB, k.genB}};
+  };
+  // Merge walk over the two sorted sets.
+  std::size_t i = 0, j = 0;
+  while (i < touching.size() || j < previousTouching.size()) {
+    if (j == previousTouching.size() ||
+        (i < touching.size() && touching[i] < previousTouching[j])) {
+      beginEvents.push_back(toEvent(touching[i++]));
+    } else if (i == touching.size() || previousTouching[j] < touching[i]) {
+      endEvents.push_back(toEvent(previousTouching[j++]));
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+  std::swap(touching, previousTouching);
+}
+
+std::span<const ContactEvent> World::contactBeginEvents() const noexcept {
+  return impl_->beginEvents;
+}
+std::span<const ContactEvent> World::contactEndEvents() const noexcept { return impl_->endEvents; }
+const StepStats& World::stats() const noexcept { return impl_->stats; }
+std::uint32_t World::bodyCount() const noexcept {
+  return static_cast<std::uint32_t>(impl_->slotOf.size());
+}
+BodyId World::bodyAt(std::uint32_t i) const {
+  if (i >= impl_->slotOf.size()) {
+    impl_->refuse(fmt::format("bodyAt: index {} >= bodyCount() = {}", i, impl_->slotOf.size()));
+  }
+  return impl_->bodyIdAt(i);
+}
+const WorldDef& World::def() const noexcept { return impl_->def; }
+const BroadPhase& World::broadPhase() const noexcept { return *impl_->broad; }
+
+double World::kineticEnergy() const noexcept {
+  const SolverBodies& b = impl_->bodies;
+  double e = 0.0;
+  for (std::size_t i = 0; i < b.px.size(); ++i) {
+    if (b.type[i] != BodyType::Ball) continue;
+    const double vx = b.vx[i], vy = b.vy[i];
+    e += 0.5 * static_cast<double>(b.mass[i]) * (vx * vx + vy * vy);
+  }
+  return e;
+}
+
+Vec2 World::momentum() const noexcept {
+  const SolverBodies& b = impl_->bodies;
+  double mx = 0.0, my = 0.0;
+  for (std::size_t i = 0; i < b.px.size(); ++i) {
+    if (b.type[i] != BodyType::Ball) continue;
+    mx += static_cast<double>(b.mass[i]) * b.vx[i];
+    my += static_cast<double>(b.mass[i]) * b.vy[i];
+  }
+  return {static_cast<float>(mx), static_cast<float>(my)};
+}
+
+}  // namespace quadbin

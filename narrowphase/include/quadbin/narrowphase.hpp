@@ -1,0 +1,5 @@
+#pragma once
+/// \file
+/// Everything of the narrowphase layer.
+
+#include <quadbin/narrowphase/contact.hpp>

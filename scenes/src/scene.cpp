@@ -1,0 +1,246 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <istream>
+#include <numbers>
+#include <numeric>
+#include <ostream>
+#include <quadbin/error.hpp>
+#include <quadbin/scenes/scene.hpp>
+#include <random>
+#include <sstream>
+
+namespace quadbin::scenes {
+
+namespace {
+
+constexpr double kCoverage = 0.10;  // fraction of the world the balls' discs cover
+constexpr double kMaxSpeed = 20.0;
+
+void setWorld(Scene& s, double minX, double minY, double maxX, double maxY) {
+  s.minX = minX;
+  s.minY = minY;
+  s.maxX = maxX;
+  s.maxY = maxY;
+  s.world = {{static_cast<float>(minX), static_cast<float>(minY)},
+             {static_cast<float>(maxX), static_cast<float>(maxY)}};
+}
+
+}  // namespace
+
+std::string_view toString(SceneKind kind) noexcept {
+  switch (kind) {
+    case SceneKind::Uniform:
+      return "uniform";
+    case SceneKind::Clustered:
+      return "clustered";
+    case SceneKind::Mixed:
+      return "mixed";
+  }
+  return "unknown";
+}
+
+std::optional<SceneKind> parseSceneKind(std::string_view name) noexcept {
+  for (const auto kind : {SceneKind::Uniform, SceneKind::Clustered, SceneKind::Mixed}) {
+    if (toString(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
+Scene generate(SceneKind kind, std::uint32_t n, std::uint64_t seed) {
+  using Uniform = std::uniform_real_distribution<double>;
+  std::mt19937_64 rng(seed);
+  Scene s;
+  s.r.assign(n, 1.0);
+  double size = 0.0;
+  if (kind == SceneKind::Mixed) {
+    Uniform logRadius(std::log(0.5), std::log(16.0));
+    double area = 0.0;
+    for (auto& r : s.r) {
+      r = std::exp(logRadius(rng));
+      area += std::numbers::pi * r * r;
+    }
+    size = std::sqrt(area / kCoverage);
+  } else {
+    size = std::sqrt(n * std::numbers::pi / kCoverage);
+  }
+  setWorld(s, 0.0, 0.0, size, size);
+
+  s.x.resize(n);
+  s.y.resize(n);
+  if (kind == SceneKind::Clustered) {
+    double cx[16], cy[16];
+    for (int k = 0; k < 16; ++k) {
+      cx[k] = Uniform(0.0, size)(rng);
+      cy[k] = Uniform(0.0, size)(rng);
+    }
+    std::normal_distribution<double> spread(0.0, size / 40.0);  // one object: it caches a draw
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const int k = std::uniform_int_distribution<int>(0, 15)(rng);
+      const double x = cx[k] + spread(rng);
+      const double y = cy[k] + spread(rng);
+      s.x[i] = std::clamp(x, s.r[i], size - s.r[i]);
+      s.y[i] = std::clamp(y, s.r[i], size - s.r[i]);
+    }
+  } else {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      s.x[i] = Uniform(s.r[i], size - s.r[i])(rng);
+      s.y[i] = Uniform(s.r[i], size - s.r[i])(rng);
+    }
+  }
+
+  s.vx.resize(n);
+  s.vy.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const double theta = Uniform(0.0, 2.0 * std::numbers::pi)(rng);
+    const double speed = Uniform(0.0, kMaxSpeed)(rng);
+    s.vx[i] = speed * std::cos(theta);
+    s.vy[i] = speed * std::sin(theta);
+  }
+  return s;
+}
+
+void advance(Scene& s, double dt) noexcept {
+  const std::size_t n = s.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = s.r[i];
+    double x = s.x[i] + s.vx[i] * dt;
+    if (x < s.minX + r) {
+      x = s.minX + r;
+      s.vx[i] = -s.vx[i];
+    } else if (x > s.maxX - r) {
+      x = s.maxX - r;
+      s.vx[i] = -s.vx[i];
+    }
+    double y = s.y[i] + s.vy[i] * dt;
+    if (y < s.minY + r) {
+      y = s.minY + r;
+      s.vy[i] = -s.vy[i];
+    } else if (y > s.maxY - r) {
+      y = s.maxY - r;
+      s.vy[i] = -s.vy[i];
+    }
+    s.x[i] = x;
+    s.y[i] = y;
+  }
+}
+
+void boxes(const Scene& s, std::vector<AABB>& out) {
+  out.resize(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out[i] = {{static_cast<float>(s.x[i] - s.r[i]), static_cast<float>(s.y[i] - s.r[i])},
+              {static_cast<float>(s.x[i] + s.r[i]), static_cast<float>(s.y[i] + s.r[i])}};
+  }
+}
+
+std::uint64_t countPairsExact(const Scene& s) {
+  std::vector<std::uint32_t> order(s.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return s.x[a] - s.r[a] < s.x[b] - s.r[b]; });
+  std::uint64_t count = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::uint32_t i = order[k];
+    const double maxX = s.x[i] + s.r[i];
+    for (std::size_t m = k + 1; m < order.size(); ++m) {
+      const std::uint32_t j = order[m];
+      if (!(s.x[j] - s.r[j] < maxX)) break;
+      if (s.x[i] - s.r[i] < s.x[j] + s.r[j] && s.y[i] - s.r[i] < s.y[j] + s.r[j] &&
+          s.y[j] - s.r[j] < s.y[i] + s.r[i]) {
+        ++count;
+      }
+    }
+  }
+  return count;
+}
+
+World makeWorld(const Scene& s, WorldDef def) {
+  def.bounds = s.world;
+  World world(def);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto r = static_cast<float>(s.r[i]);
+    // Float rounding may push a ball that touches a wall a hair outside.
+    const auto x = std::clamp(static_cast<float>(s.x[i]), s.world.min.x + r, s.world.max.x - r);
+    const auto y = std::clamp(static_cast<float>(s.y[i]), s.world.min.y + r, s.world.max.y - r);
+    (void)world.createBody(
+        BodyDef::ball({x, y}, r, {static_cast<float>(s.vx[i]), static_cast<float>(s.vy[i])}));
+  }
+  return world;
+}
+
+Scene readScene(std::istream& in, const std::string& name) {
+  auto fail = [&](std::size_t line, const std::string& what) {
+    throw Error(name + ":" + std::to_string(line) + ": " + what);
+  };
+  Scene s;
+  std::string line;
+  std::size_t lineNo = 1;
+  if (!std::getline(in, line)) fail(lineNo, "empty file, expected '# world MINX MINY MAXX MAXY'");
+  {
+    std::istringstream head(line);
+    std::string hash, word;
+    double x0, y0, x1, y1;
+    if (!(head >> hash >> word >> x0 >> y0 >> x1 >> y1) || hash != "#" || word != "world") {
+      fail(lineNo, "expected '# world MINX MINY MAXX MAXY', got '" + line + "'");
+    }
+    if (!(x0 < x1) || !(y0 < y1) || !std::isfinite(x0) || !std::isfinite(y0) ||
+        !std::isfinite(x1) || !std::isfinite(y1)) {
+      fail(lineNo, "world bounds need finite MIN < MAX on both axes");
+    }
+    setWorld(s, x0, y0, x1, y1);
+  }
+  ++lineNo;
+  if (!std::getline(in, line)) fail(lineNo, "missing header 'x,y,vx,vy,radius'");
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line != "x,y,vx,vy,radius")
+    fail(lineNo, "expected header 'x,y,vx,vy,radius', got '" + line + "'");
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    double v[5];
+    std::size_t pos = 0;
+    for (int k = 0; k < 5; ++k) {
+      const std::size_t end = line.find(',', pos);
+      if ((k < 4) != (end != std::string::npos)) fail(lineNo, "expected 5 comma-separated numbers");
+      const std::string field = line.substr(pos, end == std::string::npos ? end : end - pos);
+      try {
+        std::size_t used = 0;
+        v[k] = std::stod(field, &used);
+        if (used != field.size()) throw std::invalid_argument(field);
+      } catch (const std::exception&) {
+        fail(lineNo, "'" + field + "' is not a number");
+      }
+      if (!std::isfinite(v[k])) fail(lineNo, "'" + field + "' is not finite");
+      pos = end + 1;
+    }
+    if (!(v[4] > 0.0)) fail(lineNo, "radius " + std::to_string(v[4]) + " must be > 0");
+    s.x.push_back(v[0]);
+    s.y.push_back(v[1]);
+    s.vx.push_back(v[2]);
+    s.vy.push_back(v[3]);
+    s.r.push_back(v[4]);
+  }
+  return s;
+}
+
+Scene readSceneFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open scene file");
+  return readScene(in, path);
+}
+
+void writeScene(std::ostream& out, const Scene& s) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "# world %.17g %.17g %.17g %.17g\n", s.minX, s.minY, s.maxX,
+                s.maxY);
+  out << buf << "x,y,vx,vy,radius\n";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g,%.17g\n", s.x[i], s.y[i], s.vx[i],
+                  s.vy[i], s.r[i]);
+    out << buf;
+  }
+}
+
+}  // namespace quadbin::scenes

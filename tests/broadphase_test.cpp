@@ -1,0 +1,85 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <quadbin/broadphase.hpp>
+#include <random>
+
+using namespace quadbin;
+
+namespace {
+
+std::vector<Pair> allPairs(BroadPhase& bp, std::span<const AABB> boxes) {
+  bp.update(boxes);
+  std::vector<Pair> pairs;
+  bp.findPairs(pairs);
+  return pairs;
+}
+
+std::vector<Pair> naivePairs(std::span<const AABB> boxes) {
+  std::vector<Pair> out;
+  for (std::uint32_t i = 0; i < boxes.size(); ++i) {
+    for (std::uint32_t j = i + 1; j < boxes.size(); ++j) {
+      if (overlaps(boxes[i], boxes[j])) out.push_back({i, j});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(BroadPhaseNames, RoundTrip) {
+  for (auto type : allBroadPhaseTypes()) {
+    auto parsed = parseBroadPhaseType(toString(type));
+    ASSERT_TRUE(parsed);
+    EXPECT_EQ(*parsed, type);
+    EXPECT_EQ(makeBroadPhase(type)->type(), type);
+  }
+  EXPECT_FALSE(parseBroadPhaseType("no-such-structure"));
+}
+
+TEST(BruteForce, ReportsEachStrictOverlapOnceInOrder) {
+  const std::vector<AABB> boxes = {
+      {{0, 0}, {2, 2}},           {{1, 1}, {3, 3}},
+      {{2, 0}, {4, 1}},            // 0-1 overlap; 0-2, 1-2 touch only
+      {{10, 10}, {10, 10}},        // zero size, alone
+      {{-100, -100}, {100, 100}},  // huge: overlaps everything
+  };
+  BruteForce bf;
+  const auto pairs = allPairs(bf, boxes);
+  const std::vector<Pair> expected = {{0, 1}, {0, 4}, {1, 4}, {2, 4}, {3, 4}};
+  EXPECT_EQ(pairs, expected);
+  EXPECT_EQ(bf.size(), boxes.size());
+  EXPECT_GE(bf.memoryBytes(), boxes.size() * 16);
+}
+
+TEST(BruteForce, MatchesNaiveOnRandomBoxesAcrossFrames) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> pos(-50, 150), size(0, 8);
+  BruteForce bf;
+  std::vector<AABB> boxes;
+  for (int frame = 0; frame < 20; ++frame) {
+    boxes.resize(200 + frame * 10);  // proxies appear between frames
+    for (auto& b : boxes) {
+      const Vec2 p{pos(rng), pos(rng)};
+      b = {p, p + Vec2{size(rng), size(rng)}};
+    }
+    EXPECT_EQ(allPairs(bf, boxes), naivePairs(boxes));
+  }
+  boxes.resize(5);  // and disappear
+  EXPECT_EQ(allPairs(bf, boxes), naivePairs(boxes));
+}
+
+TEST(BruteForce, AllAtOnePoint) {
+  std::vector<AABB> boxes(300, AABB{{1, 1}, {2, 2}});
+  BruteForce bf;
+  EXPECT_EQ(allPairs(bf, boxes).size(), 300u * 299u / 2u);
+}
+
+TEST(BruteForce, QueryTouchingBoxes) {
+  const std::vector<AABB> boxes = {{{0, 0}, {1, 1}}, {{5, 5}, {6, 6}}, {{1, 0}, {2, 1}}};
+  BruteForce bf;
+  bf.update(boxes);
+  std::vector<std::uint32_t> out;
+  bf.query(AABB{{0.5f, 0.5f}, {1, 1}}, out);
+  EXPECT_EQ(out, (std::vector<std::uint32_t>{0, 2}));
+}

@@ -1,0 +1,25 @@
+# Installs the built quadbin into a fresh prefix, builds examples/hello_world
+# against it with find_package(quadbin), and runs it.
+# -DBUILD_DIR, -DSOURCE_DIR, -DWORK_DIR, -DCXX_FLAGS, -DLINKER_FLAGS
+file(REMOVE_RECURSE ${WORK_DIR})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
+                RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "cmake --install failed: ${rc}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/hello_world -B ${WORK_DIR}/build
+                        -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
+                        "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}"
+                RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "configuring the example against the installed quadbin failed: ${rc}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "building the example failed: ${rc}")
+endif()
+execute_process(COMMAND ${WORK_DIR}/build/hello_world RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+message("${out}")
+if(rc OR NOT out MATCHES "501 bodies stepped")
+  message(FATAL_ERROR "the example did not run to the end: ${rc}")
+endif()
