@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <quadbin/geometry/aabb.hpp>
+#include <quadbin/geometry/ray.hpp>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -63,9 +64,19 @@ class BroadPhase {
   virtual ~BroadPhase() = default;
 
   [[nodiscard]] virtual BroadPhaseType type() const noexcept = 0;
+  /// Where the boxes are expected to be (the world's bounds). A hint for
+  /// structures that partition space; every structure stays exact for
+  /// boxes outside it. Structures that do not need it ignore it.
+  virtual void setBounds(const AABB& bounds) { (void)bounds; }
   virtual void update(std::span<const AABB> boxes) = 0;
   virtual void findPairs(std::vector<Pair>& out) = 0;
   virtual void query(const AABB& box, std::vector<std::uint32_t>& out) const = 0;
+  /// Appends every proxy whose box the ray may hit (a superset of the
+  /// exact hits, each once): by default the proxies touching the ray's
+  /// bounding box; trees override it to walk only the nodes the ray crosses.
+  virtual void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+    query(ray.bounds(), out);
+  }
   /// Proxies held since the last update.
   [[nodiscard]] virtual std::size_t size() const noexcept = 0;
   /// Heap bytes the structure holds (capacity, not just size).
