@@ -1,4 +1,5 @@
 #include <array>
+#include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
 
@@ -11,6 +12,7 @@ struct NamedType {
 };
 constexpr std::array kTypes = {
     NamedType{BroadPhaseType::BruteForce, "brute-force"},
+    NamedType{BroadPhaseType::BinGrid, "bin-grid"},
 };
 constexpr std::array kAllTypes = [] {
   std::array<BroadPhaseType, kTypes.size()> all{};
@@ -39,6 +41,8 @@ std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type) {
   switch (type) {
     case BroadPhaseType::BruteForce:
       return std::make_unique<BruteForce>();
+    case BroadPhaseType::BinGrid:
+      return std::make_unique<BinGrid>();
   }
   return std::make_unique<BruteForce>();
 }

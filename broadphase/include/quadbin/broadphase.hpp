@@ -3,4 +3,5 @@
 /// Everything of the broadphase layer.
 
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
