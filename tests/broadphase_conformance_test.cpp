@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <quadbin/broadphase.hpp>
 #include <quadbin/scenes/scene.hpp>
@@ -65,9 +66,44 @@ std::string describe(const std::vector<Pair>& got, const std::vector<Pair>& want
   return s;
 }
 
-class Conformance : public ::testing::TestWithParam<BroadPhaseType> {
+// A structure under test: every registered type with default options, plus
+// option variants that take other code paths.
+struct Variant {
+  std::string name;
+  BroadPhaseType type;
+  std::function<std::unique_ptr<BroadPhase>()> make;
+};
+
+std::vector<Variant> variants() {
+  std::vector<Variant> out;
+  for (auto type : allBroadPhaseTypes()) {
+    std::string name(toString(type));
+    std::replace(name.begin(), name.end(), '-', '_');
+    out.push_back({name, type, [type] { return makeBroadPhase(type); }});
+  }
+  out.push_back({"quadtree_loose", BroadPhaseType::Quadtree, [] {
+                   return std::make_unique<QuadtreeBroadPhase>(QuadtreeOptions{4, 6, 2.0f, true});
+                 }});
+  out.push_back({"quadtree_rebuilt", BroadPhaseType::Quadtree, [] {
+                   return std::make_unique<QuadtreeBroadPhase>(QuadtreeOptions{16, 8, 1.0f, false});
+                 }});
+  out.push_back({"bin_grid_single_level", BroadPhaseType::BinGrid, [] {
+                   BinGridOptions o;
+                   o.multiLevel = false;
+                   return std::make_unique<BinGrid>(o);
+                 }});
+  out.push_back({"bin_grid_fixed_cell", BroadPhaseType::BinGrid, [] {
+                   BinGridOptions o;
+                   o.cellSize = 3.0f;
+                   return std::make_unique<BinGrid>(o);
+                 }});
+  return out;
+}
+
+class Conformance : public ::testing::TestWithParam<Variant> {
  protected:
-  std::unique_ptr<BroadPhase> make() const { return makeBroadPhase(GetParam()); }
+  std::unique_ptr<BroadPhase> make() const { return GetParam().make(); }
+  [[nodiscard]] bool isBruteForce() const { return GetParam().type == BroadPhaseType::BruteForce; }
 
   void expectExact(BroadPhase& bp, std::span<const AABB> boxes, const std::string& what) {
     const auto got = sortedPairs(bp, boxes);
@@ -92,11 +128,7 @@ class Conformance : public ::testing::TestWithParam<BroadPhaseType> {
   }
 };
 
-std::string paramName(const ::testing::TestParamInfo<BroadPhaseType>& info) {
-  std::string name(toString(info.param));
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
-}
+std::string paramName(const ::testing::TestParamInfo<Variant>& info) { return info.param.name; }
 
 }  // namespace
 
@@ -122,8 +154,7 @@ TEST_P(Conformance, ReferenceScenesSmall) {
 }
 
 TEST_P(Conformance, ReferenceScenesTenThousand) {
-  if (GetParam() == BroadPhaseType::BruteForce)
-    GTEST_SKIP() << "n^2 at 10,000: covered by the oracle test";
+  if (isBruteForce()) GTEST_SKIP() << "n^2 at 10,000: covered by the oracle test";
   for (auto kind : {SceneKind::Uniform, SceneKind::Clustered, SceneKind::Mixed}) {
     runScene(kind, 10000, 3, 100);
     if (HasFatalFailure()) return;
@@ -264,7 +295,4 @@ TEST_P(Conformance, QueryMatchesAScan) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStructures, Conformance,
-                         ::testing::ValuesIn(allBroadPhaseTypes().begin(),
-                                             allBroadPhaseTypes().end()),
-                         paramName);
+INSTANTIATE_TEST_SUITE_P(AllStructures, Conformance, ::testing::ValuesIn(variants()), paramName);

@@ -2,6 +2,7 @@
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
+#include <quadbin/broadphase/quadtree.hpp>
 
 namespace quadbin {
 
@@ -12,6 +13,7 @@ struct NamedType {
 };
 constexpr std::array kTypes = {
     NamedType{BroadPhaseType::BruteForce, "brute-force"},
+    NamedType{BroadPhaseType::Quadtree, "quadtree"},
     NamedType{BroadPhaseType::BinGrid, "bin-grid"},
 };
 constexpr std::array kAllTypes = [] {
@@ -41,6 +43,8 @@ std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type) {
   switch (type) {
     case BroadPhaseType::BruteForce:
       return std::make_unique<BruteForce>();
+    case BroadPhaseType::Quadtree:
+      return std::make_unique<QuadtreeBroadPhase>();
     case BroadPhaseType::BinGrid:
       return std::make_unique<BinGrid>();
   }

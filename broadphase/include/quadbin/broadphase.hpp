@@ -5,3 +5,4 @@
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
+#include <quadbin/broadphase/quadtree.hpp>

@@ -34,6 +34,7 @@ struct Pair {
 /// ones the perf suite's --broadphase accepts.
 enum class BroadPhaseType : std::uint8_t {
   BruteForce,
+  Quadtree,
   BinGrid,
 };
 

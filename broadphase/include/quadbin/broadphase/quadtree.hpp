@@ -1,0 +1,106 @@
+#pragma once
+/// \file
+/// QuadtreeBroadPhase: seed 000's quadtree as a broad phase ("quadtree").
+///
+/// A box lives in the smallest node that fully contains it; boxes that
+/// straddle a split line stay in the parent. A leaf holding more than
+/// `threshold` boxes splits (down to `maxDepth`). Between frames only the
+/// boxes that left their node (or now fit a child) move, and a node whose
+/// subtree holds no more than `threshold` boxes takes its children's boxes
+/// back and frees them.
+///
+///     +-------+-------+      root: the big box and the ones on its split lines
+///     |   .   |  .    |      each quadrant: boxes wholly inside it
+///     +---+---+   .   |
+///     | . | . |       |
+///     +---+---+-------+
+///
+/// Pairs: a box is tested against the boxes of its own node and of the
+/// descendant nodes its box overlaps, so boxes piled on the root's split
+/// lines cost a walk along the line, not a scan of the whole tree.
+/// `looseness` > 1 grows every node's box (a loose quadtree) so that small
+/// boxes on split lines sink into a child; pairs are then found by a query
+/// per box, since loose siblings overlap.
+///
+/// Boxes outside the root are kept in an outside list, paired with
+/// everything, never lost; the root is regrown when too many are outside.
+/// Pick it for a few hundred to a few thousand bodies, or when bodies move
+/// little between frames.
+
+#include <cstdint>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <vector>
+
+namespace quadbin {
+
+struct QuadtreeOptions {
+  std::uint32_t threshold = 16;  ///< values a leaf holds before it splits (>= 1)
+  std::uint32_t maxDepth = 8;    ///< root is depth 0 (<= 24)
+  float looseness = 1.0f;        ///< node boxes grown by this factor (>= 1; 1 = seed 000)
+  bool incremental = true;       ///< false: clear and re-insert everything each frame
+};
+
+class QuadtreeBroadPhase final : public BroadPhase {
+ public:
+  explicit QuadtreeBroadPhase(const QuadtreeOptions& options = {});
+
+  [[nodiscard]] BroadPhaseType type() const noexcept override { return BroadPhaseType::Quadtree; }
+  void setBounds(const AABB& bounds) override;
+  void update(std::span<const AABB> boxes) override;
+  void findPairs(std::vector<Pair>& out) override;
+  void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
+  void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
+  [[nodiscard]] std::size_t size() const noexcept override { return node_.size(); }
+  [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+
+  /// Nodes in use (for tests and statistics).
+  [[nodiscard]] std::uint32_t nodeCount() const noexcept;
+  /// Boxes held in the outside list.
+  [[nodiscard]] std::size_t outsideCount() const noexcept { return outside_.size(); }
+  /// Proxies that changed node in the last update.
+  [[nodiscard]] std::uint32_t movedLastUpdate() const noexcept { return moved_; }
+
+ private:
+  static constexpr std::int32_t kNone = -1;
+  static constexpr std::int32_t kOutside = -2;
+  struct Node {
+    AABB cell;   // the node's own rectangle (children split it in four)
+    AABB loose;  // cell grown by the looseness factor: what "contains" tests use
+    std::int32_t firstChild = kNone;  // four consecutive nodes, or kNone for a leaf
+    std::int32_t parent = kNone;
+    std::uint32_t depth = 0;
+    std::uint32_t subtreeCount = 0;  // values here and below
+    std::vector<std::uint32_t> values;
+  };
+
+  [[nodiscard]] AABB box(std::uint32_t i) const noexcept {
+    return {{minX_[i], minY_[i]}, {maxX_[i], maxY_[i]}};
+  }
+  void resetRoot(const AABB& cell);
+  void rebuildAll();
+  void updateIncrementally(std::span<const AABB> boxes, std::uint32_t old);
+  [[nodiscard]] std::int32_t childFor(const Node& node, const AABB& b) const noexcept;
+  [[nodiscard]] bool staysPut(std::uint32_t i) const noexcept;
+  void insert(std::uint32_t i);
+  void remove(std::uint32_t i);
+  void split(std::int32_t node);
+  void collapse(std::int32_t node);
+  std::int32_t allocateChildren();
+  void pairsTight(std::vector<Pair>& out);
+  void pairsLoose(std::vector<Pair>& out);
+  void pairsOutside(std::vector<Pair>& out);
+
+  QuadtreeOptions options_;
+  AABB bounds_{};
+  bool haveBounds_ = false;
+  bool rootReady_ = false;
+  std::vector<Node> nodes_;
+  std::vector<std::int32_t> freeBlocks_;  // first node of each free block of four
+  std::vector<float> minX_, minY_, maxX_, maxY_;
+  std::vector<std::int32_t> node_;   // node of each proxy, or kOutside
+  std::vector<std::uint32_t> slot_;  // position in its node's (or outside) list
+  std::vector<std::uint32_t> outside_;
+  std::uint32_t moved_ = 0;
+};
+
+}  // namespace quadbin

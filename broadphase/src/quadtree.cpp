@@ -1,0 +1,477 @@
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <quadbin/broadphase/quadtree.hpp>
+#include <quadbin/error.hpp>
+#include <string>
+
+namespace quadbin {
+
+namespace {
+
+constexpr std::uint32_t kMaxDepthLimit = 24;
+// Depth-first traversals push at most 4 children per level and pop one:
+// the stack never holds more than 3 * depth + 4 nodes.
+constexpr std::size_t kStackSize = 3 * kMaxDepthLimit + 8;
+
+struct NodeStack {
+  std::array<std::int32_t, kStackSize> items;
+  std::size_t size = 0;
+  void push(std::int32_t n) noexcept {
+    assert(size < items.size());
+    items[size++] = n;
+  }
+  [[nodiscard]] bool empty() const noexcept { return size == 0; }
+  std::int32_t pop() noexcept { return items[--size]; }
+};
+
+AABB grow(const AABB& cell, float looseness) noexcept {
+  const float gx = 0.5f * (looseness - 1.0f) * cell.width();
+  const float gy = 0.5f * (looseness - 1.0f) * cell.height();
+  return {{cell.min.x - gx, cell.min.y - gy}, {cell.max.x + gx, cell.max.y + gy}};
+}
+
+}  // namespace
+
+QuadtreeBroadPhase::QuadtreeBroadPhase(const QuadtreeOptions& options) : options_(options) {
+  if (options.threshold == 0) throw Error("QuadtreeOptions.threshold = 0 must be >= 1");
+  if (options.maxDepth > kMaxDepthLimit) {
+    throw Error("QuadtreeOptions.maxDepth = " + std::to_string(options.maxDepth) +
+                " must be <= " + std::to_string(kMaxDepthLimit));
+  }
+  if (!(options.looseness >= 1.0f) || !std::isfinite(options.looseness)) {
+    throw Error("QuadtreeOptions.looseness = " + std::to_string(options.looseness) +
+                " must be finite and >= 1");
+  }
+}
+
+void QuadtreeBroadPhase::setBounds(const AABB& bounds) {
+  if (!isFinite(bounds) || !(bounds.min.x < bounds.max.x) || !(bounds.min.y < bounds.max.y)) {
+    throw Error("QuadtreeBroadPhase::setBounds: bounds need finite min < max");
+  }
+  if (haveBounds_ && bounds == bounds_) return;
+  bounds_ = bounds;
+  haveBounds_ = true;
+  rootReady_ = false;  // rebuilt around the new root at the next update
+}
+
+void QuadtreeBroadPhase::resetRoot(const AABB& cell) {
+  nodes_.resize(1);
+  freeBlocks_.clear();
+  Node& root = nodes_[0];
+  root.cell = cell;
+  root.loose = grow(cell, options_.looseness);
+  root.firstChild = kNone;
+  root.parent = kNone;
+  root.depth = 0;
+  root.subtreeCount = 0;
+  root.values.clear();
+  outside_.clear();
+  rootReady_ = true;
+}
+
+void QuadtreeBroadPhase::rebuildAll() {
+  const auto n = static_cast<std::uint32_t>(minX_.size());
+  AABB cell = bounds_;
+  if (!haveBounds_ || outside_.size() > std::max<std::size_t>(64, n / 4)) {
+    // No hint, or the hint is wrong for this data: cover every finite box.
+    bool any = false;
+    AABB all{};
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const AABB b = box(i);
+      if (!isFinite(b)) continue;
+      all = any ? unionOf(all, b) : b;
+      any = true;
+    }
+    if (any) cell = haveBounds_ ? unionOf(all, bounds_) : all;
+    if (!any && !haveBounds_) cell = {{0, 0}, {1, 1}};
+    const float side = std::max({cell.width(), cell.height(), 1e-3f});
+    cell.max = cell.min + Vec2{side, side} * 1.001f;
+  }
+  resetRoot(cell);
+  node_.assign(n, kNone);
+  slot_.assign(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i) insert(i);
+}
+
+std::int32_t QuadtreeBroadPhase::childFor(const Node& node, const AABB& b) const noexcept {
+  if (node.firstChild == kNone) return kNone;
+  const Vec2 c = node.cell.center();
+  if (options_.looseness == 1.0f) {
+    // Tight: the box must lie on one side of both split lines.
+    int qx, qy;
+    if (b.max.x <= c.x) {
+      qx = 0;
+    } else if (b.min.x >= c.x) {
+      qx = 1;
+    } else {
+      return kNone;
+    }
+    if (b.max.y <= c.y) {
+      qy = 0;
+    } else if (b.min.y >= c.y) {
+      qy = 1;
+    } else {
+      return kNone;
+    }
+    return node.firstChild + qy * 2 + qx;
+  }
+  // Loose: the quadrant of the box's centre, if its grown box holds the box.
+  const Vec2 bc = b.center();
+  const int qx = bc.x < c.x ? 0 : 1, qy = bc.y < c.y ? 0 : 1;
+  const std::int32_t child = node.firstChild + qy * 2 + qx;
+  return contains(nodes_[child].loose, b) ? child : kNone;
+}
+
+std::int32_t QuadtreeBroadPhase::allocateChildren() {
+  if (!freeBlocks_.empty()) {
+    const std::int32_t first = freeBlocks_.back();
+    freeBlocks_.pop_back();
+    return first;
+  }
+  const auto first = static_cast<std::int32_t>(nodes_.size());
+  nodes_.resize(nodes_.size() + 4);
+  return first;
+}
+
+void QuadtreeBroadPhase::insert(std::uint32_t i) {
+  const AABB b = box(i);
+  if (!contains(nodes_[0].loose, b)) {
+    node_[i] = kOutside;
+    slot_[i] = static_cast<std::uint32_t>(outside_.size());
+    outside_.push_back(i);
+    return;
+  }
+  std::int32_t at = 0;
+  for (;;) {
+    ++nodes_[at].subtreeCount;
+    const std::int32_t child = childFor(nodes_[at], b);
+    if (child == kNone) break;
+    at = child;
+  }
+  Node& node = nodes_[at];
+  node_[i] = at;
+  slot_[i] = static_cast<std::uint32_t>(node.values.size());
+  node.values.push_back(i);
+  if (node.firstChild == kNone && node.values.size() > options_.threshold &&
+      node.depth < options_.maxDepth) {
+    split(at);
+  }
+}
+
+void QuadtreeBroadPhase::split(std::int32_t at) {
+  const std::int32_t first = allocateChildren();  // may reallocate nodes_
+  const AABB cell = nodes_[at].cell;
+  const Vec2 c = cell.center();
+  const AABB quads[4] = {{cell.min, c},
+                         {{c.x, cell.min.y}, {cell.max.x, c.y}},
+                         {{cell.min.x, c.y}, {c.x, cell.max.y}},
+                         {c, cell.max}};
+  for (int q = 0; q < 4; ++q) {
+    Node& child = nodes_[first + q];
+    child.cell = quads[q];
+    child.loose = grow(quads[q], options_.looseness);
+    child.firstChild = kNone;
+    child.parent = at;
+    child.depth = nodes_[at].depth + 1;
+    child.subtreeCount = 0;
+    child.values.clear();
+  }
+  nodes_[at].firstChild = first;
+  // Move down the values that fit a child; the rest stay, in order.
+  std::vector<std::uint32_t>& values = nodes_[at].values;
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const std::uint32_t v = values[k];
+    const std::int32_t child = childFor(nodes_[at], box(v));
+    if (child == kNone) {
+      slot_[v] = static_cast<std::uint32_t>(kept);
+      values[kept++] = v;
+    } else {
+      Node& cn = nodes_[child];
+      node_[v] = child;
+      slot_[v] = static_cast<std::uint32_t>(cn.values.size());
+      cn.values.push_back(v);
+      ++cn.subtreeCount;
+    }
+  }
+  values.resize(kept);
+  for (int q = 0; q < 4; ++q) {
+    const Node& child = nodes_[first + q];
+    if (child.values.size() > options_.threshold && child.depth < options_.maxDepth) {
+      split(first + q);
+    }
+  }
+}
+
+void QuadtreeBroadPhase::remove(std::uint32_t i) {
+  const std::int32_t at = node_[i];
+  std::vector<std::uint32_t>& list = at == kOutside ? outside_ : nodes_[at].values;
+  const std::uint32_t s = slot_[i];
+  const std::uint32_t last = list.back();
+  list[s] = last;
+  slot_[last] = s;
+  list.pop_back();
+  node_[i] = kNone;
+  if (at == kOutside) return;
+  // Update counts upward and remember the highest node that can take its
+  // children's values back.
+  std::int32_t mergeAt = kNone;
+  for (std::int32_t n = at; n != kNone; n = nodes_[n].parent) {
+    --nodes_[n].subtreeCount;
+    if (nodes_[n].firstChild != kNone && nodes_[n].subtreeCount <= options_.threshold) mergeAt = n;
+  }
+  if (mergeAt != kNone) collapse(mergeAt);
+}
+
+void QuadtreeBroadPhase::collapse(std::int32_t at) {
+  // Free every block of four below `at`, moving their values up into it.
+  NodeStack blocks;
+  blocks.push(nodes_[at].firstChild);
+  nodes_[at].firstChild = kNone;
+  while (!blocks.empty()) {
+    const std::int32_t first = blocks.pop();
+    freeBlocks_.push_back(first);
+    for (int q = 0; q < 4; ++q) {
+      Node& node = nodes_[first + q];
+      for (const std::uint32_t v : node.values) {
+        node_[v] = at;
+        slot_[v] = static_cast<std::uint32_t>(nodes_[at].values.size());
+        nodes_[at].values.push_back(v);
+      }
+      node.values.clear();
+      if (node.firstChild != kNone) blocks.push(node.firstChild);
+      node.firstChild = kNone;
+    }
+  }
+}
+
+bool QuadtreeBroadPhase::staysPut(std::uint32_t i) const noexcept {
+  const std::int32_t at = node_[i];
+  const AABB b = box(i);
+  if (at == kOutside) return !contains(nodes_[0].loose, b);
+  const Node& node = nodes_[at];
+  return contains(node.loose, b) && childFor(node, b) == kNone;
+}
+
+void QuadtreeBroadPhase::update(std::span<const AABB> boxes) {
+  const auto n = static_cast<std::uint32_t>(boxes.size());
+  const auto old = static_cast<std::uint32_t>(minX_.size());
+  moved_ = 0;
+  if (!rootReady_ || !options_.incremental) {
+    minX_.resize(n);
+    minY_.resize(n);
+    maxX_.resize(n);
+    maxY_.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      minX_[i] = boxes[i].min.x;
+      minY_[i] = boxes[i].min.y;
+      maxX_[i] = boxes[i].max.x;
+      maxY_[i] = boxes[i].max.y;
+    }
+    rebuildAll();
+    moved_ = n;
+  } else {
+    updateIncrementally(boxes, old);
+  }
+  // A root that no longer fits the data is rebuilt around all of it.
+  if (outside_.size() > std::max<std::size_t>(64, n / 4)) rebuildAll();
+}
+
+void QuadtreeBroadPhase::updateIncrementally(std::span<const AABB> boxes, std::uint32_t old) {
+  const auto n = static_cast<std::uint32_t>(boxes.size());
+  // Proxies that disappeared.
+  for (std::uint32_t i = n; i < old; ++i) remove(i);
+  minX_.resize(n);
+  minY_.resize(n);
+  maxX_.resize(n);
+  maxY_.resize(n);
+  node_.resize(n, kNone);
+  slot_.resize(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const AABB& b = boxes[i];
+    if (i < old && minX_[i] == b.min.x && minY_[i] == b.min.y && maxX_[i] == b.max.x &&
+        maxY_[i] == b.max.y) {
+      continue;
+    }
+    minX_[i] = b.min.x;
+    minY_[i] = b.min.y;
+    maxX_[i] = b.max.x;
+    maxY_[i] = b.max.y;
+    if (i < old && staysPut(i)) continue;
+    if (i < old) remove(i);
+    insert(i);
+    ++moved_;
+  }
+}
+
+void QuadtreeBroadPhase::findPairs(std::vector<Pair>& out) {
+  if (!rootReady_) return;
+  if (options_.looseness == 1.0f) {
+    pairsTight(out);
+  } else {
+    pairsLoose(out);
+  }
+  pairsOutside(out);
+}
+
+void QuadtreeBroadPhase::pairsTight(std::vector<Pair>& out) {
+  // Every value against the later values of its node and against the
+  // values of the descendants its box overlaps. Two tight boxes can only
+  // overlap when one's node is an ancestor of (or is) the other's, so each
+  // pair is seen once, from the shallower side.
+  NodeStack nodes;
+  nodes.push(0);
+  while (!nodes.empty()) {
+    const std::int32_t at = nodes.pop();
+    const Node& node = nodes_[at];
+    const std::size_t count = node.values.size();
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::uint32_t a = node.values[k];
+      const float ax0 = minX_[a], ay0 = minY_[a], ax1 = maxX_[a], ay1 = maxY_[a];
+      for (std::size_t m = k + 1; m < count; ++m) {
+        const std::uint32_t b = node.values[m];
+        if (ax0 < maxX_[b] && minX_[b] < ax1 && ay0 < maxY_[b] && minY_[b] < ay1) {
+          out.push_back(a < b ? Pair{a, b} : Pair{b, a});
+        }
+      }
+      if (node.firstChild == kNone) continue;
+      const AABB ab{{ax0, ay0}, {ax1, ay1}};
+      NodeStack below;
+      for (int q = 3; q >= 0; --q) {
+        if (overlaps(ab, nodes_[node.firstChild + q].cell)) below.push(node.firstChild + q);
+      }
+      while (!below.empty()) {
+        const Node& d = nodes_[below.pop()];
+        for (const std::uint32_t b : d.values) {
+          if (ax0 < maxX_[b] && minX_[b] < ax1 && ay0 < maxY_[b] && minY_[b] < ay1) {
+            out.push_back(a < b ? Pair{a, b} : Pair{b, a});
+          }
+        }
+        if (d.firstChild == kNone) continue;
+        for (int q = 3; q >= 0; --q) {
+          if (overlaps(ab, nodes_[d.firstChild + q].cell)) below.push(d.firstChild + q);
+        }
+      }
+    }
+    if (node.firstChild != kNone) {
+      for (int q = 3; q >= 0; --q) nodes.push(node.firstChild + q);
+    }
+  }
+}
+
+void QuadtreeBroadPhase::pairsLoose(std::vector<Pair>& out) {
+  // Loose siblings overlap, so each value queries the whole tree; the pair
+  // is kept by the value in the shallower node (ties: lower node index,
+  // then earlier position), which sees it exactly once.
+  NodeStack nodes;
+  nodes.push(0);
+  while (!nodes.empty()) {
+    const std::int32_t at = nodes.pop();
+    const Node& node = nodes_[at];
+    for (std::size_t k = 0; k < node.values.size(); ++k) {
+      const std::uint32_t a = node.values[k];
+      const AABB ab = box(a);
+      NodeStack search;
+      search.push(0);
+      while (!search.empty()) {
+        const std::int32_t yi = search.pop();
+        const Node& y = nodes_[yi];
+        const bool deeper = y.depth > node.depth || (y.depth == node.depth && yi > at);
+        if (deeper || yi == at) {
+          const std::size_t from = yi == at ? k + 1 : 0;
+          for (std::size_t m = from; m < y.values.size(); ++m) {
+            const std::uint32_t b = y.values[m];
+            if (overlaps(ab, box(b))) out.push_back(a < b ? Pair{a, b} : Pair{b, a});
+          }
+        }
+        if (y.firstChild == kNone) continue;
+        for (int q = 3; q >= 0; --q) {
+          if (overlaps(ab, nodes_[y.firstChild + q].loose)) search.push(y.firstChild + q);
+        }
+      }
+    }
+    if (node.firstChild != kNone) {
+      for (int q = 3; q >= 0; --q) nodes.push(node.firstChild + q);
+    }
+  }
+}
+
+void QuadtreeBroadPhase::pairsOutside(std::vector<Pair>& out) {
+  for (std::size_t k = 0; k < outside_.size(); ++k) {
+    const std::uint32_t a = outside_[k];
+    const AABB ab = box(a);
+    for (std::size_t m = k + 1; m < outside_.size(); ++m) {
+      const std::uint32_t b = outside_[m];
+      if (overlaps(ab, box(b))) out.push_back(a < b ? Pair{a, b} : Pair{b, a});
+    }
+    if (!overlaps(ab, nodes_[0].loose)) continue;
+    NodeStack search;
+    search.push(0);
+    while (!search.empty()) {
+      const Node& y = nodes_[search.pop()];
+      for (const std::uint32_t b : y.values) {
+        if (overlaps(ab, box(b))) out.push_back(a < b ? Pair{a, b} : Pair{b, a});
+      }
+      if (y.firstChild == kNone) continue;
+      for (int q = 3; q >= 0; --q) {
+        if (overlaps(ab, nodes_[y.firstChild + q].loose)) search.push(y.firstChild + q);
+      }
+    }
+  }
+}
+
+void QuadtreeBroadPhase::query(const AABB& q, std::vector<std::uint32_t>& out) const {
+  for (const std::uint32_t v : outside_) {
+    if (touches(q, box(v))) out.push_back(v);
+  }
+  if (!rootReady_ || !touches(q, nodes_[0].loose)) return;
+  NodeStack search;
+  search.push(0);
+  while (!search.empty()) {
+    const Node& y = nodes_[search.pop()];
+    for (const std::uint32_t v : y.values) {
+      if (touches(q, box(v))) out.push_back(v);
+    }
+    if (y.firstChild == kNone) continue;
+    for (int k = 3; k >= 0; --k) {
+      if (touches(q, nodes_[y.firstChild + k].loose)) search.push(y.firstChild + k);
+    }
+  }
+}
+
+void QuadtreeBroadPhase::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  for (const std::uint32_t v : outside_) {
+    if (raycast(ray, box(v))) out.push_back(v);
+  }
+  if (!rootReady_ || !raycast(ray, nodes_[0].loose)) return;
+  NodeStack search;
+  search.push(0);
+  while (!search.empty()) {
+    const Node& y = nodes_[search.pop()];
+    for (const std::uint32_t v : y.values) {
+      if (raycast(ray, box(v))) out.push_back(v);
+    }
+    if (y.firstChild == kNone) continue;
+    for (int k = 3; k >= 0; --k) {
+      if (raycast(ray, nodes_[y.firstChild + k].loose)) search.push(y.firstChild + k);
+    }
+  }
+}
+
+std::uint32_t QuadtreeBroadPhase::nodeCount() const noexcept {
+  return static_cast<std::uint32_t>(nodes_.size() - 4 * freeBlocks_.size());
+}
+
+std::size_t QuadtreeBroadPhase::memoryBytes() const noexcept {
+  std::size_t bytes = nodes_.capacity() * sizeof(Node);
+  for (const auto& n : nodes_) bytes += n.values.capacity() * sizeof(std::uint32_t);
+  bytes +=
+      (minX_.capacity() + minY_.capacity() + maxX_.capacity() + maxY_.capacity()) * sizeof(float);
+  bytes += (node_.capacity() + freeBlocks_.capacity()) * sizeof(std::int32_t);
+  bytes += (slot_.capacity() + outside_.capacity()) * sizeof(std::uint32_t);
+  return bytes;
+}
+
+}  // namespace quadbin
