@@ -1,9 +1,11 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <numbers>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/error.hpp>
@@ -52,7 +54,32 @@ struct World::Impl {
   bool warnedOutside = false;
   bool warnedBruteForce = false;
 
-  explicit Impl(const WorldDef& d) : def(d), broad(makeBroadPhase(d.broadPhase)) {}
+  // Spatial queries run on the broad phase refreshed with the bodies' tight
+  // boxes, once, by the first query after anything moved. Queries from many
+  // threads at once are safe: the first refreshes under the lock, the rest
+  // wait for it and then only read.
+  std::mutex queryMutex;
+  std::atomic<bool> queryFresh{false};
+  std::vector<AABB> queryBoxes;
+
+  explicit Impl(const WorldDef& d) : def(d), broad(makeBroadPhase(d.broadPhase)) {
+    broad->setBounds(d.bounds);
+  }
+
+  void markChanged() noexcept { queryFresh.store(false, std::memory_order_release); }
+  void refreshQueryIndex() {
+    if (queryFresh.load(std::memory_order_acquire)) return;
+    const std::lock_guard lock(queryMutex);
+    if (queryFresh.load(std::memory_order_relaxed)) return;
+    queryBoxes.resize(bodies.size());
+    for (std::uint32_t i = 0; i < bodies.size(); ++i) queryBoxes[i] = bodies.tightBox(i);
+    broad->update(queryBoxes);
+    queryFresh.store(true, std::memory_order_release);
+  }
+  void requireFiniteQuery(float value, const char* field) const {
+    if (!std::isfinite(value)) throw Error(fmt::format("{} = {} is not finite", field, value));
+  }
+  std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
 
   [[noreturn]] void refuse(const std::string& message) {
     if (!warnedRefusal) {
@@ -189,6 +216,7 @@ BodyId World::createBody(const BodyDef& d) {
                 mass);
   w.slotOf.push_back(slot);
   w.denseOf[slot] = dense;
+  w.markChanged();
   return {slot, w.generation[slot]};
 }
 
@@ -204,6 +232,7 @@ void World::destroyBody(BodyId id) {
   w.denseOf[id.index] = kNone;
   ++w.generation[id.index];
   w.freeSlots.push_back(id.index);
+  w.markChanged();
   // A destroyed body leaves the touching set silently: no end event names a
   // body that no longer exists.
   std::erase_if(w.previousTouching,
@@ -243,6 +272,7 @@ void World::setPosition(BodyId id, Vec2 p) {
     w.requireInside(p, w.bodies.radius[i], "setPosition position");
   w.bodies.px[i] = p.x;
   w.bodies.py[i] = p.y;
+  w.markChanged();
 }
 
 void World::setVelocity(BodyId id, Vec2 v) {
@@ -269,6 +299,7 @@ void World::Impl::step(float dt) {
   const auto start = Clock::now();
   const auto n = static_cast<std::uint32_t>(slotOf.size());
   stats = {};
+  markChanged();
 
   if (!warnedBruteForce && def.broadPhase == BroadPhaseType::BruteForce && n > 5000) {
     logger()->warn(
@@ -396,6 +427,147 @@ Vec2 World::momentum() const noexcept {
     my += static_cast<double>(b.mass[i]) * b.vy[i];
   }
   return {static_cast<float>(mx), static_cast<float>(my)};
+}
+
+// ---- spatial queries -------------------------------------------------------
+
+void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
+  Impl& w = *impl_;
+  w.requireFiniteQuery(box.min.x, "queryBox box.min.x");
+  w.requireFiniteQuery(box.min.y, "queryBox box.min.y");
+  w.requireFiniteQuery(box.max.x, "queryBox box.max.x");
+  w.requireFiniteQuery(box.max.y, "queryBox box.max.y");
+  w.refreshQueryIndex();
+  std::vector<std::uint32_t> found;
+  w.broad->query(box, found);
+  const SolverBodies& b = w.bodies;
+  std::erase_if(found, [&](std::uint32_t i) {
+    if (b.type[i] == BodyType::StaticBox) return !touches(b.tightBox(i), box);
+    const Vec2 c{b.px[i], b.py[i]};
+    return lengthSquared(c - closestPoint(box, c)) > b.radius[i] * b.radius[i];
+  });
+  std::sort(found.begin(), found.end());
+  out.clear();
+  for (const std::uint32_t i : found) out.push_back(w.bodyIdAt(i));
+}
+
+void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const {
+  Impl& w = *impl_;
+  w.requireFiniteQuery(center.x, "queryRadius center.x");
+  w.requireFiniteQuery(center.y, "queryRadius center.y");
+  w.requireFiniteQuery(radius, "queryRadius radius");
+  if (radius < 0.0f) throw Error(fmt::format("queryRadius radius = {} must be >= 0", radius));
+  w.refreshQueryIndex();
+  std::vector<std::uint32_t> found;
+  w.broad->query(AABB::fromCircle(center, radius), found);
+  const SolverBodies& b = w.bodies;
+  std::erase_if(found, [&](std::uint32_t i) {
+    if (b.type[i] == BodyType::StaticBox) {
+      return lengthSquared(center - closestPoint(b.tightBox(i), center)) > radius * radius;
+    }
+    const float reach = radius + b.radius[i];
+    return lengthSquared(Vec2{b.px[i], b.py[i]} - center) > reach * reach;
+  });
+  std::sort(found.begin(), found.end());
+  out.clear();
+  for (const std::uint32_t i : found) out.push_back(w.bodyIdAt(i));
+}
+
+std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
+  const Vec2 back = -normalizeOr(ray.direction);
+  if (bodies.type[i] == BodyType::StaticBox) {
+    const AABB box = bodies.tightBox(i);
+    const auto t = quadbin::raycast(ray, box);
+    if (!t) return std::nullopt;
+    const Vec2 p = ray.at(*t);
+    return RayHit{bodyIdAt(i), *t, p, *t > 0.0f ? outwardNormal(box, p) : back};
+  }
+  const Vec2 c{bodies.px[i], bodies.py[i]};
+  const auto t = quadbin::raycast(ray, Circle{c, bodies.radius[i]});
+  if (!t) return std::nullopt;
+  const Vec2 p = ray.at(*t);
+  return RayHit{bodyIdAt(i), *t, p, *t > 0.0f ? normalizeOr(p - c, back) : back};
+}
+
+void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
+  Impl& w = *impl_;
+  w.requireFiniteQuery(ray.origin.x, "raycast origin.x");
+  w.requireFiniteQuery(ray.origin.y, "raycast origin.y");
+  w.requireFiniteQuery(ray.direction.x, "raycast direction.x");
+  w.requireFiniteQuery(ray.direction.y, "raycast direction.y");
+  w.requireFiniteQuery(ray.maxT, "raycast maxT");
+  if (ray.maxT < 0.0f) throw Error(fmt::format("raycast maxT = {} must be >= 0", ray.maxT));
+  w.refreshQueryIndex();
+  std::vector<std::uint32_t> found;
+  w.broad->queryRay(ray, found);
+  std::sort(found.begin(), found.end());
+  out.clear();
+  std::vector<std::uint32_t> dense;
+  for (const std::uint32_t i : found) {
+    if (auto h = w.hit(ray, i)) {
+      out.push_back(*h);
+      dense.push_back(i);
+    }
+  }
+  // Closest first; equal distances in creation order.
+  std::vector<std::uint32_t> order(out.size());
+  for (std::uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return out[a].t != out[b].t ? out[a].t < out[b].t : dense[a] < dense[b];
+  });
+  std::vector<RayHit> sorted;
+  sorted.reserve(out.size());
+  for (const std::uint32_t k : order) sorted.push_back(out[k]);
+  out.swap(sorted);
+}
+
+std::optional<RayHit> World::raycast(const Ray& ray) const {
+  std::vector<RayHit> hits;
+  raycastAll(ray, hits);
+  if (hits.empty()) return std::nullopt;
+  return hits.front();
+}
+
+void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const {
+  Impl& w = *impl_;
+  w.requireFiniteQuery(point.x, "nearest point.x");
+  w.requireFiniteQuery(point.y, "nearest point.y");
+  out.clear();
+  const auto n = static_cast<std::uint32_t>(w.bodies.size());
+  if (k == 0 || n == 0) return;
+  k = std::min(k, n);
+  w.refreshQueryIndex();
+  const SolverBodies& b = w.bodies;
+  auto distance = [&](std::uint32_t i) {
+    if (b.type[i] == BodyType::StaticBox) return length(point - closestPoint(b.tightBox(i), point));
+    return std::max(0.0f, length(Vec2{b.px[i], b.py[i]} - point) - b.radius[i]);
+  };
+  // Search squares that double until they hold k bodies within their
+  // half-size: a body outside the square is farther than that from the
+  // point, so those k are the nearest.
+  const AABB& bounds = w.def.bounds;
+  float r = std::sqrt(bounds.area() * static_cast<float>(k) / static_cast<float>(n));
+  if (!(r > 0.0f) || !std::isfinite(r)) r = 1.0f;
+  std::vector<std::uint32_t> found;
+  std::vector<std::pair<float, std::uint32_t>> near;
+  for (;;) {
+    found.clear();
+    w.broad->query(AABB::fromCircle(point, r), found);
+    near.clear();
+    for (const std::uint32_t i : found) {
+      const float d = distance(i);
+      if (d <= r) near.emplace_back(d, i);
+    }
+    if (near.size() >= k || found.size() >= n || !std::isfinite(r * 2.0f)) break;
+    r *= 2.0f;
+  }
+  if (near.size() < k) {
+    // Unbounded growth stopped (float range): rank every body.
+    near.clear();
+    for (std::uint32_t i = 0; i < n; ++i) near.emplace_back(distance(i), i);
+  }
+  std::sort(near.begin(), near.end());
+  for (std::uint32_t j = 0; j < k; ++j) out.push_back(w.bodyIdAt(near[j].second));
 }
 
 }  // namespace quadbin

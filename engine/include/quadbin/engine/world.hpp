@@ -18,6 +18,7 @@
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/engine/log.hpp>
 #include <quadbin/geometry/aabb.hpp>
+#include <quadbin/geometry/ray.hpp>
 #include <span>
 #include <vector>
 
@@ -98,6 +99,14 @@ struct ContactEvent {
   BodyId b;
 };
 
+/// Where a ray first meets a body.
+struct RayHit {
+  BodyId body;
+  float t = 0.0f;  ///< ray parameter: point = origin + t * direction
+  Vec2 point;
+  Vec2 normal;     ///< the body's surface normal at the hit, facing the ray
+};
+
 /// What the last step did and how long its phases took.
 struct StepStats {
   std::uint32_t candidatePairs = 0;  ///< pairs the broad phase reported (swept boxes)
@@ -160,6 +169,23 @@ class World {
 
   /// The broad phase in use (for statistics and spatial queries).
   [[nodiscard]] const BroadPhase& broadPhase() const noexcept;
+
+  // Spatial queries: exact against the bodies' shapes (circles and boxes),
+  // results in creation order (dense index) unless said otherwise. They may
+  // be called from many threads at once between steps; never during a step.
+  // Throw Error for non-finite arguments or negative radius.
+
+  /// Bodies whose shape touches the box (culling).
+  void queryBox(const AABB& box, std::vector<BodyId>& out) const;
+  /// Bodies whose shape comes within `radius` of `center` (neighbour search).
+  void queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const;
+  /// The closest body the ray hits within [0, ray.maxT], if any.
+  [[nodiscard]] std::optional<RayHit> raycast(const Ray& ray) const;
+  /// Every body the ray hits, closest first.
+  void raycastAll(const Ray& ray, std::vector<RayHit>& out) const;
+  /// The k bodies closest to the point (distance to their surface, 0
+  /// inside), closest first; ties in creation order.
+  void nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const;
 
  private:
   struct Impl;
