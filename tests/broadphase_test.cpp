@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <quadbin/broadphase.hpp>
+#include <quadbin/error.hpp>
 #include <random>
 
 using namespace quadbin;
@@ -82,4 +83,33 @@ TEST(BruteForce, QueryTouchingBoxes) {
   std::vector<std::uint32_t> out;
   bf.query(AABB{{0.5f, 0.5f}, {1, 1}}, out);
   EXPECT_EQ(out, (std::vector<std::uint32_t>{0, 2}));
+}
+
+TEST(Auto, FollowsTheCountAndTheSizeSpreadWithHysteresis) {
+  AutoBroadPhase bp;
+  auto boxesOf = [](std::size_t n, float bigEvery) {
+    std::vector<AABB> boxes;
+    for (std::size_t i = 0; i < n; ++i) {
+      const float x = static_cast<float>(i % 100) * 3, y = static_cast<float>(i / 100) * 3;
+      const float s = bigEvery > 0 && i % 3 == 0 ? 40.0f : 1.0f;
+      boxes.push_back({{x, y}, {x + s, y + s}});
+    }
+    return boxes;
+  };
+  bp.update(boxesOf(50, 0));
+  EXPECT_EQ(bp.active(), BroadPhaseType::BruteForce);
+  bp.update(boxesOf(500, 0));
+  EXPECT_EQ(bp.active(), BroadPhaseType::Quadtree);
+  bp.update(boxesOf(95, 0));  // just below 100: stays (hysteresis)
+  EXPECT_EQ(bp.active(), BroadPhaseType::Quadtree);
+  bp.update(boxesOf(70, 0));
+  EXPECT_EQ(bp.active(), BroadPhaseType::BruteForce);
+  bp.update(boxesOf(5000, 0));
+  EXPECT_EQ(bp.active(), BroadPhaseType::BinGrid);
+  bp.update(boxesOf(5000, 1));  // a third of the boxes 40x larger
+  EXPECT_EQ(bp.active(), BroadPhaseType::Quadtree);
+  std::vector<Pair> pairs;
+  bp.findPairs(pairs);
+  EXPECT_FALSE(pairs.empty());
+  EXPECT_THROW(AutoBroadPhase(AutoOptions{2000, 1000, 8, 0.2f}), Error);
 }

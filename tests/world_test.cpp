@@ -230,5 +230,5 @@ TEST_F(WorldApi, StatsAreFilled) {
   world.step(1.0f / 60.0f);
   EXPECT_GE(world.stats().totalMs, 0.0);
   EXPECT_GT(world.stats().candidatePairs, 0u);
-  EXPECT_EQ(world.broadPhase().type(), BroadPhaseType::BruteForce);
+  EXPECT_EQ(world.broadPhase().type(), BroadPhaseType::Auto);
 }

@@ -1,4 +1,5 @@
 #include <array>
+#include <quadbin/broadphase/auto.hpp>
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
@@ -15,6 +16,7 @@ constexpr std::array kTypes = {
     NamedType{BroadPhaseType::BruteForce, "brute-force"},
     NamedType{BroadPhaseType::Quadtree, "quadtree"},
     NamedType{BroadPhaseType::BinGrid, "bin-grid"},
+    NamedType{BroadPhaseType::Auto, "auto"},
 };
 constexpr std::array kAllTypes = [] {
   std::array<BroadPhaseType, kTypes.size()> all{};
@@ -47,6 +49,8 @@ std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type) {
       return std::make_unique<QuadtreeBroadPhase>();
     case BroadPhaseType::BinGrid:
       return std::make_unique<BinGrid>();
+    case BroadPhaseType::Auto:
+      return std::make_unique<AutoBroadPhase>();
   }
   return std::make_unique<BruteForce>();
 }

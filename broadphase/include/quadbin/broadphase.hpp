@@ -3,6 +3,7 @@
 /// Everything of the broadphase layer.
 
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/auto.hpp>
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
 #include <quadbin/broadphase/quadtree.hpp>

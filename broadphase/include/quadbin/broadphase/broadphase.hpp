@@ -36,6 +36,7 @@ enum class BroadPhaseType : std::uint8_t {
   BruteForce,
   Quadtree,
   BinGrid,
+  Auto,  ///< picks one of the above from the boxes (AutoBroadPhase); keep last
 };
 
 [[nodiscard]] std::string_view toString(BroadPhaseType type) noexcept;

@@ -58,7 +58,7 @@ struct WorldDef {
   /// Worker threads for the step; 0 = all hardware threads. Results are the
   /// same for every count.
   std::uint32_t threadCount = 0;
-  BroadPhaseType broadPhase = BroadPhaseType::BruteForce;
+  BroadPhaseType broadPhase = BroadPhaseType::Auto;  ///< Auto: picked from the bodies
   /// Passes of the impulse solver over the contact list per step; a chain
   /// of k balls in contact needs about k passes to pass momentum along it.
   std::uint32_t solverPasses = 32;
