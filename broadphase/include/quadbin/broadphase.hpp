@@ -4,3 +4,4 @@
 
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
+#include <quadbin/broadphase/quadtree_container.hpp>
