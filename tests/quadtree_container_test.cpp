@@ -128,6 +128,9 @@ struct ChurnConfig {
   double looseness;
   std::uint32_t threshold;
   std::uint32_t maxDepth;
+  // Maps the [-100, 100]^2 scene to an awkward root (non-dyadic sizes and
+  // offsets), so that cells and boxes meet rounding instead of exact halves.
+  double scaleX = 1, scaleY = 1, offsetX = 0, offsetY = 0;
 };
 
 template <class Float>
@@ -135,14 +138,24 @@ void churn(const ChurnConfig& config, int operations) {
   SCOPED_TRACE("seed " + std::to_string(config.seed) + " looseness " +
                std::to_string(config.looseness));
   std::mt19937 rng(config.seed);
-  BoxMaker<Float> makeBox{rng};
+  BoxMaker<Float> makeRawBox{rng};
+  const auto map = [&config](const BasicBox<Float>& b) {
+    const auto x = [&config](Float v) {
+      return static_cast<Float>(v * config.scaleX + config.offsetX);
+    };
+    const auto y = [&config](Float v) {
+      return static_cast<Float>(v * config.scaleY + config.offsetY);
+    };
+    return BasicBox<Float>{{x(b.min.x), y(b.min.y)}, {x(b.max.x), y(b.max.y)}};
+  };
+  const auto makeBox = [&] { return map(makeRawBox()); };
   std::vector<BasicBox<Float>> boxes;
   std::vector<std::uint32_t> live;  // the oracle: ids in the tree
   QuadtreeContainerOptions options;
   options.looseness = config.looseness;
   options.threshold = config.threshold;
   options.maxDepth = config.maxDepth;
-  IdTree<Float> tree({{-100, -100}, {100, 100}}, IdBox<Float>{&boxes}, {}, options);
+  IdTree<Float> tree(map({{-100, -100}, {100, 100}}), IdBox<Float>{&boxes}, {}, options);
 
   std::vector<std::uint32_t> scratch;
   std::vector<IdPair> pairScratch;
@@ -169,9 +182,10 @@ void churn(const ChurnConfig& config, int operations) {
     } else if (roll < 80) {  // move a value
       const std::size_t k = std::uniform_int_distribution<std::size_t>(0, live.size() - 1)(rng);
       const BasicBox<Float> previous = boxes[live[k]];
+      const Float step = static_cast<Float>(config.scaleX);
       boxes[live[k]] = (rng() & 1u) ? makeBox()
-                                    : BasicBox<Float>{{previous.min.x + 1, previous.min.y},
-                                                      {previous.max.x + 1, previous.max.y}};
+                                    : BasicBox<Float>{{previous.min.x + step, previous.min.y},
+                                                      {previous.max.x + step, previous.max.y}};
       tree.update(live[k], previous);
     } else if (roll < 83) {  // removing an absent value throws and changes nothing
       const auto absent = static_cast<std::uint32_t>(boxes.size());
@@ -189,6 +203,10 @@ void churn(const ChurnConfig& config, int operations) {
       scratch.clear();
       tree.query(q, scratch);
       ASSERT_EQ(sorted(scratch), bruteQuery(live, boxes, q)) << "op " << op;
+      if (!live.empty()) {
+        EXPECT_TRUE(tree.contains(
+            live[std::uniform_int_distribution<std::size_t>(0, live.size() - 1)(rng)]));
+      }
     } else {
       pairScratch.clear();
       tree.findAllIntersections(pairScratch);
@@ -229,6 +247,10 @@ TYPED_TEST(QuadtreeContainerTyped, RandomChurnMatchesBruteForce) {
   churn<TypeParam>({12, 1.5, 2, 3}, 3000);
   churn<TypeParam>({13, 1.25, 4, 12}, 3000);
   churn<TypeParam>({14, 1.0, 3, 0}, 2000);
+  // Awkward roots: rounding everywhere, tight and loose.
+  churn<TypeParam>({21, 1.0, 4, 10, 0.0061, 0.017, 0.4, -3.3}, 3000);
+  churn<TypeParam>({22, 2.0, 4, 10, 0.0061, 0.017, 0.4, -3.3}, 3000);
+  churn<TypeParam>({23, 1.7, 16, 8, 1e3, 7.3, -2.5e4, 1e5}, 3000);
 }
 
 TYPED_TEST(QuadtreeContainerTyped, TenThousandValuesAtOnePoint) {

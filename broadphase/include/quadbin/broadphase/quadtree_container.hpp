@@ -183,6 +183,7 @@ class Quadtree {
     validate();
     looseMargin_ = static_cast<Float>((options_.looseness - 1.0) * 0.5);
     nodes_.resize(1);
+    reach_.push_back(looseBox(root_));
   }
   Quadtree(const Box& rootBox, const Options& options, GetBox getBox = GetBox(),
            Equal equal = Equal())
@@ -259,19 +260,16 @@ class Quadtree {
   template <class Visit>
   void forEachTouching(const Box& box, Visit&& visit) const {
     const Box queryBox = checkedBox(box, "query");
-    if (quadbin::touches(looseBox(root_), queryBox)) {
+    if (quadbin::touches(reach_[0], queryBox)) {
       Stack stack;
       std::size_t top = 0;
-      stack[top++] = Frame::of(0, root_);
+      stack[top++] = 0;
       while (top > 0) {
-        const Frame frame = stack[--top];
-        const Node& node = nodes_[frame.node];
+        const Node& node = nodes_[stack[--top]];
         for (const Entry& entry : node.entries) {
           if (quadbin::touches(entry.box, queryBox)) visit(entry.value);
         }
-        if (node.firstChild != kNoChild) {
-          top = pushChildren(stack, top, node.firstChild, frame.box(), queryBox);
-        }
+        if (node.firstChild != kNoChild) top = pushChildren(stack, top, node.firstChild, &queryBox);
       }
     }
     for (const Entry& entry : outside_) {
@@ -298,14 +296,15 @@ class Quadtree {
     // a node and one of its descendants (or involves an outside value):
     // testing each node's values against each other and against the values
     // below them sees every pair exactly once. Loose tree: sibling cells
-    // overlap, so each value looks at every other node its box touches and
+    // overlap, so each value looks at every other node its box reaches and
     // keeps the pairs whose other node has a higher index.
+    const bool loose = looseMargin_ > Float(0);
     Stack stack;
     std::size_t top = 0;
-    stack[top++] = Frame::of(0, root_);
+    stack[top++] = 0;
     while (top > 0) {
-      const Frame frame = stack[--top];
-      const Node& node = nodes_[frame.node];
+      const std::uint32_t index = stack[--top];
+      const Node& node = nodes_[index];
       const std::size_t count = node.entries.size();
       for (std::size_t i = 0; i < count; ++i) {
         const Entry& a = node.entries[i];
@@ -314,28 +313,21 @@ class Quadtree {
           if (quadbin::overlaps(a.box, b.box)) visit(a.value, b.value);
         }
       }
-      if (looseMargin_ > Float(0)) {
-        for (const Entry& entry : node.entries)
-          visitOverlapsInHigherNodes(frame.node, entry, visit);
+      if (loose) {
+        if (count > 0) visitLooseNeighbours(index, visit);
       } else if (node.firstChild != kNoChild) {
-        for (const Entry& entry : node.entries) {
-          visitOverlapsBelow(node.firstChild, frame.box(), entry, visit);
+        for (const Entry& a : node.entries) {
+          visitOverlaps(index, a, visit, [index](std::uint32_t other) { return other != index; });
         }
       }
-      if (node.firstChild == kNoChild) continue;
-      top = pushChildren(stack, top, node.firstChild, frame.box(), NoFilter{});
+      if (node.firstChild != kNoChild) top = pushChildren(stack, top, node.firstChild, nullptr);
     }
     for (std::size_t i = 0; i < outside_.size(); ++i) {
       const Entry& a = outside_[i];
       for (std::size_t j = i + 1; j < outside_.size(); ++j) {
         if (quadbin::overlaps(a.box, outside_[j].box)) visit(a.value, outside_[j].value);
       }
-      if (!quadbin::touches(looseBox(root_), a.box)) continue;
-      for (const Entry& b : nodes_[0].entries) {
-        if (quadbin::overlaps(a.box, b.box)) visit(a.value, b.value);
-      }
-      if (nodes_[0].firstChild != kNoChild)
-        visitOverlapsBelow(nodes_[0].firstChild, root_, a, visit);
+      visitOverlaps(0, a, visit, [](std::uint32_t) { return true; });
     }
   }
 
@@ -347,7 +339,7 @@ class Quadtree {
     for (Node& node : nodes_) {
       node.entries.clear();
       node.firstChild = kNoChild;
-    }
+    }  // reach_ keeps stale boxes for free nodes: split() rewrites them
     freeBlocks_.clear();
     // Every block after the root is free; popped lowest first.
     for (std::size_t first = nodes_.size(); first > 1; first -= 4) {
@@ -393,7 +385,7 @@ class Quadtree {
   }
   /// Heap bytes held (capacities), free nodes and spare capacity included.
   [[nodiscard]] std::size_t memoryBytes() const noexcept {
-    std::size_t bytes = nodes_.capacity() * sizeof(Node) +
+    std::size_t bytes = nodes_.capacity() * sizeof(Node) + reach_.capacity() * sizeof(Box) +
                         freeBlocks_.capacity() * sizeof(std::uint32_t) +
                         outside_.capacity() * sizeof(Entry);
     for (const Node& node : nodes_) bytes += node.entries.capacity() * sizeof(Entry);
@@ -408,25 +400,17 @@ class Quadtree {
     T value;
   };
   // Children of a node are four consecutive nodes of nodes_ (a "block"),
-  // quadrant q = (east ? 1 : 0) | (north ? 2 : 0). A node does not store its
-  // box: it is recomputed on the way down from the root box.
+  // quadrant q = (east ? 1 : 0) | (north ? 2 : 0). The exact cell of a node
+  // is recomputed on the way down from the root box (add, remove); queries
+  // only need its reach, stored in reach_.
   struct Node {
     std::uint32_t firstChild = kNoChild;
     std::vector<Entry> entries;
   };
-  // A node of a traversal with its tight cell; plain floats so that the
-  // stack array below is not zero-filled on every query.
-  struct Frame {
-    std::uint32_t node;
-    Float minX, minY, maxX, maxY;
-    static Frame of(std::uint32_t index, const Box& b) noexcept {
-      return Frame{index, b.min.x, b.min.y, b.max.x, b.max.y};
-    }
-    [[nodiscard]] Box box() const noexcept { return Box{{minX, minY}, {maxX, maxY}}; }
-  };
-  // Depth-first traversal pushes at most 3 siblings per level plus 4 at the
-  // deepest, so this bound is never reached; no recursion anywhere.
-  using Stack = std::array<Frame, 4 * (Options::kMaxDepthLimit + 1)>;
+  // Depth-first traversals keep node indices on a fixed array: at most 3
+  // pending siblings per level plus 4 at the deepest, so 4 per level always
+  // suffices; no recursion anywhere.
+  using Stack = std::array<std::uint32_t, 4 * (Options::kMaxDepthLimit + 1)>;
   // Nodes from the root down to the node holding (or that would hold) a box.
   struct Path {
     std::array<std::uint32_t, Options::kMaxDepthLimit + 1> nodes;
@@ -487,17 +471,19 @@ class Quadtree {
                {east ? cell.max.x : mid.x, north ? cell.max.y : mid.y}};
   }
   [[nodiscard]] bool fitsRoot(const Box& box) const noexcept {
-    return quadbin::contains(looseBox(root_), box);
+    return quadbin::contains(reach_[0], box);
   }
-  // The child of `cell` that must hold a value with this box and centre, or
-  // -1 when it fits none. The quadrant is picked by the centre; the value
-  // goes there if its box fits the child's (loose) cell. With looseness 1
-  // this is exactly "the child cell that contains the box".
-  [[nodiscard]] int fittingChild(const Box& cell, const Box& box,
+  // The child (of a node with this cell and children from `first`) that must
+  // hold a value with this box and centre, or -1 when it fits none. The
+  // quadrant is picked by the centre; the value goes there if its box fits
+  // the child's reach. With looseness 1 this is exactly "the child cell
+  // that contains the box". Add, remove and queries all read the same
+  // stored reach_, so rounding can never make them disagree.
+  [[nodiscard]] int fittingChild(const Box& cell, std::uint32_t first, const Box& box,
                                  const Vec& centre) const noexcept {
     const Vec mid = cell.center();
     const std::uint32_t q = (centre.x >= mid.x ? 1u : 0u) | (centre.y >= mid.y ? 2u : 0u);
-    return quadbin::contains(looseBox(childCell(cell, mid, q)), box) ? static_cast<int>(q) : -1;
+    return quadbin::contains(reach_[first + q], box) ? static_cast<int>(q) : -1;
   }
 
   [[nodiscard]] Path pathFor(const Box& box) const noexcept {
@@ -508,7 +494,7 @@ class Quadtree {
     Box cell = root_;
     std::uint32_t index = 0;
     while (nodes_[index].firstChild != kNoChild) {
-      const int q = fittingChild(cell, box, centre);
+      const int q = fittingChild(cell, nodes_[index].firstChild, box, centre);
       if (q < 0) break;
       cell = childCell(cell, cell.center(), static_cast<std::uint32_t>(q));
       index = nodes_[index].firstChild + static_cast<std::uint32_t>(q);
@@ -555,7 +541,7 @@ class Quadtree {
         }
         split(index, cell);  // now an inner node: look at its children
       }
-      const int q = fittingChild(cell, entry.box, centre);
+      const int q = fittingChild(cell, nodes_[index].firstChild, entry.box, centre);
       if (q < 0) {
         nodes_[index].entries.push_back(std::move(entry));
         break;
@@ -575,18 +561,21 @@ class Quadtree {
     }
     const auto first = static_cast<std::uint32_t>(nodes_.size());
     nodes_.resize(nodes_.size() + 4);
+    reach_.resize(reach_.size() + 4);
     return first;
   }
 
   void split(std::uint32_t index, const Box& cell) {
     assert(nodes_[index].firstChild == kNoChild);
     const std::uint32_t first = allocateBlock();  // may move nodes_: index only
+    const Vec mid = cell.center();
+    for (std::uint32_t q = 0; q < 4; ++q) reach_[first + q] = looseBox(childCell(cell, mid, q));
     std::vector<Entry>& entries = nodes_[index].entries;
     std::array<int, 4> counts{};
     std::vector<int> destination;  // small, once per split
     destination.reserve(entries.size());
     for (const Entry& entry : entries) {
-      const int q = fittingChild(cell, entry.box, entry.box.center());
+      const int q = fittingChild(cell, first, entry.box, entry.box.center());
       destination.push_back(q);
       if (q >= 0) ++counts[static_cast<std::size_t>(q)];
     }
@@ -655,61 +644,68 @@ class Quadtree {
     }
   }
 
-  struct NoFilter {};
-  // Pushes the children of a node whose cell touches `filter` (all four
-  // with NoFilter), last quadrant first so that quadrant 0 is visited first.
-  template <class Filter>
-  std::size_t pushChildren(Stack& stack, std::size_t top, std::uint32_t first, const Box& cell,
-                           const Filter& filter) const noexcept {
-    const Vec mid = cell.center();
+  // Pushes the children whose reach touches *filter (all four when filter
+  // is null), last quadrant first so that quadrant 0 is visited first.
+  std::size_t pushChildren(Stack& stack, std::size_t top, std::uint32_t first,
+                           const Box* filter) const noexcept {
     for (std::uint32_t q = 4; q-- > 0;) {
-      const Box child = childCell(cell, mid, q);
-      if constexpr (!std::is_same_v<Filter, NoFilter>) {
-        if (!quadbin::touches(looseBox(child), filter)) continue;
-      }
+      if (filter != nullptr && !quadbin::touches(reach_[first + q], *filter)) continue;
       assert(top < stack.size());
-      stack[top++] = Frame::of(first + q, child);
+      stack[top++] = first + q;
     }
     return top;
   }
 
   // Calls visit(entry.value, other.value) for each value strictly
-  // overlapping entry in the subtrees of the block starting at `first`.
-  template <class Visit>
-  void visitOverlapsBelow(std::uint32_t first, const Box& parentCell, const Entry& entry,
-                          Visit& visit) const {
-    Stack stack;
-    std::size_t top = pushChildren(stack, 0, first, parentCell, entry.box);
-    while (top > 0) {
-      const Frame frame = stack[--top];
-      const Node& node = nodes_[frame.node];
-      for (const Entry& other : node.entries) {
-        if (quadbin::overlaps(entry.box, other.box)) visit(entry.value, other.value);
-      }
-      if (node.firstChild != kNoChild) {
-        top = pushChildren(stack, top, node.firstChild, frame.box(), entry.box);
-      }
-    }
-  }
-
-  // Loose tree: calls visit(entry.value, other.value) for each value strictly
-  // overlapping entry in a node of higher index than `self` (entry's node).
-  template <class Visit>
-  void visitOverlapsInHigherNodes(std::uint32_t self, const Entry& entry, Visit& visit) const {
+  // overlapping entry in the subtree of `start`, in the nodes where
+  // testNode(node index) holds; walks only the nodes entry's box reaches.
+  template <class Visit, class TestNode>
+  void visitOverlaps(std::uint32_t start, const Entry& entry, Visit& visit,
+                     const TestNode& testNode) const {
+    if (!quadbin::touches(reach_[start], entry.box)) return;
     Stack stack;
     std::size_t top = 0;
-    stack[top++] = Frame::of(0, root_);
+    stack[top++] = start;
     while (top > 0) {
-      const Frame frame = stack[--top];
-      const Node& node = nodes_[frame.node];
-      if (frame.node > self) {
+      const std::uint32_t index = stack[--top];
+      const Node& node = nodes_[index];
+      if (testNode(index)) {
         for (const Entry& other : node.entries) {
           if (quadbin::overlaps(entry.box, other.box)) visit(entry.value, other.value);
         }
       }
-      if (node.firstChild != kNoChild) {
-        top = pushChildren(stack, top, node.firstChild, frame.box(), entry.box);
+      if (node.firstChild != kNoChild) top = pushChildren(stack, top, node.firstChild, &entry.box);
+    }
+  }
+
+  // Loose tree: calls visit(a, b) for each value a of node `self` and each
+  // value b strictly overlapping it in a node of higher index. One walk per
+  // node, pruned by the bounds of its values, rather than one per value.
+  template <class Visit>
+  void visitLooseNeighbours(std::uint32_t self, Visit& visit) const {
+    const std::vector<Entry>& mine = nodes_[self].entries;
+    Box bounds = mine.front().box;
+    for (const Entry& a : mine) {
+      bounds.min.x = std::min(bounds.min.x, a.box.min.x);
+      bounds.min.y = std::min(bounds.min.y, a.box.min.y);
+      bounds.max.x = std::max(bounds.max.x, a.box.max.x);
+      bounds.max.y = std::max(bounds.max.y, a.box.max.y);
+    }
+    Stack stack;
+    std::size_t top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+      const std::uint32_t index = stack[--top];
+      const Node& node = nodes_[index];
+      if (index > self) {
+        for (const Entry& b : node.entries) {
+          if (!quadbin::overlaps(bounds, b.box)) continue;
+          for (const Entry& a : mine) {
+            if (quadbin::overlaps(a.box, b.box)) visit(a.value, b.value);
+          }
+        }
       }
+      if (node.firstChild != kNoChild) top = pushChildren(stack, top, node.firstChild, &bounds);
     }
   }
 
@@ -717,6 +713,10 @@ class Quadtree {
   Options options_;
   Float looseMargin_ = 0;    // (looseness - 1) / 2: a cell grows by this times its size per side
   std::vector<Node> nodes_;  // [0] the root, then blocks of four siblings
+  // Per node: its cell enlarged by the looseness (the cell itself at 1);
+  // every value stored in the node or below it lies inside. Kept apart from
+  // nodes_ so that traversals read a dense array of boxes.
+  std::vector<Box> reach_;
   std::vector<std::uint32_t> freeBlocks_;  // first node of each unused block
   std::vector<Entry> outside_;             // values whose box does not fit the root
   std::size_t size_ = 0;
