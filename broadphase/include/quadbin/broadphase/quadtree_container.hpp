@@ -24,9 +24,10 @@
 ///                    its centre, so small values on split lines go down instead of piling
 ///                    up in the root (k = 2: any value up to the size of a cell fits it)
 ///
-/// Values whose box does not fit the root box are kept in an "outside" list that
-/// every query and findAllIntersections() also checks: they are never lost, they
-/// only cost a linear scan. See docs/quadtree_container.md.
+/// Values whose box does not fit the root box (enlarged by the looseness, like
+/// every cell) are kept in an "outside" list that every query and
+/// findAllIntersections() also checks: they are never lost, they only cost a
+/// linear scan. See docs/quadtree_container.md.
 
 #include <quadbin/error.hpp>
 #include <quadbin/geometry/aabb.hpp>
