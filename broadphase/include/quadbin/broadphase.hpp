@@ -7,3 +7,4 @@
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
 #include <quadbin/broadphase/quadtree.hpp>
+#include <quadbin/broadphase/quadtree_container.hpp>
