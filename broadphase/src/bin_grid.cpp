@@ -16,6 +16,7 @@ namespace {
 constexpr double kMaxCellsPerAxisSingleLevel = 64.0;
 constexpr std::uint32_t kMaxLevels = 200;
 constexpr std::size_t kSizeSample = 1024;
+constexpr std::uint32_t kFirstCell = 0x80000000u;  // Entry::item flag
 
 // floor(x / cellSize) clamped into int32: monotonic in x, so the owner cell of
 // an intersection always lies inside both boxes' cell ranges, even for
@@ -46,23 +47,33 @@ BinGrid::BinGrid(const BinGridOptions& options) : options_(options) {
 
 std::uint32_t BinGrid::bucketOf(const Level& level, std::int32_t cx,
                                 std::int32_t cy) const noexcept {
-  // Fibonacci hashing of the packed cell coordinates.
-  const std::uint64_t h = cellKey(cx, cy) * 0x9E3779B97F4A7C15ull;
-  return level.firstBucket + static_cast<std::uint32_t>(h >> (64 - level.bucketBits));
+  // Buckets tile the plane: inside a tile of 2^w x 2^h cells, neighbouring
+  // cells get neighbouring buckets (row-major), so walking cells in order
+  // walks the table in order; tiles are shifted by a hash of their position,
+  // so distant tiles spread over the table instead of piling up.
+  const std::uint32_t w = level.widthBits, h = level.bucketBits - level.widthBits;
+  const auto ux = static_cast<std::uint32_t>(cx), uy = static_cast<std::uint32_t>(cy);
+  const std::uint64_t tile = cellKey(cx >> w, cy >> h) * 0x9E3779B97F4A7C15ull;
+  const std::uint32_t x = (ux + static_cast<std::uint32_t>(tile >> 40)) & ((1u << w) - 1);
+  const std::uint32_t y = (uy + static_cast<std::uint32_t>(tile >> 20)) & ((1u << h) - 1);
+  return level.firstBucket + ((y << w) | x);
 }
 
 void BinGrid::update(std::span<const AABB> boxes) {
-  const std::size_t n = boxes.size();
-  minX_.resize(n);
-  minY_.resize(n);
-  maxX_.resize(n);
-  maxY_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    minX_[i] = boxes[i].min.x;
-    minY_[i] = boxes[i].min.y;
-    maxX_[i] = boxes[i].max.x;
-    maxY_[i] = boxes[i].max.y;
+  const auto n = static_cast<std::uint32_t>(boxes.size());
+  // This frame's order: last frame's cell order, less the proxies that are
+  // gone, plus the new ones at the end.
+  order_.swap(nextOrder_);
+  const auto previous = static_cast<std::uint32_t>(nextOrder_.size());
+  if (order_.size() != previous || previous == 0) {
+    order_.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) order_[i] = i;
+  } else {
+    if (n < previous) std::erase_if(order_, [n](std::uint32_t p) { return p >= n; });
+    for (std::uint32_t i = previous; i < n; ++i) order_.push_back(i);
   }
+  boxes_.resize(n);
+  for (std::uint32_t k = 0; k < n; ++k) boxes_[k] = boxes[order_[k]];
   chooseCellSize();
   build();
 }
@@ -72,7 +83,7 @@ void BinGrid::chooseCellSize() {
     cellSize_ = options_.cellSize;
     return;
   }
-  const std::size_t n = minX_.size();
+  const std::size_t n = boxes_.size();
   if (n == 0) {
     cellSize_ = 1.0f;
     return;
@@ -80,46 +91,44 @@ void BinGrid::chooseCellSize() {
   // Median extent of an evenly strided sample: deterministic and cheap.
   sample_.clear();
   const std::size_t stride = std::max<std::size_t>(1, n / kSizeSample);
-  float loX = minX_[0], hiX = maxX_[0], loY = minY_[0], hiY = maxY_[0];
-  for (std::size_t i = 0; i < n; i += stride) {
-    sample_.push_back(std::max(maxX_[i] - minX_[i], maxY_[i] - minY_[i]));
-    loX = std::min(loX, minX_[i]);
-    hiX = std::max(hiX, maxX_[i]);
-    loY = std::min(loY, minY_[i]);
-    hiY = std::max(hiY, maxY_[i]);
+  AABB spread = boxes_[0];
+  for (std::size_t k = 0; k < n; k += stride) {
+    sample_.push_back(std::max(boxes_[k].width(), boxes_[k].height()));
+    spread = unionOf(spread, boxes_[k]);
   }
   const auto mid = sample_.begin() + static_cast<std::ptrdiff_t>(sample_.size() / 2);
   std::nth_element(sample_.begin(), mid, sample_.end());
   float size = options_.cellSizeFactor * *mid;
   // Zero-size boxes (points): fall back to the spread of the sample, so
   // cells hold a few boxes each instead of the coordinates overflowing.
-  const float spread = std::max(hiX - loX, hiY - loY);
-  const float floorSize = std::isfinite(spread) && spread > 0.0f
-                              ? spread / std::sqrt(static_cast<float>(sample_.size())) / 4.0f
-                              : 1.0f;
-  if (!(size > 0.0f) || !std::isfinite(size)) size = floorSize;
+  const float side = std::max(spread.width(), spread.height());
+  const float fallback = std::isfinite(side) && side > 0.0f
+                             ? side / std::sqrt(static_cast<float>(sample_.size())) / 4.0f
+                             : 1.0f;
+  if (!(size > 0.0f) || !std::isfinite(size)) size = fallback;
   cellSize_ = std::max(size, std::numeric_limits<float>::min() * 1e10f);
 }
 
 void BinGrid::build() {
-  const auto n = static_cast<std::uint32_t>(minX_.size());
+  const auto n = static_cast<std::uint32_t>(boxes_.size());
   levelOf_.resize(n);
   levels_.clear();
-  entries_.clear();
   crowded_.clear();
 
-  // 1. Level of each proxy, and how many cells it touches there.
+  // 1. Level of each box, and how many cells it touches there.
   std::vector<std::uint32_t>& countPerLevel = levelCounts_;
   countPerLevel.clear();
   auto levelSize = [&](std::uint32_t l) {
     return static_cast<float>(std::ldexp(static_cast<double>(cellSize_), static_cast<int>(l)));
   };
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const double extent = std::max(static_cast<double>(maxX_[i]) - minX_[i],
-                                   static_cast<double>(maxY_[i]) - minY_[i]);
-    const double ratio = extent / static_cast<double>(cellSize_);
+  const double limit = options_.multiLevel ? 1.0 : kMaxCellsPerAxisSingleLevel;
+  const double invCell = 1.0 / static_cast<double>(cellSize_);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const AABB& b = boxes_[k];
+    const double extent =
+        std::max(static_cast<double>(b.max.x) - b.min.x, static_cast<double>(b.max.y) - b.min.y);
+    const double ratio = extent * invCell;
     std::uint32_t level = 0;
-    const double limit = options_.multiLevel ? 1.0 : kMaxCellsPerAxisSingleLevel;
     if (ratio > limit) {
       int exp = 0;
       const double m = std::frexp(ratio / limit, &exp);  // ratio/limit = m * 2^exp, m in [0.5, 1)
@@ -128,7 +137,7 @@ void BinGrid::build() {
       while (level > 0 && !std::isfinite(levelSize(level))) --level;
       level = std::min(level, kMaxLevels - 1);
     }
-    levelOf_[i] = static_cast<std::uint8_t>(level);
+    levelOf_[k] = static_cast<std::uint8_t>(level);
     if (countPerLevel.size() <= level) countPerLevel.resize(level + 1, 0);
   }
   levels_.resize(countPerLevel.size());
@@ -136,18 +145,19 @@ void BinGrid::build() {
     levels_[l].cellSize = levelSize(l);
     levels_[l].invCellSize = 1.0f / levels_[l].cellSize;
   }
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const Level& lv = levels_[levelOf_[i]];
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const Level& lv = levels_[levelOf_[k]];
+    const AABB& b = boxes_[k];
     const auto nx =
-        static_cast<std::uint64_t>(static_cast<std::int64_t>(cellCoord(maxX_[i], lv.invCellSize)) -
-                                   cellCoord(minX_[i], lv.invCellSize) + 1);
+        static_cast<std::uint64_t>(static_cast<std::int64_t>(cellCoord(b.max.x, lv.invCellSize)) -
+                                   cellCoord(b.min.x, lv.invCellSize) + 1);
     const auto ny =
-        static_cast<std::uint64_t>(static_cast<std::int64_t>(cellCoord(maxY_[i], lv.invCellSize)) -
-                                   cellCoord(minY_[i], lv.invCellSize) + 1);
-    countPerLevel[levelOf_[i]] += static_cast<std::uint32_t>(nx * ny);
+        static_cast<std::uint64_t>(static_cast<std::int64_t>(cellCoord(b.max.y, lv.invCellSize)) -
+                                   cellCoord(b.min.y, lv.invCellSize) + 1);
+    countPerLevel[levelOf_[k]] += static_cast<std::uint32_t>(nx * ny);
   }
 
-  // 2. Entries grouped by level.
+  // 2. Entries grouped by level, items in order (so nearly in cell order).
   std::uint32_t total = 0;
   for (std::uint32_t l = 0; l < levels_.size(); ++l) {
     levels_[l].firstEntry = total;
@@ -155,27 +165,31 @@ void BinGrid::build() {
     levels_[l].endEntry = levels_[l].firstEntry;  // advanced while filling
   }
   unsorted_.resize(total);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    Level& lv = levels_[levelOf_[i]];
-    const std::int32_t x0 = cellCoord(minX_[i], lv.invCellSize);
-    const std::int32_t x1 = cellCoord(maxX_[i], lv.invCellSize);
-    const std::int32_t y0 = cellCoord(minY_[i], lv.invCellSize);
-    const std::int32_t y1 = cellCoord(maxY_[i], lv.invCellSize);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    Level& lv = levels_[levelOf_[k]];
+    const AABB& b = boxes_[k];
+    const std::int32_t x0 = cellCoord(b.min.x, lv.invCellSize);
+    const std::int32_t x1 = cellCoord(b.max.x, lv.invCellSize);
+    const std::int32_t y0 = cellCoord(b.min.y, lv.invCellSize);
+    const std::int32_t y1 = cellCoord(b.max.y, lv.invCellSize);
+    std::uint32_t item = k | kFirstCell;
     for (std::int32_t cy = y0;; ++cy) {
       for (std::int32_t cx = x0;; ++cx) {
-        unsorted_[lv.endEntry++] = {cx, cy, i};
+        unsorted_[lv.endEntry++] = {cx, cy, item};
+        item = k;
         if (cx == x1) break;
       }
       if (cy == y1) break;
     }
   }
 
-  // 3. Per level, a counting sort of the entries by hash bucket: one pass
-  // to count, a prefix sum, one pass to scatter (stable: proxy order kept).
+  // 3. Per level, a counting sort of the entries by bucket: one pass to
+  // count, a prefix sum, one pass to scatter (stable).
   std::uint32_t buckets = 0;
   for (auto& lv : levels_) {
     const std::uint32_t count = lv.endEntry - lv.firstEntry;
-    lv.bucketBits = count < 2 ? 1u : static_cast<std::uint32_t>(std::bit_width(2 * count - 1));
+    lv.bucketBits = count < 2 ? 2u : static_cast<std::uint32_t>(std::bit_width(2 * count - 1));
+    lv.widthBits = (lv.bucketBits + 1) / 2;
     lv.firstBucket = buckets;
     buckets += (1u << lv.bucketBits) + 1;
   }
@@ -205,6 +219,13 @@ void BinGrid::build() {
     for (std::uint32_t b = bucketCount; b > 0; --b) start[b] = start[b - 1];
     start[0] = lv.firstEntry;
   }
+
+  // 4. Next frame's order: items by their first cell, in bucket order.
+  nextOrder_.clear();
+  for (const Entry& en : entries_) {
+    if (en.item & kFirstCell) nextOrder_.push_back(order_[en.item & ~kFirstCell]);
+  }
+  assert(nextOrder_.size() == n);
 }
 
 void BinGrid::findPairs(std::vector<Pair>& out) {
@@ -221,19 +242,19 @@ void BinGrid::pairsWithinLevel(const Level& lv, std::vector<Pair>& out) const {
     const std::uint32_t begin = bucketStart_[*it], end = bucketStart_[*it + 1];
     for (std::uint32_t i = begin; i + 1 < end; ++i) {
       const Entry ei = entries_[i];
-      const std::uint32_t a = ei.proxy;
-      const float ax0 = minX_[a], ay0 = minY_[a], ax1 = maxX_[a], ay1 = maxY_[a];
+      const AABB a = boxes_[ei.item & ~kFirstCell];
       for (std::uint32_t j = i + 1; j < end; ++j) {
         const Entry ej = entries_[j];
         if (ej.cx != ei.cx || ej.cy != ei.cy) continue;  // another cell, same bucket
-        const std::uint32_t b = ej.proxy;
-        if (!(ax0 < maxX_[b] && minX_[b] < ax1 && ay0 < maxY_[b] && minY_[b] < ay1)) continue;
+        const AABB& b = boxes_[ej.item & ~kFirstCell];
+        if (!overlaps(a, b)) continue;
         // Owner rule: only the cell holding the intersection's min corner reports.
-        if (cellCoord(std::max(ax0, minX_[b]), lv.invCellSize) != ei.cx ||
-            cellCoord(std::max(ay0, minY_[b]), lv.invCellSize) != ei.cy) {
+        if (cellCoord(std::max(a.min.x, b.min.x), lv.invCellSize) != ei.cx ||
+            cellCoord(std::max(a.min.y, b.min.y), lv.invCellSize) != ei.cy) {
           continue;
         }
-        out.push_back(a < b ? Pair{a, b} : Pair{b, a});
+        const std::uint32_t pa = order_[ei.item & ~kFirstCell], pb = order_[ej.item & ~kFirstCell];
+        out.push_back(pa < pb ? Pair{pa, pb} : Pair{pb, pa});
       }
     }
   }
@@ -241,14 +262,16 @@ void BinGrid::pairsWithinLevel(const Level& lv, std::vector<Pair>& out) const {
 
 void BinGrid::pairsAcrossLevels(std::vector<Pair>& out) const {
   if (levels_.size() < 2) return;
-  const auto n = static_cast<std::uint32_t>(minX_.size());
-  for (std::uint32_t a = 0; a < n; ++a) {
-    const float ax0 = minX_[a], ay0 = minY_[a], ax1 = maxX_[a], ay1 = maxY_[a];
-    for (std::uint32_t l = levelOf_[a] + 1u; l < levels_.size(); ++l) {
+  const auto n = static_cast<std::uint32_t>(boxes_.size());
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const AABB a = boxes_[k];
+    for (std::uint32_t l = levelOf_[k] + 1u; l < levels_.size(); ++l) {
       const Level& lv = levels_[l];
       if (lv.firstEntry == lv.endEntry) continue;
-      const std::int32_t x0 = cellCoord(ax0, lv.invCellSize), x1 = cellCoord(ax1, lv.invCellSize);
-      const std::int32_t y0 = cellCoord(ay0, lv.invCellSize), y1 = cellCoord(ay1, lv.invCellSize);
+      const std::int32_t x0 = cellCoord(a.min.x, lv.invCellSize),
+                         x1 = cellCoord(a.max.x, lv.invCellSize);
+      const std::int32_t y0 = cellCoord(a.min.y, lv.invCellSize),
+                         y1 = cellCoord(a.max.y, lv.invCellSize);
       // a is no larger than these cells: it touches at most 2 x 2 of them.
       for (std::int32_t cy = y0;; ++cy) {
         for (std::int32_t cx = x0;; ++cx) {
@@ -256,13 +279,14 @@ void BinGrid::pairsAcrossLevels(std::vector<Pair>& out) const {
           for (std::uint32_t e = bucketStart_[bucket]; e < bucketStart_[bucket + 1]; ++e) {
             const Entry en = entries_[e];
             if (en.cx != cx || en.cy != cy) continue;
-            const std::uint32_t b = en.proxy;
-            if (!(ax0 < maxX_[b] && minX_[b] < ax1 && ay0 < maxY_[b] && minY_[b] < ay1)) continue;
-            if (cellCoord(std::max(ax0, minX_[b]), lv.invCellSize) != cx ||
-                cellCoord(std::max(ay0, minY_[b]), lv.invCellSize) != cy) {
+            const AABB& b = boxes_[en.item & ~kFirstCell];
+            if (!overlaps(a, b)) continue;
+            if (cellCoord(std::max(a.min.x, b.min.x), lv.invCellSize) != cx ||
+                cellCoord(std::max(a.min.y, b.min.y), lv.invCellSize) != cy) {
               continue;
             }
-            out.push_back(a < b ? Pair{a, b} : Pair{b, a});
+            const std::uint32_t pa = order_[k], pb = order_[en.item & ~kFirstCell];
+            out.push_back(pa < pb ? Pair{pa, pb} : Pair{pb, pa});
           }
           if (cx == x1) break;
         }
@@ -280,17 +304,15 @@ void BinGrid::query(const AABB& box, std::vector<std::uint32_t>& out) const {
     const std::int32_t x1 = cellCoord(box.max.x, lv.invCellSize);
     const std::int32_t y0 = cellCoord(box.min.y, lv.invCellSize);
     const std::int32_t y1 = cellCoord(box.max.y, lv.invCellSize);
-    // A proxy in several cells is reported by the cell holding the corner
-    // max(proxy.min, box.min), which lies in both cell ranges.
+    // A box in several cells is reported by the cell holding the corner
+    // max(box.min, query.min), which lies in both cell ranges.
     auto report = [&](const Entry& en) {
-      const std::uint32_t p = en.proxy;
-      if (!(minX_[p] <= box.max.x && box.min.x <= maxX_[p] && minY_[p] <= box.max.y &&
-            box.min.y <= maxY_[p])) {
-        return;
-      }
-      if (cellCoord(std::max(minX_[p], box.min.x), lv.invCellSize) == en.cx &&
-          cellCoord(std::max(minY_[p], box.min.y), lv.invCellSize) == en.cy) {
-        out.push_back(p);
+      const std::uint32_t k = en.item & ~kFirstCell;
+      const AABB& b = boxes_[k];
+      if (!touches(b, box)) return;
+      if (cellCoord(std::max(b.min.x, box.min.x), lv.invCellSize) == en.cx &&
+          cellCoord(std::max(b.min.y, box.min.y), lv.invCellSize) == en.cy) {
+        out.push_back(order_[k]);
       }
     };
     const double cells = (static_cast<double>(x1) - x0 + 1) * (static_cast<double>(y1) - y0 + 1);
@@ -318,12 +340,13 @@ std::uint32_t BinGrid::levelCount() const noexcept {
 }
 
 std::size_t BinGrid::memoryBytes() const noexcept {
-  return (minX_.capacity() + minY_.capacity() + maxX_.capacity() + maxY_.capacity() +
-          sample_.capacity()) *
-             sizeof(float) +
-         levelOf_.capacity() + levels_.capacity() * sizeof(Level) +
+  return (order_.capacity() + nextOrder_.capacity() + bucketStart_.capacity() +
+          crowded_.capacity() + levelCounts_.capacity()) *
+             sizeof(std::uint32_t) +
+         boxes_.capacity() * sizeof(AABB) + levelOf_.capacity() +
+         levels_.capacity() * sizeof(Level) +
          (entries_.capacity() + unsorted_.capacity()) * sizeof(Entry) +
-         (bucketStart_.capacity() + crowded_.capacity()) * sizeof(std::uint32_t);
+         sample_.capacity() * sizeof(float);
 }
 
 }  // namespace quadbin

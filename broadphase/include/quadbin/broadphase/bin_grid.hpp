@@ -42,7 +42,7 @@ class BinGrid final : public BroadPhase {
   void update(std::span<const AABB> boxes) override;
   void findPairs(std::vector<Pair>& out) override;
   void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
-  [[nodiscard]] std::size_t size() const noexcept override { return minX_.size(); }
+  [[nodiscard]] std::size_t size() const noexcept override { return order_.size(); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;
 
   /// The finest cell side used by the last update.
@@ -53,15 +53,17 @@ class BinGrid final : public BroadPhase {
  private:
   struct Entry {
     std::int32_t cx, cy;  // the cell
-    std::uint32_t proxy;
+    std::uint32_t item;   // position in the frame's order; top bit: the box's first cell
   };
   struct Level {
     float cellSize = 0.0f;
     float invCellSize = 0.0f;
     std::uint32_t firstEntry = 0;  // entries of this level: [firstEntry, endEntry)
     std::uint32_t endEntry = 0;
-    std::uint32_t firstBucket = 0;  // hash buckets of this level: [firstBucket, +bucketCount]
+    std::uint32_t firstBucket = 0;  // buckets of this level: [firstBucket, +2^bucketBits]
     std::uint32_t bucketBits = 0;
+    std::uint32_t widthBits =
+        0;  // buckets form tiles of 2^widthBits x 2^(bucketBits - widthBits) cells
   };
 
   [[nodiscard]] std::uint32_t bucketOf(const Level& level, std::int32_t cx,
@@ -73,11 +75,15 @@ class BinGrid final : public BroadPhase {
 
   BinGridOptions options_;
   float cellSize_ = 1.0f;
-  std::vector<float> minX_, minY_, maxX_, maxY_;  // the boxes, structure of arrays
-  std::vector<std::uint8_t> levelOf_;             // level of each proxy
+  // The frame's boxes in processing order: item k is proxy order_[k]. The
+  // order is the previous frame's cell order, so consecutive items are
+  // neighbours in space and every pass below walks memory nearly in order.
+  std::vector<std::uint32_t> order_, nextOrder_;
+  std::vector<AABB> boxes_;
+  std::vector<std::uint8_t> levelOf_;  // level of each item
   std::vector<Level> levels_;
   std::vector<Entry> entries_;              // grouped by level, then by bucket
-  std::vector<std::uint32_t> bucketStart_;  // per level: bucketCount + 1 offsets into entries_
+  std::vector<std::uint32_t> bucketStart_;  // per level: bucket count + 1 offsets into entries_
   std::vector<std::uint32_t> crowded_;      // buckets holding two or more entries
   // Scratch.
   std::vector<Entry> unsorted_;
