@@ -17,6 +17,7 @@ constexpr double kMaxCellsPerAxisSingleLevel = 64.0;
 constexpr std::uint32_t kMaxLevels = 200;
 constexpr std::size_t kSizeSample = 1024;
 constexpr std::uint32_t kFirstCell = 0x80000000u;  // Entry::item flag
+constexpr std::uint64_t kReorderEvery = 4;         // frames between re-orderings
 
 // floor(x / cellSize) clamped into int32: monotonic in x, so the owner cell of
 // an intersection always lies inside both boxes' cell ranges, even for
@@ -61,21 +62,20 @@ std::uint32_t BinGrid::bucketOf(const Level& level, std::int32_t cx,
 
 void BinGrid::update(std::span<const AABB> boxes) {
   const auto n = static_cast<std::uint32_t>(boxes.size());
-  // This frame's order: last frame's cell order, less the proxies that are
-  // gone, plus the new ones at the end.
-  order_.swap(nextOrder_);
-  const auto previous = static_cast<std::uint32_t>(nextOrder_.size());
-  if (order_.size() != previous || previous == 0) {
-    order_.resize(n);
-    for (std::uint32_t i = 0; i < n; ++i) order_[i] = i;
-  } else {
-    if (n < previous) std::erase_if(order_, [n](std::uint32_t p) { return p >= n; });
-    for (std::uint32_t i = previous; i < n; ++i) order_.push_back(i);
+  // This frame's order: the last computed cell order, less the proxies that
+  // are gone, plus the new ones at the end.
+  if (haveNextOrder_) {
+    order_.swap(nextOrder_);
+    haveNextOrder_ = false;
   }
+  const auto previous = static_cast<std::uint32_t>(order_.size());
+  if (n < previous) std::erase_if(order_, [n](std::uint32_t p) { return p >= n; });
+  for (std::uint32_t i = previous; i < n; ++i) order_.push_back(i);
   boxes_.resize(n);
   for (std::uint32_t k = 0; k < n; ++k) boxes_[k] = boxes[order_[k]];
   chooseCellSize();
   build();
+  ++frame_;
 }
 
 void BinGrid::chooseCellSize() {
@@ -115,9 +115,9 @@ void BinGrid::build() {
   levels_.clear();
   crowded_.clear();
 
-  // 1. Level of each box, and how many cells it touches there.
-  std::vector<std::uint32_t>& countPerLevel = levelCounts_;
-  countPerLevel.clear();
+  // 1. The level of each box: the first whose cells are at least its size.
+  std::vector<std::uint32_t>& boxesPerLevel = levelCounts_;
+  boxesPerLevel.clear();
   auto levelSize = [&](std::uint32_t l) {
     return static_cast<float>(std::ldexp(static_cast<double>(cellSize_), static_cast<int>(l)));
   };
@@ -138,94 +138,89 @@ void BinGrid::build() {
       level = std::min(level, kMaxLevels - 1);
     }
     levelOf_[k] = static_cast<std::uint8_t>(level);
-    if (countPerLevel.size() <= level) countPerLevel.resize(level + 1, 0);
-  }
-  levels_.resize(countPerLevel.size());
-  for (std::uint32_t l = 0; l < levels_.size(); ++l) {
-    levels_[l].cellSize = levelSize(l);
-    levels_[l].invCellSize = 1.0f / levels_[l].cellSize;
-  }
-  for (std::uint32_t k = 0; k < n; ++k) {
-    const Level& lv = levels_[levelOf_[k]];
-    const AABB& b = boxes_[k];
-    const auto nx =
-        static_cast<std::uint64_t>(static_cast<std::int64_t>(cellCoord(b.max.x, lv.invCellSize)) -
-                                   cellCoord(b.min.x, lv.invCellSize) + 1);
-    const auto ny =
-        static_cast<std::uint64_t>(static_cast<std::int64_t>(cellCoord(b.max.y, lv.invCellSize)) -
-                                   cellCoord(b.min.y, lv.invCellSize) + 1);
-    countPerLevel[levelOf_[k]] += static_cast<std::uint32_t>(nx * ny);
+    if (boxesPerLevel.size() <= level) boxesPerLevel.resize(level + 1, 0);
+    ++boxesPerLevel[level];
   }
 
-  // 2. Entries grouped by level, items in order (so nearly in cell order).
-  std::uint32_t total = 0;
+  // 2. Each level's hash table: about two buckets per box, plus one slot in
+  // front that holds the level's first entry. Bucket b spans the entries
+  // [start[b], start[b + 1]) of its level's region.
+  levels_.resize(boxesPerLevel.size());
+  std::uint32_t slots = 0;
   for (std::uint32_t l = 0; l < levels_.size(); ++l) {
-    levels_[l].firstEntry = total;
-    total += countPerLevel[l];
-    levels_[l].endEntry = levels_[l].firstEntry;  // advanced while filling
+    Level& lv = levels_[l];
+    lv.cellSize = levelSize(l);
+    lv.invCellSize = 1.0f / lv.cellSize;
+    const std::uint32_t boxesHere = boxesPerLevel[l];
+    lv.bucketBits =
+        boxesHere < 2 ? 2u : static_cast<std::uint32_t>(std::bit_width(2 * boxesHere - 1));
+    lv.widthBits = (lv.bucketBits + 1) / 2;
+    lv.firstBucket = slots;
+    slots += (1u << lv.bucketBits) + 1;
   }
-  unsorted_.resize(total);
-  for (std::uint32_t k = 0; k < n; ++k) {
-    Level& lv = levels_[levelOf_[k]];
+  bucketStart_.assign(slots, 0);
+
+  // 3. Count the entries of each bucket, straight from the boxes.
+  auto forEachCell = [&](std::uint32_t k, auto&& visit) {
+    const Level& lv = levels_[levelOf_[k]];
     const AABB& b = boxes_[k];
     const std::int32_t x0 = cellCoord(b.min.x, lv.invCellSize);
     const std::int32_t x1 = cellCoord(b.max.x, lv.invCellSize);
     const std::int32_t y0 = cellCoord(b.min.y, lv.invCellSize);
     const std::int32_t y1 = cellCoord(b.max.y, lv.invCellSize);
-    std::uint32_t item = k | kFirstCell;
+    bool first = true;
     for (std::int32_t cy = y0;; ++cy) {
       for (std::int32_t cx = x0;; ++cx) {
-        unsorted_[lv.endEntry++] = {cx, cy, item};
-        item = k;
+        visit(lv, cx, cy, first);
+        first = false;
         if (cx == x1) break;
       }
       if (cy == y1) break;
     }
+  };
+  std::uint32_t* start = bucketStart_.data();
+  for (std::uint32_t k = 0; k < n; ++k) {
+    forEachCell(k, [&](const Level& lv, std::int32_t cx, std::int32_t cy, bool) {
+      ++start[bucketOf(lv, cx, cy) + 1];
+    });
   }
 
-  // 3. Per level, a counting sort of the entries by bucket: one pass to
-  // count, a prefix sum, one pass to scatter (stable).
-  std::uint32_t buckets = 0;
+  // 4. Prefix sums: each bucket's first entry; levels one after the other.
+  std::uint32_t running = 0;
   for (auto& lv : levels_) {
-    const std::uint32_t count = lv.endEntry - lv.firstEntry;
-    lv.bucketBits = count < 2 ? 2u : static_cast<std::uint32_t>(std::bit_width(2 * count - 1));
-    lv.widthBits = (lv.bucketBits + 1) / 2;
-    lv.firstBucket = buckets;
-    buckets += (1u << lv.bucketBits) + 1;
-  }
-  bucketStart_.assign(buckets, 0);
-  entries_.resize(total);
-  for (const auto& lv : levels_) {
-    if (lv.firstEntry == lv.endEntry) continue;
-    std::uint32_t* start = bucketStart_.data() + lv.firstBucket;
-    const std::uint32_t bucketCount = 1u << lv.bucketBits;
-    for (std::uint32_t e = lv.firstEntry; e < lv.endEntry; ++e) {
-      const Entry& en = unsorted_[e];
-      ++start[bucketOf(lv, en.cx, en.cy) - lv.firstBucket + 1];
+    lv.firstEntry = running;
+    start[lv.firstBucket] = running;
+    const std::uint32_t last = lv.firstBucket + (1u << lv.bucketBits);
+    for (std::uint32_t slot = lv.firstBucket; slot < last; ++slot) {
+      const std::uint32_t count = start[slot + 1];
+      if (count >= 2) crowded_.push_back(slot);
+      start[slot + 1] = running;
+      running += count;
     }
-    start[0] = lv.firstEntry;
-    for (std::uint32_t b = 1; b <= bucketCount; ++b) {
-      if (start[b] >= 2) crowded_.push_back(lv.firstBucket + b - 1);
-      start[b] += start[b - 1];
-    }
-    // start[b] is now where bucket b begins; scatter with it as bucket b's
-    // cursor, which leaves it at bucket b's end.
-    for (std::uint32_t e = lv.firstEntry; e < lv.endEntry; ++e) {
-      const Entry& en = unsorted_[e];
-      const std::uint32_t b = bucketOf(lv, en.cx, en.cy) - lv.firstBucket;
-      entries_[start[b]++] = en;
-    }
-    // Shift back: start[b] = beginning of bucket b.
-    for (std::uint32_t b = bucketCount; b > 0; --b) start[b] = start[b - 1];
-    start[0] = lv.firstEntry;
+    lv.endEntry = running;
   }
 
-  // 4. Next frame's order: items by their first cell, in bucket order.
-  nextOrder_.clear();
-  for (const Entry& en : entries_) {
-    if (en.item & kFirstCell) nextOrder_.push_back(order_[en.item & ~kFirstCell]);
+  // 5. Scatter, again straight from the boxes, with each bucket's start as
+  // its cursor: afterwards start[slot + 1] is the bucket's end, which is
+  // the next bucket's start.
+  entries_.resize(running);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    forEachCell(k, [&](const Level& lv, std::int32_t cx, std::int32_t cy, bool first) {
+      entries_[start[bucketOf(lv, cx, cy) + 1]++] = {cx, cy, first ? (k | kFirstCell) : k};
+    });
   }
-  assert(nextOrder_.size() == n);
+
+  // 6. Every few frames, the next order: items by their first cell, in
+  // bucket order. Bodies move little between frames, so a slightly stale
+  // order keeps almost all of its locality.
+  if (frame_ % kReorderEvery == 0) {
+    nextOrder_.clear();
+    for (const Entry& en : entries_) {
+      if (en.item & kFirstCell) nextOrder_.push_back(order_[en.item & ~kFirstCell]);
+    }
+    assert(nextOrder_.size() == n);
+    haveNextOrder_ = true;
+  }
 }
 
 void BinGrid::findPairs(std::vector<Pair>& out) {
@@ -344,8 +339,7 @@ std::size_t BinGrid::memoryBytes() const noexcept {
           crowded_.capacity() + levelCounts_.capacity()) *
              sizeof(std::uint32_t) +
          boxes_.capacity() * sizeof(AABB) + levelOf_.capacity() +
-         levels_.capacity() * sizeof(Level) +
-         (entries_.capacity() + unsorted_.capacity()) * sizeof(Entry) +
+         levels_.capacity() * sizeof(Level) + entries_.capacity() * sizeof(Entry) +
          sample_.capacity() * sizeof(float);
 }
 

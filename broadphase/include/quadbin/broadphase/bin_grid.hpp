@@ -85,8 +85,9 @@ class BinGrid final : public BroadPhase {
   std::vector<Entry> entries_;              // grouped by level, then by bucket
   std::vector<std::uint32_t> bucketStart_;  // per level: bucket count + 1 offsets into entries_
   std::vector<std::uint32_t> crowded_;      // buckets holding two or more entries
+  bool haveNextOrder_ = false;
+  std::uint64_t frame_ = 0;
   // Scratch.
-  std::vector<Entry> unsorted_;
   std::vector<float> sample_;
   std::vector<std::uint32_t> levelCounts_;
 };
