@@ -1,6 +1,8 @@
 #include <array>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
+#include <quadbin/broadphase/dynamic_aabb_tree.hpp>
+#include <quadbin/broadphase/sweep_and_prune.hpp>
 
 namespace quadbin {
 
@@ -11,6 +13,8 @@ struct NamedType {
 };
 constexpr std::array kTypes = {
     NamedType{BroadPhaseType::BruteForce, "brute-force"},
+    NamedType{BroadPhaseType::SweepAndPrune, "sweep-and-prune"},
+    NamedType{BroadPhaseType::DynamicAabbTree, "dynamic-aabb-tree"},
 };
 constexpr std::array kAllTypes = [] {
   std::array<BroadPhaseType, kTypes.size()> all{};
@@ -39,6 +43,10 @@ std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type) {
   switch (type) {
     case BroadPhaseType::BruteForce:
       return std::make_unique<BruteForce>();
+    case BroadPhaseType::SweepAndPrune:
+      return std::make_unique<SweepAndPrune>();
+    case BroadPhaseType::DynamicAabbTree:
+      return std::make_unique<DynamicAabbTree>();
   }
   return std::make_unique<BruteForce>();
 }

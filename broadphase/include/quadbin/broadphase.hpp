@@ -4,3 +4,5 @@
 
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
+#include <quadbin/broadphase/dynamic_aabb_tree.hpp>
+#include <quadbin/broadphase/sweep_and_prune.hpp>

@@ -34,6 +34,8 @@ struct Pair {
 /// ones the perf suite's --broadphase accepts.
 enum class BroadPhaseType : std::uint8_t {
   BruteForce,
+  SweepAndPrune,
+  DynamicAabbTree,
 };
 
 [[nodiscard]] std::string_view toString(BroadPhaseType type) noexcept;

@@ -1,0 +1,118 @@
+#pragma once
+/// \file
+/// DynamicAabbTree: a binary bounding-volume hierarchy in the style of
+/// Box2D's b2DynamicTree and Bullet's btDbvt, one leaf per proxy.
+///
+/// Each leaf holds an enlarged ("fat") copy of its proxy's box. A proxy whose
+/// new box is still inside its fat box costs nothing to update; one that
+/// leaves it is removed and re-inserted, walking down from the root to the
+/// cheapest sibling by the surface-area (in 2D: perimeter) heuristic, and the
+/// path back to the root is kept balanced by AVL-style rotations, so the
+/// height stays O(log n) even for thousands of identical boxes. When most of
+/// the proxies would move in one frame (or on the first frame), the whole
+/// tree is rebuilt top-down instead, which is faster and gives a better tree.
+/// findPairs descends the tree against itself (each pair of subtrees once)
+/// and filters the leaf pairs to the exact strict overlap of the tight boxes.
+///
+/// When to pick it: unbounded or very uneven worlds, widely varying box
+/// sizes, many queries and ray casts, or scenes where most bodies rest (a
+/// resting body costs one containment test per frame).
+///
+/// Options:
+/// - margin: the fat box is the tight box grown on each side by
+///   margin * (larger side of the box) + absoluteMargin (default 0.25, i.e.
+///   a quarter of the box size). Larger: fewer re-insertions, more candidate
+///   pairs to filter.
+/// - absoluteMargin: added to every side (default 0.01), so that zero-size
+///   boxes get a fat box too.
+/// - rebuildFraction: when more than this fraction of the proxies leave
+///   their fat box or appear in one frame, the tree is rebuilt from scratch
+///   (default 0.25); 1 means never rebuild after the first frame.
+
+#include <cstdint>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <utility>
+#include <vector>
+
+namespace quadbin {
+
+struct DynamicAabbTreeOptions {
+  float margin = 0.25f;
+  float absoluteMargin = 0.0f;
+  float rebuildFraction = 0.25f;
+};
+
+class DynamicAabbTree final : public BroadPhase {
+ public:
+  /// Throws quadbin::Error when an option is negative, not finite, or
+  /// rebuildFraction is not in [0, 1].
+  explicit DynamicAabbTree(const DynamicAabbTreeOptions& options = {});
+
+  [[nodiscard]] BroadPhaseType type() const noexcept override {
+    return BroadPhaseType::DynamicAabbTree;
+  }
+  void update(std::span<const AABB> boxes) override;
+  /// Pairs in the order of a depth-first descent of the tree against itself.
+  void findPairs(std::vector<Pair>& out) override;
+  void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
+  /// Walks only the nodes whose fat box the ray crosses; the leaves are
+  /// tested against the tight boxes, so the result is the exact hit set.
+  void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
+  [[nodiscard]] std::size_t size() const noexcept override { return leafOf_.size(); }
+  [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+
+  /// Height of the tree: 0 for a single leaf, -1 when empty.
+  [[nodiscard]] int height() const noexcept;
+  /// The fat box the tree holds for a proxy.
+  [[nodiscard]] AABB fatBox(std::uint32_t proxy) const noexcept;
+  /// Checks every invariant (links, heights, balance, boxes containing their
+  /// children, fat boxes containing the tight ones, free list). For tests:
+  /// O(n).
+  [[nodiscard]] bool isValid() const;
+  /// Full top-down rebuilds and single re-insertions since construction.
+  [[nodiscard]] std::uint64_t rebuilds() const noexcept { return rebuilds_; }
+  [[nodiscard]] std::uint64_t reinsertions() const noexcept { return reinsertions_; }
+
+ private:
+  static constexpr std::uint32_t kNull = 0xffffffffu;
+
+  // 32 bytes: two nodes per cache line. A leaf has child1 == kNull and its
+  // proxy in child2; a free node has height -1 and the next free in parent.
+  struct Node {
+    AABB box;
+    std::uint32_t parent = kNull;
+    std::uint32_t child1 = kNull;
+    std::uint32_t child2 = kNull;
+    std::int32_t height = 0;
+    [[nodiscard]] bool isLeaf() const noexcept { return child1 == kNull; }
+  };
+
+  [[nodiscard]] AABB fatten(const AABB& tight) const noexcept;
+  [[nodiscard]] std::uint32_t allocateNode();
+  void freeNode(std::uint32_t node) noexcept;
+  void insertLeaf(std::uint32_t leaf);
+  void removeLeaf(std::uint32_t leaf) noexcept;
+  void refitUp(std::uint32_t node) noexcept;
+  [[nodiscard]] std::uint32_t rotate(std::uint32_t a) noexcept;
+  void rebuild(std::span<const AABB> boxes);
+  std::uint32_t buildRange(std::uint32_t* first, std::uint32_t count, std::uint32_t parent);
+  [[nodiscard]] bool tightOverlap(std::uint32_t p, std::uint32_t q) const noexcept;
+
+  DynamicAabbTreeOptions options_;
+  std::vector<Node> nodes_;
+  std::uint32_t root_ = kNull;
+  std::uint32_t freeList_ = kNull;
+  std::vector<std::uint32_t> leafOf_;  // proxy -> its leaf node
+  // Tight boxes by proxy (structure of arrays): the exact filter.
+  std::vector<float> minX_, minY_, maxX_, maxY_;
+  // Reused scratch: proxies to re-insert, build order, centres for the
+  // build, the descent stack of findPairs.
+  std::vector<std::uint32_t> moved_;
+  std::vector<std::uint32_t> order_;
+  std::vector<float> centres_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairStack_;
+  std::uint64_t rebuilds_ = 0;
+  std::uint64_t reinsertions_ = 0;
+};
+
+}  // namespace quadbin

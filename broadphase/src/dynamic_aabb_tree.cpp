@@ -1,0 +1,452 @@
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <quadbin/broadphase/dynamic_aabb_tree.hpp>
+#include <quadbin/error.hpp>
+#include <string>
+
+namespace quadbin {
+
+namespace {
+
+/// Half the perimeter: the 2D "surface area" of the SAH (the factor 2 does
+/// not change any comparison).
+[[nodiscard]] inline float halfPerimeter(const AABB& b) noexcept {
+  return (b.max.x - b.min.x) + (b.max.y - b.min.y);
+}
+
+/// Calls visit(node) for the nodes of a depth-first walk that `enter`
+/// accepts. The stack never holds more than height + 1 entries; it lives on
+/// the machine stack unless the tree is absurdly tall.
+template <typename Nodes, typename Enter, typename Leaf>
+void walk(const Nodes& nodes, std::uint32_t root, int height, Enter&& enter, Leaf&& leaf) {
+  constexpr std::size_t kLocal = 128;
+  std::array<std::uint32_t, kLocal> local;
+  std::vector<std::uint32_t> heap;
+  std::uint32_t* stack = local.data();
+  if (static_cast<std::size_t>(height) + 2 > kLocal) {
+    heap.resize(static_cast<std::size_t>(height) + 2);
+    stack = heap.data();
+  }
+  std::size_t top = 0;
+  stack[top++] = root;
+  while (top > 0) {
+    const auto& node = nodes[stack[--top]];
+    if (!enter(node.box)) continue;
+    if (node.isLeaf()) {
+      leaf(node.child2);
+    } else {
+      stack[top++] = node.child2;
+      stack[top++] = node.child1;
+    }
+  }
+}
+
+void checkOption(float value, const char* field) {
+  if (!(std::isfinite(value) && value >= 0.0f))
+    throw Error(std::string("DynamicAabbTreeOptions.") + field + " must be finite and >= 0, got " +
+                std::to_string(value));
+}
+
+}  // namespace
+
+DynamicAabbTree::DynamicAabbTree(const DynamicAabbTreeOptions& options) : options_(options) {
+  checkOption(options.margin, "margin");
+  checkOption(options.absoluteMargin, "absoluteMargin");
+  if (!(options.rebuildFraction >= 0.0f && options.rebuildFraction <= 1.0f))
+    throw Error("DynamicAabbTreeOptions.rebuildFraction must be in [0, 1], got " +
+                std::to_string(options.rebuildFraction));
+}
+
+AABB DynamicAabbTree::fatten(const AABB& tight) const noexcept {
+  const float d =
+      options_.margin * std::max(tight.width(), tight.height()) + options_.absoluteMargin;
+  return tight.expanded(d);
+}
+
+std::uint32_t DynamicAabbTree::allocateNode() {
+  if (freeList_ != kNull) {
+    const std::uint32_t node = freeList_;
+    freeList_ = nodes_[node].parent;
+    nodes_[node] = Node{};
+    return node;
+  }
+  assert(nodes_.size() < kNull);
+  nodes_.emplace_back();
+  return static_cast<std::uint32_t>(nodes_.size() - 1);
+}
+
+void DynamicAabbTree::freeNode(std::uint32_t node) noexcept {
+  nodes_[node].height = -1;
+  nodes_[node].child1 = nodes_[node].child2 = kNull;
+  nodes_[node].parent = freeList_;
+  freeList_ = node;
+}
+
+std::uint32_t DynamicAabbTree::rotate(std::uint32_t a) noexcept {
+  Node& A = nodes_[a];
+  if (A.isLeaf()) return a;  // A's own height may be stale here: look at the children
+  const std::uint32_t b = A.child1, c = A.child2;
+  const int balance = nodes_[c].height - nodes_[b].height;
+  if (balance >= -1 && balance <= 1) return a;
+  // Lift the taller child (`up`) into A's place; A keeps its other child and
+  // takes the shorter grandchild, `up` keeps the taller. Children have no
+  // order in a bounding-volume tree, so this single rotation always
+  // restores the AVL balance.
+  const bool liftSecond = balance > 1;
+  const std::uint32_t up = liftSecond ? c : b;
+  const std::uint32_t stay = liftSecond ? b : c;
+  Node& U = nodes_[up];
+  const std::uint32_t g1 = U.child1, g2 = U.child2;
+  const bool firstTaller = nodes_[g1].height > nodes_[g2].height;
+  const std::uint32_t tall = firstTaller ? g1 : g2;
+  const std::uint32_t shortG = firstTaller ? g2 : g1;
+
+  U.parent = A.parent;
+  if (U.parent != kNull) {
+    Node& P = nodes_[U.parent];
+    (P.child1 == a ? P.child1 : P.child2) = up;
+  } else {
+    root_ = up;
+  }
+  U.child1 = a;
+  U.child2 = tall;
+  A.parent = up;
+  if (liftSecond) {
+    A.child2 = shortG;
+  } else {
+    A.child1 = shortG;
+  }
+  nodes_[shortG].parent = a;
+  A.box = unionOf(nodes_[stay].box, nodes_[shortG].box);
+  A.height = 1 + std::max(nodes_[stay].height, nodes_[shortG].height);
+  U.box = unionOf(A.box, nodes_[tall].box);
+  U.height = 1 + std::max(A.height, nodes_[tall].height);
+  return up;
+}
+
+void DynamicAabbTree::refitUp(std::uint32_t node) noexcept {
+  while (node != kNull) {
+    node = rotate(node);
+    Node& n = nodes_[node];
+    const Node& c1 = nodes_[n.child1];
+    const Node& c2 = nodes_[n.child2];
+    n.height = 1 + std::max(c1.height, c2.height);
+    n.box = unionOf(c1.box, c2.box);
+    node = n.parent;
+  }
+}
+
+void DynamicAabbTree::insertLeaf(std::uint32_t leaf) {
+  if (root_ == kNull) {
+    root_ = leaf;
+    nodes_[leaf].parent = kNull;
+    return;
+  }
+  const AABB box = nodes_[leaf].box;
+  // Cheapest sibling by the surface-area heuristic: making `node` the
+  // sibling costs the perimeter of the new parent, plus what every ancestor
+  // grows by ("inherited"); descending costs at least the inherited growth
+  // plus the child's own growth. Stop when no child can be cheaper.
+  std::uint32_t node = root_;
+  while (!nodes_[node].isLeaf()) {
+    const Node& n = nodes_[node];
+    const float area = halfPerimeter(n.box);
+    const float combined = halfPerimeter(unionOf(n.box, box));
+    const float cost = 2.0f * combined;
+    const float inherited = 2.0f * (combined - area);
+    const auto childCost = [&](std::uint32_t child) {
+      const Node& c = nodes_[child];
+      const float grown = halfPerimeter(unionOf(box, c.box));
+      return (c.isLeaf() ? grown : grown - halfPerimeter(c.box)) + inherited;
+    };
+    const float cost1 = childCost(n.child1);
+    const float cost2 = childCost(n.child2);
+    if (cost < cost1 && cost < cost2) break;
+    if (cost1 < cost2) {
+      node = n.child1;
+    } else if (cost2 < cost1) {
+      node = n.child2;
+    } else {
+      // A tie (identical or nested boxes): the shorter side keeps the
+      // tree balanced before any rotation is needed.
+      node = nodes_[n.child1].height <= nodes_[n.child2].height ? n.child1 : n.child2;
+    }
+  }
+  const std::uint32_t sibling = node;
+  const std::uint32_t oldParent = nodes_[sibling].parent;
+  const std::uint32_t newParent = allocateNode();  // may reallocate nodes_
+  Node& p = nodes_[newParent];
+  p.parent = oldParent;
+  p.box = unionOf(box, nodes_[sibling].box);
+  p.child1 = sibling;
+  p.child2 = leaf;
+  p.height = nodes_[sibling].height + 1;
+  if (oldParent != kNull) {
+    Node& op = nodes_[oldParent];
+    (op.child1 == sibling ? op.child1 : op.child2) = newParent;
+  } else {
+    root_ = newParent;
+  }
+  nodes_[sibling].parent = newParent;
+  nodes_[leaf].parent = newParent;
+  refitUp(oldParent);
+}
+
+void DynamicAabbTree::removeLeaf(std::uint32_t leaf) noexcept {
+  if (leaf == root_) {
+    root_ = kNull;
+    return;
+  }
+  const std::uint32_t parent = nodes_[leaf].parent;
+  const std::uint32_t grand = nodes_[parent].parent;
+  const std::uint32_t sibling =
+      nodes_[parent].child1 == leaf ? nodes_[parent].child2 : nodes_[parent].child1;
+  nodes_[sibling].parent = grand;
+  if (grand != kNull) {
+    Node& g = nodes_[grand];
+    (g.child1 == parent ? g.child1 : g.child2) = sibling;
+  } else {
+    root_ = sibling;
+  }
+  freeNode(parent);
+  nodes_[leaf].parent = kNull;
+  refitUp(grand);
+}
+
+std::uint32_t DynamicAabbTree::buildRange(std::uint32_t* first, std::uint32_t count,
+                                          std::uint32_t parent) {
+  const std::uint32_t node = allocateNode();
+  nodes_[node].parent = parent;
+  if (count == 1) {
+    const std::uint32_t p = first[0];
+    Node& leaf = nodes_[node];
+    leaf.box = fatten({{minX_[p], minY_[p]}, {maxX_[p], maxY_[p]}});
+    leaf.child2 = p;
+    leaf.height = 0;
+    leafOf_[p] = node;
+    return node;
+  }
+  // Median split of the centres along their wider spread: balanced by
+  // construction (it splits by count, so identical boxes cannot make it
+  // deep), and the sibling subtrees overlap little.
+  float lo[2] = {centres_[2 * first[0]], centres_[2 * first[0] + 1]};
+  float hi[2] = {lo[0], lo[1]};
+  for (std::uint32_t i = 1; i < count; ++i) {
+    const float* c = &centres_[2 * first[i]];
+    lo[0] = std::min(lo[0], c[0]);
+    hi[0] = std::max(hi[0], c[0]);
+    lo[1] = std::min(lo[1], c[1]);
+    hi[1] = std::max(hi[1], c[1]);
+  }
+  const std::size_t axis = (hi[1] - lo[1]) > (hi[0] - lo[0]) ? 1 : 0;
+  const float* centres = centres_.data();
+  const std::uint32_t half = count / 2;
+  std::nth_element(first, first + half, first + count, [&](std::uint32_t a, std::uint32_t b) {
+    const float ca = centres[2 * a + axis], cb = centres[2 * b + axis];
+    return ca < cb || (ca == cb && a < b);  // ties by index: a strict total order
+  });
+  const std::uint32_t c1 = buildRange(first, half, node);
+  const std::uint32_t c2 = buildRange(first + half, count - half, node);
+  Node& n = nodes_[node];
+  n.child1 = c1;
+  n.child2 = c2;
+  n.box = unionOf(nodes_[c1].box, nodes_[c2].box);
+  n.height = 1 + std::max(nodes_[c1].height, nodes_[c2].height);
+  return node;
+}
+
+void DynamicAabbTree::rebuild(std::span<const AABB> boxes) {
+  const auto n = static_cast<std::uint32_t>(boxes.size());
+  nodes_.clear();
+  freeList_ = kNull;
+  root_ = kNull;
+  if (n == 0) return;
+  nodes_.reserve(2 * std::size_t{n} - 1);
+  order_.resize(n);
+  centres_.resize(2 * std::size_t{n});
+  for (std::uint32_t i = 0; i < n; ++i) {
+    order_[i] = i;
+    centres_[2 * i] = 0.5f * (minX_[i] + maxX_[i]);
+    centres_[2 * i + 1] = 0.5f * (minY_[i] + maxY_[i]);
+  }
+  root_ = buildRange(order_.data(), n, kNull);
+  ++rebuilds_;
+}
+
+void DynamicAabbTree::update(std::span<const AABB> boxes) {
+  assert(boxes.size() < kNull / 2);
+  const auto n = static_cast<std::uint32_t>(boxes.size());
+  const auto prev = static_cast<std::uint32_t>(leafOf_.size());
+  for (std::uint32_t p = n; p < prev; ++p) {  // proxies that disappeared
+    removeLeaf(leafOf_[p]);
+    freeNode(leafOf_[p]);
+  }
+  const std::uint32_t common = std::min(n, prev);
+  leafOf_.resize(n);
+  minX_.resize(n);
+  minY_.resize(n);
+  maxX_.resize(n);
+  maxY_.resize(n);
+  moved_.clear();
+  for (std::uint32_t p = 0; p < n; ++p) {
+    const AABB& t = boxes[p];
+    minX_[p] = t.min.x;
+    minY_[p] = t.min.y;
+    maxX_[p] = t.max.x;
+    maxY_[p] = t.max.y;
+    if (p >= common) continue;
+    const AABB& fat = nodes_[leafOf_[p]].box;
+    if (!contains(fat, t)) {
+      moved_.push_back(p);
+      continue;
+    }
+    // Still inside, but a fat box far larger than the box needs now (it
+    // shrank) would only produce candidates to filter: refresh it.
+    const float d = options_.margin * std::max(t.width(), t.height()) + options_.absoluteMargin;
+    if (!contains(t.expanded(4.0f * d), fat)) moved_.push_back(p);
+  }
+  const std::size_t changes = moved_.size() + (n - common);
+  if (root_ == kNull ||
+      static_cast<double>(changes) > options_.rebuildFraction * static_cast<double>(n)) {
+    rebuild(boxes);
+    return;
+  }
+  for (const std::uint32_t p : moved_) {
+    const std::uint32_t leaf = leafOf_[p];
+    removeLeaf(leaf);
+    nodes_[leaf].box = fatten(boxes[p]);
+    insertLeaf(leaf);
+  }
+  reinsertions_ += moved_.size();
+  for (std::uint32_t p = common; p < n; ++p) {  // proxies that appeared
+    const std::uint32_t leaf = allocateNode();
+    nodes_[leaf].box = fatten(boxes[p]);
+    nodes_[leaf].child2 = p;
+    leafOf_[p] = leaf;
+    insertLeaf(leaf);
+  }
+}
+
+bool DynamicAabbTree::tightOverlap(std::uint32_t p, std::uint32_t q) const noexcept {
+  return (minX_[p] < maxX_[q]) & (minX_[q] < maxX_[p]) & (minY_[p] < maxY_[q]) &
+         (minY_[q] < maxY_[p]);
+}
+
+void DynamicAabbTree::findPairs(std::vector<Pair>& out) {
+  if (root_ == kNull || nodes_[root_].isLeaf()) return;
+  const Node* nodes = nodes_.data();
+  // Strict overlap of fat boxes is a valid prune: each fat box (and every
+  // ancestor's box) contains the tight one.
+  const auto fatOverlap = [nodes](std::uint32_t a, std::uint32_t b) {
+    return overlaps(nodes[a].box, nodes[b].box);
+  };
+  // A pair (a, b) of distinct subtrees whose boxes overlap: two leaves are
+  // settled at once, anything else goes on the stack.
+  const auto visit = [&](std::uint32_t a, std::uint32_t b) {
+    if (nodes[a].isLeaf() && nodes[b].isLeaf()) {
+      const std::uint32_t p = nodes[a].child2, q = nodes[b].child2;
+      if (tightOverlap(p, q)) out.push_back({std::min(p, q), std::max(p, q)});
+    } else {
+      pairStack_.emplace_back(a, b);
+    }
+  };
+  pairStack_.clear();
+  pairStack_.emplace_back(root_, root_);
+  while (!pairStack_.empty()) {
+    const auto [a, b] = pairStack_.back();
+    pairStack_.pop_back();
+    const Node& A = nodes[a];
+    if (a == b) {
+      // Pairs within one subtree: within each child, and across the two.
+      if (!nodes[A.child2].isLeaf()) pairStack_.emplace_back(A.child2, A.child2);
+      if (!nodes[A.child1].isLeaf()) pairStack_.emplace_back(A.child1, A.child1);
+      if (fatOverlap(A.child1, A.child2)) visit(A.child1, A.child2);
+      continue;
+    }
+    const Node& B = nodes[b];
+    // Split the taller side (never a leaf: both leaves were settled).
+    if (B.isLeaf() || (!A.isLeaf() && A.height >= B.height)) {
+      if (fatOverlap(A.child2, b)) visit(A.child2, b);
+      if (fatOverlap(A.child1, b)) visit(A.child1, b);
+    } else {
+      if (fatOverlap(a, B.child2)) visit(a, B.child2);
+      if (fatOverlap(a, B.child1)) visit(a, B.child1);
+    }
+  }
+}
+
+void DynamicAabbTree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+  if (root_ == kNull) return;
+  walk(
+      nodes_, root_, height(), [&](const AABB& fat) { return touches(fat, box); },
+      [&](std::uint32_t p) {
+        if (minX_[p] <= box.max.x && box.min.x <= maxX_[p] && minY_[p] <= box.max.y &&
+            box.min.y <= maxY_[p])
+          out.push_back(p);
+      });
+}
+
+void DynamicAabbTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  if (root_ == kNull) return;
+  walk(
+      nodes_, root_, height(), [&](const AABB& fat) { return raycast(ray, fat).has_value(); },
+      [&](std::uint32_t p) {
+        if (raycast(ray, AABB{{minX_[p], minY_[p]}, {maxX_[p], maxY_[p]}})) out.push_back(p);
+      });
+}
+
+int DynamicAabbTree::height() const noexcept { return root_ == kNull ? -1 : nodes_[root_].height; }
+
+AABB DynamicAabbTree::fatBox(std::uint32_t proxy) const noexcept {
+  assert(proxy < leafOf_.size());
+  return nodes_[leafOf_[proxy]].box;
+}
+
+bool DynamicAabbTree::isValid() const {
+  const auto n = static_cast<std::uint32_t>(leafOf_.size());
+  if (root_ == kNull) return n == 0;
+  if (nodes_[root_].parent != kNull) return false;
+  std::size_t reached = 0, leaves = 0;
+  std::vector<std::uint32_t> stack{root_};
+  while (!stack.empty()) {
+    const std::uint32_t i = stack.back();
+    stack.pop_back();
+    ++reached;
+    const Node& node = nodes_[i];
+    if (node.height < 0) return false;
+    if (node.isLeaf()) {
+      const std::uint32_t p = node.child2;
+      if (node.height != 0 || p >= n || leafOf_[p] != i) return false;
+      if (!contains(node.box, AABB{{minX_[p], minY_[p]}, {maxX_[p], maxY_[p]}})) return false;
+      ++leaves;
+      continue;
+    }
+    const Node& c1 = nodes_[node.child1];
+    const Node& c2 = nodes_[node.child2];
+    if (c1.parent != i || c2.parent != i) return false;
+    if (node.height != 1 + std::max(c1.height, c2.height)) return false;
+    if (std::abs(c1.height - c2.height) > 1) return false;
+    if (!contains(node.box, c1.box) || !contains(node.box, c2.box)) return false;
+    stack.push_back(node.child1);
+    stack.push_back(node.child2);
+  }
+  std::size_t free = 0;
+  for (std::uint32_t f = freeList_; f != kNull; f = nodes_[f].parent) {
+    if (nodes_[f].height != -1 || ++free > nodes_.size()) return false;
+  }
+  return leaves == n && reached + free == nodes_.size();
+}
+
+std::size_t DynamicAabbTree::memoryBytes() const noexcept {
+  return nodes_.capacity() * sizeof(Node) +
+         (leafOf_.capacity() + moved_.capacity() + order_.capacity()) * sizeof(std::uint32_t) +
+         (minX_.capacity() + minY_.capacity() + maxX_.capacity() + maxY_.capacity() +
+          centres_.capacity()) *
+             sizeof(float) +
+         pairStack_.capacity() * sizeof(pairStack_[0]);
+}
+
+}  // namespace quadbin

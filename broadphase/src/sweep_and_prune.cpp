@@ -1,0 +1,267 @@
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <quadbin/broadphase/sweep_and_prune.hpp>
+#include <quadbin/error.hpp>
+#include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace quadbin {
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+// The SIMD sweep reads up to 3 floats past the last real entry: pad with
+// sentinels whose min is +inf so every window stops there.
+constexpr std::size_t kPad = 4;
+
+/// Bits of f that sort as unsigned integers in the order of the floats.
+/// -0 is folded onto +0 first so equal floats get equal bits and ties fall
+/// to the proxy index.
+[[nodiscard]] inline std::uint32_t sortableBits(float f) noexcept {
+  const auto u = std::bit_cast<std::uint32_t>(f + 0.0f);
+  return (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
+}
+
+[[nodiscard]] inline float minOn(const AABB& b, int axis) noexcept {
+  return axis == 0 ? b.min.x : b.min.y;
+}
+
+[[nodiscard]] inline std::uint64_t keyOf(const AABB& b, int axis, std::uint32_t id) noexcept {
+  return (std::uint64_t{sortableBits(minOn(b, axis))} << 32) | id;
+}
+
+/// Stable LSD radix sort of keys on their high 32 bits (11-bit digits).
+/// Input in index order, so equal mins keep index order: the result is the
+/// order of the full 64-bit keys.
+void radixSortHigh(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& scratch) {
+  constexpr int kBits = 11;
+  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
+  const std::size_t n = keys.size();
+  scratch.resize(n);
+  std::array<std::uint32_t, kBuckets> count{};
+  for (int shift = 32; shift < 64; shift += kBits) {
+    count.fill(0);
+    for (std::uint64_t k : keys) ++count[(k >> shift) & (kBuckets - 1)];
+    // A digit every key shares (common for the exponent bits) sorts nothing.
+    if (count[(keys[0] >> shift) & (kBuckets - 1)] == n) continue;
+    std::uint32_t sum = 0;
+    for (auto& c : count) {
+      const std::uint32_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (std::uint64_t k : keys) scratch[count[(k >> shift) & (kBuckets - 1)]++] = k;
+    keys.swap(scratch);
+  }
+}
+
+}  // namespace
+
+SweepAndPrune::SweepAndPrune(const SweepAndPruneOptions& options) : options_(options) {
+  if (options.maxShiftsPerProxy == 0)
+    throw Error("SweepAndPruneOptions.maxShiftsPerProxy must be > 0, got 0");
+  if (!(options.fullSortFraction >= 0.0f && options.fullSortFraction <= 1.0f))
+    throw Error("SweepAndPruneOptions.fullSortFraction must be in [0, 1], got " +
+                std::to_string(options.fullSortFraction));
+  if (options.axis == SweepAndPruneOptions::Axis::Y) axis_ = 1;
+  minA_.assign(kPad, kInf);
+}
+
+void SweepAndPrune::fullSort(std::span<const AABB> boxes) {
+  const std::size_t n = boxes.size();
+  if (options_.axis == SweepAndPruneOptions::Axis::Auto) {
+    // The axis of larger spread of the centres: fewer boxes share a window.
+    double sx = 0, sy = 0, sxx = 0, syy = 0;
+    for (const AABB& b : boxes) {
+      const double cx = 0.5 * (double{b.min.x} + double{b.max.x});
+      const double cy = 0.5 * (double{b.min.y} + double{b.max.y});
+      sx += cx;
+      sy += cy;
+      sxx += cx * cx;
+      syy += cy * cy;
+    }
+    const double inv = n > 0 ? 1.0 / static_cast<double>(n) : 0.0;
+    const double varX = sxx * inv - (sx * inv) * (sx * inv);
+    const double varY = syy * inv - (sy * inv) * (sy * inv);
+    axis_ = varY > varX ? 1 : 0;
+  }
+  keys_.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    keys_[i] = keyOf(boxes[i], axis_, static_cast<std::uint32_t>(i));
+  if (n < 256) {
+    std::sort(keys_.begin(), keys_.end());
+  } else {
+    radixSortHigh(keys_, scratch_);
+  }
+  ++fullSorts_;
+}
+
+bool SweepAndPrune::insertionSort(std::size_t maxShifts) noexcept {
+  std::uint64_t* k = keys_.data();
+  const std::size_t n = keys_.size();
+  std::size_t shifts = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    const std::uint64_t key = k[i];
+    if (k[i - 1] <= key) continue;
+    std::size_t j = i;
+    do {
+      k[j] = k[j - 1];
+      --j;
+    } while (j > 0 && k[j - 1] > key);
+    k[j] = key;
+    shifts += i - j;
+    if (shifts > maxShifts) return false;
+  }
+  return true;
+}
+
+void SweepAndPrune::update(std::span<const AABB> boxes) {
+  const std::size_t n = boxes.size();
+  assert(n <= std::numeric_limits<std::uint32_t>::max());
+  const std::size_t prev = ids_.size();
+  const std::size_t changed = n > prev ? n - prev : prev - n;
+  if (prev == 0 || n == 0 ||
+      static_cast<double>(changed) > options_.fullSortFraction * static_cast<double>(n)) {
+    fullSort(boxes);
+  } else {
+    // Keep the previous order of the survivors, with their new keys.
+    std::size_t kept = 0;
+    for (const std::uint64_t old : keys_) {
+      const auto id = static_cast<std::uint32_t>(old);
+      if (id < n) keys_[kept++] = keyOf(boxes[id], axis_, id);
+    }
+    keys_.resize(kept);
+    if (!insertionSort(options_.maxShiftsPerProxy * kept)) {
+      fullSort(boxes);  // badly broken: cheaper to start over (and re-pick the axis)
+    } else {
+      if (n > prev) {
+        // Newcomers sorted apart, then one linear merge.
+        const std::size_t added = n - prev;
+        scratch_.resize(kept + added);
+        std::uint64_t* tail = scratch_.data() + kept;
+        for (std::size_t i = 0; i < added; ++i) {
+          const auto id = static_cast<std::uint32_t>(prev + i);
+          tail[i] = keyOf(boxes[id], axis_, id);
+        }
+        std::sort(tail, tail + added);
+        std::merge(keys_.begin(), keys_.end(), tail, tail + added, scratch_.begin());
+        keys_.swap(scratch_);
+      }
+      ++incrementalSorts_;
+    }
+  }
+  assert(keys_.size() == n);
+  assert(std::is_sorted(keys_.begin(), keys_.end()));
+  gather(boxes);
+}
+
+void SweepAndPrune::gather(std::span<const AABB> boxes) {
+  const std::size_t n = keys_.size();
+  minA_.resize(n + kPad);
+  maxA_.resize(n + kPad);
+  minB_.resize(n + kPad);
+  maxB_.resize(n + kPad);
+  ids_.resize(n);
+  float widest = 0.0f;
+  const bool onX = axis_ == 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto id = static_cast<std::uint32_t>(keys_[k]);
+    const AABB& b = boxes[id];
+    const float lo = onX ? b.min.x : b.min.y, hi = onX ? b.max.x : b.max.y;
+    minA_[k] = lo;
+    maxA_[k] = hi;
+    minB_[k] = onX ? b.min.y : b.min.x;
+    maxB_[k] = onX ? b.max.y : b.max.x;
+    ids_[k] = id;
+    widest = std::max(widest, hi - lo);
+  }
+  for (std::size_t k = n; k < n + kPad; ++k) {
+    minA_[k] = kInf;
+    maxA_[k] = -kInf;
+    minB_[k] = kInf;
+    maxB_[k] = -kInf;
+  }
+  maxExtentA_ = widest;
+}
+
+void SweepAndPrune::findPairs(std::vector<Pair>& out) {
+  const std::size_t n = ids_.size();
+  const float* minA = minA_.data();
+  const float* maxA = maxA_.data();
+  const float* minB = minB_.data();
+  const float* maxB = maxB_.data();
+  const std::uint32_t* ids = ids_.data();
+  for (std::size_t k = 0; k < n; ++k) {
+    const float hiA = maxA[k], loA = minA[k], loB = minB[k], hiB = maxB[k];
+    const std::uint32_t self = ids[k];
+    std::size_t j = k + 1;
+#if defined(__SSE2__)
+    // Four candidates at a time. minA is sorted, so the lanes still inside
+    // the window form a prefix; a block that is not full ends the window.
+    const __m128 vHiA = _mm_set1_ps(hiA), vLoA = _mm_set1_ps(loA);
+    const __m128 vLoB = _mm_set1_ps(loB), vHiB = _mm_set1_ps(hiB);
+    for (;; j += 4) {
+      const __m128 inWindow = _mm_cmplt_ps(_mm_loadu_ps(minA + j), vHiA);
+      const int windowMask = _mm_movemask_ps(inWindow);
+      if (windowMask == 0) break;
+      __m128 hit = _mm_and_ps(inWindow, _mm_cmplt_ps(vLoA, _mm_loadu_ps(maxA + j)));
+      hit = _mm_and_ps(hit, _mm_cmplt_ps(_mm_loadu_ps(minB + j), vHiB));
+      hit = _mm_and_ps(hit, _mm_cmplt_ps(vLoB, _mm_loadu_ps(maxB + j)));
+      int hitMask = _mm_movemask_ps(hit);
+      while (hitMask != 0) {
+        const auto lane =
+            static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(hitMask)));
+        hitMask &= hitMask - 1;
+        const std::uint32_t other = ids[j + lane];
+        out.push_back({std::min(self, other), std::max(self, other)});
+      }
+      if (windowMask != 0xF) break;
+    }
+#else
+    for (; minA[j] < hiA; ++j) {
+      // Non-short-circuit &: no branch per test. minA[j] < hiA holds; the
+      // strict test on the axis needs loA < maxA[j] too (equal mins).
+      if ((loA < maxA[j]) & (minB[j] < hiB) & (loB < maxB[j])) {
+        const std::uint32_t other = ids[j];
+        out.push_back({std::min(self, other), std::max(self, other)});
+      }
+    }
+#endif
+  }
+}
+
+void SweepAndPrune::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+  const std::size_t n = ids_.size();
+  if (n == 0) return;
+  const bool onX = axis_ == 0;
+  const float qLoA = onX ? box.min.x : box.min.y, qHiA = onX ? box.max.x : box.max.y;
+  const float qLoB = onX ? box.min.y : box.min.x, qHiB = onX ? box.max.y : box.max.x;
+  // Every proxy touching the box has min in [qLoA - widest, qHiA]. The lower
+  // end is widened by a relative 2^-20 (float rounding of the subtraction
+  // and of the extent); the exact test below decides.
+  float lo = qLoA - maxExtentA_ * (1.0f + 0x1p-20f);
+  lo -= std::abs(lo) * 0x1p-20f + std::numeric_limits<float>::min();
+  const float* first = minA_.data();
+  const float* last = first + n;
+  const auto begin = static_cast<std::size_t>(std::lower_bound(first, last, lo) - first);
+  const auto end = static_cast<std::size_t>(std::upper_bound(first, last, qHiA) - first);
+  for (std::size_t k = begin; k < end; ++k) {
+    if (qLoA <= maxA_[k] && minB_[k] <= qHiB && qLoB <= maxB_[k]) out.push_back(ids_[k]);
+  }
+}
+
+std::size_t SweepAndPrune::memoryBytes() const noexcept {
+  return (keys_.capacity() + scratch_.capacity()) * sizeof(std::uint64_t) +
+         (minA_.capacity() + maxA_.capacity() + minB_.capacity() + maxB_.capacity()) *
+             sizeof(float) +
+         ids_.capacity() * sizeof(std::uint32_t);
+}
+
+}  // namespace quadbin
