@@ -8,6 +8,8 @@
 #include <quadbin/error.hpp>
 #include <string>
 
+#include "sort_keys.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -21,45 +23,12 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 // sentinels whose min is +inf so every window stops there.
 constexpr std::size_t kPad = 4;
 
-/// Bits of f that sort as unsigned integers in the order of the floats.
-/// -0 is folded onto +0 first so equal floats get equal bits and ties fall
-/// to the proxy index.
-[[nodiscard]] inline std::uint32_t sortableBits(float f) noexcept {
-  const auto u = std::bit_cast<std::uint32_t>(f + 0.0f);
-  return (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
-}
-
 [[nodiscard]] inline float minOn(const AABB& b, int axis) noexcept {
   return axis == 0 ? b.min.x : b.min.y;
 }
 
 [[nodiscard]] inline std::uint64_t keyOf(const AABB& b, int axis, std::uint32_t id) noexcept {
-  return (std::uint64_t{sortableBits(minOn(b, axis))} << 32) | id;
-}
-
-/// Stable LSD radix sort of keys on their high 32 bits (11-bit digits).
-/// Input in index order, so equal mins keep index order: the result is the
-/// order of the full 64-bit keys.
-void radixSortHigh(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& scratch) {
-  constexpr int kBits = 11;
-  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
-  const std::size_t n = keys.size();
-  scratch.resize(n);
-  std::array<std::uint32_t, kBuckets> count{};
-  for (int shift = 32; shift < 64; shift += kBits) {
-    count.fill(0);
-    for (std::uint64_t k : keys) ++count[(k >> shift) & (kBuckets - 1)];
-    // A digit every key shares (common for the exponent bits) sorts nothing.
-    if (count[(keys[0] >> shift) & (kBuckets - 1)] == n) continue;
-    std::uint32_t sum = 0;
-    for (auto& c : count) {
-      const std::uint32_t here = c;
-      c = sum;
-      sum += here;
-    }
-    for (std::uint64_t k : keys) scratch[count[(k >> shift) & (kBuckets - 1)]++] = k;
-    keys.swap(scratch);
-  }
+  return detail::sortKey(minOn(b, axis), id);
 }
 
 }  // namespace
@@ -98,7 +67,7 @@ void SweepAndPrune::fullSort(std::span<const AABB> boxes) {
   if (n < 256) {
     std::sort(keys_.begin(), keys_.end());
   } else {
-    radixSortHigh(keys_, scratch_);
+    detail::radixSortByHigh32(keys_, scratch_);
   }
   ++fullSorts_;
 }

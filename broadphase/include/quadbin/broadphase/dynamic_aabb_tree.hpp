@@ -94,8 +94,9 @@ class DynamicAabbTree final : public BroadPhase {
   void removeLeaf(std::uint32_t leaf) noexcept;
   void refitUp(std::uint32_t node) noexcept;
   [[nodiscard]] std::uint32_t rotate(std::uint32_t a) noexcept;
-  void rebuild(std::span<const AABB> boxes);
-  std::uint32_t buildRange(std::uint32_t* first, std::uint32_t count, std::uint32_t parent);
+  void rebuild();
+  void splitRange(std::uint32_t first, std::uint32_t count) noexcept;
+  std::uint32_t buildNodes(std::uint32_t first, std::uint32_t count, std::uint32_t parent);
   [[nodiscard]] bool tightOverlap(std::uint32_t p, std::uint32_t q) const noexcept;
 
   DynamicAabbTreeOptions options_;
@@ -105,11 +106,18 @@ class DynamicAabbTree final : public BroadPhase {
   std::vector<std::uint32_t> leafOf_;  // proxy -> its leaf node
   // Tight boxes by proxy (structure of arrays): the exact filter.
   std::vector<float> minX_, minY_, maxX_, maxY_;
-  // Reused scratch: proxies to re-insert, build order, centres for the
-  // build, the descent stack of findPairs.
+  // The fat box of each proxy, by proxy: the per-frame containment test
+  // streams it instead of chasing leaves through the node pool.
+  std::vector<AABB> fat_;
+  // Reused scratch: proxies to re-insert, the build's working array, the
+  // descent stack of findPairs.
   std::vector<std::uint32_t> moved_;
-  std::vector<std::uint32_t> order_;
-  std::vector<float> centres_;
+  // The build: proxies sorted by centre x and by centre y (keys of
+  // detail::sortKey), a side flag per proxy, scratch, fat boxes in leaf
+  // order.
+  std::vector<std::uint64_t> byX_, byY_, buildScratch_;
+  std::vector<std::uint8_t> side_;
+  std::vector<AABB> buildFat_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairStack_;
   std::uint64_t rebuilds_ = 0;
   std::uint64_t reinsertions_ = 0;
