@@ -36,10 +36,11 @@ void walk(const Nodes& nodes, std::uint32_t root, int height, Enter&& enter, Lea
   std::size_t top = 0;
   stack[top++] = root;
   while (top > 0) {
-    const auto& node = nodes[stack[--top]];
+    const std::uint32_t index = stack[--top];
+    const auto& node = nodes[index];
     if (!enter(node.box)) continue;
     if (node.isLeaf()) {
-      leaf(node.child2);
+      leaf(index);
     } else {
       stack[top++] = node.child2;
       stack[top++] = node.child1;
@@ -78,6 +79,7 @@ std::uint32_t DynamicAabbTree::allocateNode() {
   }
   assert(nodes_.size() < kNull);
   nodes_.emplace_back();
+  leafTight_.emplace_back();
   return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
@@ -256,48 +258,51 @@ void DynamicAabbTree::splitRange(std::uint32_t first, std::uint32_t count) noexc
   splitRange(first + half, count - half);
 }
 
-std::uint32_t DynamicAabbTree::buildNodes(std::uint32_t first, std::uint32_t count,
-                                          std::uint32_t parent) {
-  // Same split as splitRange (by count), now that the items are in order;
-  // nodes are allocated depth-first, so every subtree is contiguous.
-  const std::uint32_t node = allocateNode();
-  Node& n = nodes_[node];
-  n.parent = parent;
+void DynamicAabbTree::buildNodes(std::uint32_t node, std::uint32_t first, std::uint32_t count) {
+  // Same split as splitRange (by count), now that the items are in order.
+  // Siblings are allocated side by side (one cache line for both boxes the
+  // traversal compares), then each subtree depth-first after them.
   if (count == 1) {
     const auto p = static_cast<std::uint32_t>(byX_[first]);
-    n.box = buildFat_[first];
-    n.child2 = p;
-    n.height = 0;
+    Node& leaf = nodes_[node];
+    leaf.box = buildFat_[first];
+    leaf.child2 = p;
+    leaf.height = 0;
     leafOf_[p] = node;
-    return node;
+    return;
   }
   const std::uint32_t half = count / 2;
-  const std::uint32_t c1 = buildNodes(first, half, node);
-  const std::uint32_t c2 = buildNodes(first + half, count - half, node);
+  const std::uint32_t c1 = allocateNode();
+  const std::uint32_t c2 = allocateNode();
+  nodes_[c1].parent = nodes_[c2].parent = node;
+  buildNodes(c1, first, half);
+  buildNodes(c2, first + half, count - half);
   Node& m = nodes_[node];
   m.child1 = c1;
   m.child2 = c2;
   m.box = unionOf(nodes_[c1].box, nodes_[c2].box);
   m.height = 1 + std::max(nodes_[c1].height, nodes_[c2].height);
-  return node;
 }
 
-void DynamicAabbTree::rebuild() {
-  const auto n = static_cast<std::uint32_t>(leafOf_.size());
+void DynamicAabbTree::rebuild(std::span<const AABB> boxes) {
+  const auto n = static_cast<std::uint32_t>(boxes.size());
   nodes_.clear();
+  leafTight_.clear();
   freeList_ = kNull;
   root_ = kNull;
   if (n == 0) return;
   nodes_.reserve(2 * std::size_t{n} - 1);
+  leafTight_.reserve(2 * std::size_t{n} - 1);
   byX_.resize(n);
   byY_.resize(n);
   buildScratch_.resize(n);
   side_.resize(n);
   buildFat_.resize(n);
   for (std::uint32_t p = 0; p < n; ++p) {
-    byX_[p] = detail::sortKey(0.5f * (minX_[p] + maxX_[p]), p);
-    byY_[p] = detail::sortKey(0.5f * (minY_[p] + maxY_[p]), p);
-    fat_[p] = fatten({{minX_[p], minY_[p]}, {maxX_[p], maxY_[p]}});
+    const AABB& b = boxes[p];
+    byX_[p] = detail::sortKey(0.5f * (b.min.x + b.max.x), p);
+    byY_[p] = detail::sortKey(0.5f * (b.min.y + b.max.y), p);
+    fat_[p] = fatten(b);
   }
   // Keys made in proxy order: the stable sort breaks ties by proxy.
   detail::radixSortByHigh32(byX_, buildScratch_);
@@ -307,7 +312,9 @@ void DynamicAabbTree::rebuild() {
   // byX_ now lists the proxies in leaf order. One gather pass of
   // independent loads, rather than a cache miss per leaf in the recursion.
   for (std::uint32_t i = 0; i < n; ++i) buildFat_[i] = fat_[static_cast<std::uint32_t>(byX_[i])];
-  root_ = buildNodes(0, n, kNull);
+  root_ = allocateNode();
+  buildNodes(root_, 0, n);
+  for (std::uint32_t p = 0; p < n; ++p) leafTight_[leafOf_[p]] = boxes[p];
   ++rebuilds_;
 }
 
@@ -321,19 +328,11 @@ void DynamicAabbTree::update(std::span<const AABB> boxes) {
   }
   const std::uint32_t common = std::min(n, prev);
   leafOf_.resize(n);
-  minX_.resize(n);
-  minY_.resize(n);
-  maxX_.resize(n);
-  maxY_.resize(n);
   fat_.resize(n);
   moved_.clear();
-  for (std::uint32_t p = 0; p < n; ++p) {
+  for (std::uint32_t p = 0; p < common; ++p) {
     const AABB& t = boxes[p];
-    minX_[p] = t.min.x;
-    minY_[p] = t.min.y;
-    maxX_[p] = t.max.x;
-    maxY_[p] = t.max.y;
-    if (p >= common) continue;
+    leafTight_[leafOf_[p]] = t;
     const AABB& fat = fat_[p];
     if (!contains(fat, t)) {
       moved_.push_back(p);
@@ -347,7 +346,7 @@ void DynamicAabbTree::update(std::span<const AABB> boxes) {
   const std::size_t changes = moved_.size() + (n - common);
   if (root_ == kNull ||
       static_cast<double>(changes) > options_.rebuildFraction * static_cast<double>(n)) {
-    rebuild();
+    rebuild(boxes);
     return;
   }
   for (const std::uint32_t p : moved_) {
@@ -360,32 +359,37 @@ void DynamicAabbTree::update(std::span<const AABB> boxes) {
   for (std::uint32_t p = common; p < n; ++p) {  // proxies that appeared
     const std::uint32_t leaf = allocateNode();
     fat_[p] = nodes_[leaf].box = fatten(boxes[p]);
+    leafTight_[leaf] = boxes[p];
     nodes_[leaf].child2 = p;
     leafOf_[p] = leaf;
     insertLeaf(leaf);
   }
 }
 
-bool DynamicAabbTree::tightOverlap(std::uint32_t p, std::uint32_t q) const noexcept {
-  return (minX_[p] < maxX_[q]) & (minX_[q] < maxX_[p]) & (minY_[p] < maxY_[q]) &
-         (minY_[q] < maxY_[p]);
-}
-
 void DynamicAabbTree::findPairs(std::vector<Pair>& out) {
   if (root_ == kNull || nodes_[root_].isLeaf()) return;
   const Node* nodes = nodes_.data();
+  const AABB* tight = leafTight_.data();
   // Strict overlap of fat boxes is a valid prune: each fat box (and every
   // ancestor's box) contains the tight one.
   const auto fatOverlap = [nodes](std::uint32_t a, std::uint32_t b) {
-    return overlaps(nodes[a].box, nodes[b].box);
+    const AABB& x = nodes[a].box;
+    const AABB& y = nodes[b].box;
+    return (x.min.x < y.max.x) & (y.min.x < x.max.x) & (x.min.y < y.max.y) & (y.min.y < x.max.y);
   };
   // A pair (a, b) of distinct subtrees whose boxes overlap: two leaves are
   // settled at once, anything else goes on the stack.
   const auto visit = [&](std::uint32_t a, std::uint32_t b) {
     if (nodes[a].isLeaf() && nodes[b].isLeaf()) {
-      const std::uint32_t p = nodes[a].child2, q = nodes[b].child2;
-      if (tightOverlap(p, q)) out.push_back({std::min(p, q), std::max(p, q)});
+      if (overlaps(tight[a], tight[b])) {
+        const std::uint32_t p = nodes[a].child2, q = nodes[b].child2;
+        out.push_back({std::min(p, q), std::max(p, q)});
+      }
     } else {
+      // The children of both will be read when this pair is popped: start
+      // loading them now (siblings are side by side after a rebuild).
+      if (!nodes[a].isLeaf()) __builtin_prefetch(&nodes[nodes[a].child1]);
+      if (!nodes[b].isLeaf()) __builtin_prefetch(&nodes[nodes[b].child1]);
       pairStack_.emplace_back(a, b);
     }
   };
@@ -403,8 +407,12 @@ void DynamicAabbTree::findPairs(std::vector<Pair>& out) {
       continue;
     }
     const Node& B = nodes[b];
-    // Split the taller side (never a leaf: both leaves were settled).
-    if (B.isLeaf() || (!A.isLeaf() && A.height >= B.height)) {
+    if (!A.isLeaf() && !B.isLeaf()) {
+      if (fatOverlap(A.child2, B.child2)) visit(A.child2, B.child2);
+      if (fatOverlap(A.child2, B.child1)) visit(A.child2, B.child1);
+      if (fatOverlap(A.child1, B.child2)) visit(A.child1, B.child2);
+      if (fatOverlap(A.child1, B.child1)) visit(A.child1, B.child1);
+    } else if (B.isLeaf()) {
       if (fatOverlap(A.child2, b)) visit(A.child2, b);
       if (fatOverlap(A.child1, b)) visit(A.child1, b);
     } else {
@@ -418,10 +426,8 @@ void DynamicAabbTree::query(const AABB& box, std::vector<std::uint32_t>& out) co
   if (root_ == kNull) return;
   walk(
       nodes_, root_, height(), [&](const AABB& fat) { return touches(fat, box); },
-      [&](std::uint32_t p) {
-        if (minX_[p] <= box.max.x && box.min.x <= maxX_[p] && minY_[p] <= box.max.y &&
-            box.min.y <= maxY_[p])
-          out.push_back(p);
+      [&](std::uint32_t leaf) {
+        if (touches(leafTight_[leaf], box)) out.push_back(nodes_[leaf].child2);
       });
 }
 
@@ -429,8 +435,8 @@ void DynamicAabbTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) 
   if (root_ == kNull) return;
   walk(
       nodes_, root_, height(), [&](const AABB& fat) { return raycast(ray, fat).has_value(); },
-      [&](std::uint32_t p) {
-        if (raycast(ray, AABB{{minX_[p], minY_[p]}, {maxX_[p], maxY_[p]}})) out.push_back(p);
+      [&](std::uint32_t leaf) {
+        if (raycast(ray, leafTight_[leaf])) out.push_back(nodes_[leaf].child2);
       });
 }
 
@@ -456,7 +462,7 @@ bool DynamicAabbTree::isValid() const {
     if (node.isLeaf()) {
       const std::uint32_t p = node.child2;
       if (node.height != 0 || p >= n || leafOf_[p] != i || !(fat_[p] == node.box)) return false;
-      if (!contains(node.box, AABB{{minX_[p], minY_[p]}, {maxX_[p], maxY_[p]}})) return false;
+      if (!contains(node.box, leafTight_[i])) return false;
       ++leaves;
       continue;
     }
@@ -479,12 +485,9 @@ bool DynamicAabbTree::isValid() const {
 std::size_t DynamicAabbTree::memoryBytes() const noexcept {
   return nodes_.capacity() * sizeof(Node) +
          (leafOf_.capacity() + moved_.capacity()) * sizeof(std::uint32_t) +
-         (minX_.capacity() + minY_.capacity() + maxX_.capacity() + maxY_.capacity()) *
-             sizeof(float) +
-         (fat_.capacity() + buildFat_.capacity()) * sizeof(AABB) +
+         (leafTight_.capacity() + fat_.capacity() + buildFat_.capacity()) * sizeof(AABB) +
          (byX_.capacity() + byY_.capacity() + buildScratch_.capacity()) * sizeof(std::uint64_t) +
-         side_.capacity() +
-         pairStack_.capacity() * sizeof(pairStack_[0]);
+         side_.capacity() + pairStack_.capacity() * sizeof(pairStack_[0]);
 }
 
 }  // namespace quadbin

@@ -94,18 +94,20 @@ class DynamicAabbTree final : public BroadPhase {
   void removeLeaf(std::uint32_t leaf) noexcept;
   void refitUp(std::uint32_t node) noexcept;
   [[nodiscard]] std::uint32_t rotate(std::uint32_t a) noexcept;
-  void rebuild();
+  void rebuild(std::span<const AABB> boxes);
   void splitRange(std::uint32_t first, std::uint32_t count) noexcept;
-  std::uint32_t buildNodes(std::uint32_t first, std::uint32_t count, std::uint32_t parent);
-  [[nodiscard]] bool tightOverlap(std::uint32_t p, std::uint32_t q) const noexcept;
+  void buildNodes(std::uint32_t node, std::uint32_t first, std::uint32_t count);
 
   DynamicAabbTreeOptions options_;
   std::vector<Node> nodes_;
   std::uint32_t root_ = kNull;
   std::uint32_t freeList_ = kNull;
   std::vector<std::uint32_t> leafOf_;  // proxy -> its leaf node
-  // Tight boxes by proxy (structure of arrays): the exact filter.
-  std::vector<float> minX_, minY_, maxX_, maxY_;
+  // The tight box of each leaf, indexed like nodes_ (unused for internal
+  // nodes): the exact filter. Indexed by node rather than by proxy because
+  // it is read from leaves met in the traversal: leaves near in the tree are
+  // near in memory, where proxy order is random in space.
+  std::vector<AABB> leafTight_;
   // The fat box of each proxy, by proxy: the per-frame containment test
   // streams it instead of chasing leaves through the node pool.
   std::vector<AABB> fat_;
