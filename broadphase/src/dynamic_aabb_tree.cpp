@@ -70,6 +70,11 @@ AABB DynamicAabbTree::fatten(const AABB& tight) const noexcept {
   return tight.expanded(d);
 }
 
+const AABB& DynamicAabbTree::bound(std::uint32_t node) const noexcept {
+  const Node& n = nodes_[node];
+  return n.isLeaf() ? fat_[n.child2] : n.box;
+}
+
 std::uint32_t DynamicAabbTree::allocateNode() {
   if (freeList_ != kNull) {
     const std::uint32_t node = freeList_;
@@ -79,7 +84,6 @@ std::uint32_t DynamicAabbTree::allocateNode() {
   }
   assert(nodes_.size() < kNull);
   nodes_.emplace_back();
-  leafTight_.emplace_back();
   return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
@@ -125,9 +129,9 @@ std::uint32_t DynamicAabbTree::rotate(std::uint32_t a) noexcept {
     A.child1 = shortG;
   }
   nodes_[shortG].parent = a;
-  A.box = unionOf(nodes_[stay].box, nodes_[shortG].box);
+  A.box = unionOf(bound(stay), bound(shortG));
   A.height = 1 + std::max(nodes_[stay].height, nodes_[shortG].height);
-  U.box = unionOf(A.box, nodes_[tall].box);
+  U.box = unionOf(A.box, bound(tall));
   U.height = 1 + std::max(A.height, nodes_[tall].height);
   return up;
 }
@@ -139,7 +143,7 @@ void DynamicAabbTree::refitUp(std::uint32_t node) noexcept {
     const Node& c1 = nodes_[n.child1];
     const Node& c2 = nodes_[n.child2];
     n.height = 1 + std::max(c1.height, c2.height);
-    n.box = unionOf(c1.box, c2.box);
+    n.box = unionOf(bound(n.child1), bound(n.child2));
     node = n.parent;
   }
 }
@@ -150,7 +154,7 @@ void DynamicAabbTree::insertLeaf(std::uint32_t leaf) {
     nodes_[leaf].parent = kNull;
     return;
   }
-  const AABB box = nodes_[leaf].box;
+  const AABB box = fat_[nodes_[leaf].child2];
   // Cheapest sibling by the surface-area heuristic: making `node` the
   // sibling costs the perimeter of the new parent, plus what every ancestor
   // grows by ("inherited"); descending costs at least the inherited growth
@@ -164,8 +168,8 @@ void DynamicAabbTree::insertLeaf(std::uint32_t leaf) {
     const float inherited = 2.0f * (combined - area);
     const auto childCost = [&](std::uint32_t child) {
       const Node& c = nodes_[child];
-      const float grown = halfPerimeter(unionOf(box, c.box));
-      return (c.isLeaf() ? grown : grown - halfPerimeter(c.box)) + inherited;
+      if (c.isLeaf()) return halfPerimeter(unionOf(box, fat_[c.child2])) + inherited;
+      return halfPerimeter(unionOf(box, c.box)) - halfPerimeter(c.box) + inherited;
     };
     const float cost1 = childCost(n.child1);
     const float cost2 = childCost(n.child2);
@@ -185,7 +189,7 @@ void DynamicAabbTree::insertLeaf(std::uint32_t leaf) {
   const std::uint32_t newParent = allocateNode();  // may reallocate nodes_
   Node& p = nodes_[newParent];
   p.parent = oldParent;
-  p.box = unionOf(box, nodes_[sibling].box);
+  p.box = unionOf(box, bound(sibling));
   p.child1 = sibling;
   p.child2 = leaf;
   p.height = nodes_[sibling].height + 1;
@@ -265,7 +269,7 @@ void DynamicAabbTree::buildNodes(std::uint32_t node, std::uint32_t first, std::u
   if (count == 1) {
     const auto p = static_cast<std::uint32_t>(byX_[first]);
     Node& leaf = nodes_[node];
-    leaf.box = buildFat_[first];
+    leaf.box = buildTight_[first];
     leaf.child2 = p;
     leaf.height = 0;
     leafOf_[p] = node;
@@ -280,24 +284,24 @@ void DynamicAabbTree::buildNodes(std::uint32_t node, std::uint32_t first, std::u
   Node& m = nodes_[node];
   m.child1 = c1;
   m.child2 = c2;
-  m.box = unionOf(nodes_[c1].box, nodes_[c2].box);
+  m.box = unionOf(half == 1 ? buildFat_[first] : nodes_[c1].box,
+                  count - half == 1 ? buildFat_[first + half] : nodes_[c2].box);
   m.height = 1 + std::max(nodes_[c1].height, nodes_[c2].height);
 }
 
 void DynamicAabbTree::rebuild(std::span<const AABB> boxes) {
   const auto n = static_cast<std::uint32_t>(boxes.size());
   nodes_.clear();
-  leafTight_.clear();
   freeList_ = kNull;
   root_ = kNull;
   if (n == 0) return;
   nodes_.reserve(2 * std::size_t{n} - 1);
-  leafTight_.reserve(2 * std::size_t{n} - 1);
   byX_.resize(n);
   byY_.resize(n);
   buildScratch_.resize(n);
   side_.resize(n);
   buildFat_.resize(n);
+  buildTight_.resize(n);
   for (std::uint32_t p = 0; p < n; ++p) {
     const AABB& b = boxes[p];
     byX_[p] = detail::sortKey(0.5f * (b.min.x + b.max.x), p);
@@ -311,10 +315,13 @@ void DynamicAabbTree::rebuild(std::span<const AABB> boxes) {
   splitRange(0, n);
   // byX_ now lists the proxies in leaf order. One gather pass of
   // independent loads, rather than a cache miss per leaf in the recursion.
-  for (std::uint32_t i = 0; i < n; ++i) buildFat_[i] = fat_[static_cast<std::uint32_t>(byX_[i])];
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const auto p = static_cast<std::uint32_t>(byX_[i]);
+    buildFat_[i] = fat_[p];
+    buildTight_[i] = boxes[p];
+  }
   root_ = allocateNode();
   buildNodes(root_, 0, n);
-  for (std::uint32_t p = 0; p < n; ++p) leafTight_[leafOf_[p]] = boxes[p];
   ++rebuilds_;
 }
 
@@ -332,7 +339,7 @@ void DynamicAabbTree::update(std::span<const AABB> boxes) {
   moved_.clear();
   for (std::uint32_t p = 0; p < common; ++p) {
     const AABB& t = boxes[p];
-    leafTight_[leafOf_[p]] = t;
+    nodes_[leafOf_[p]].box = t;
     const AABB& fat = fat_[p];
     if (!contains(fat, t)) {
       moved_.push_back(p);
@@ -352,14 +359,14 @@ void DynamicAabbTree::update(std::span<const AABB> boxes) {
   for (const std::uint32_t p : moved_) {
     const std::uint32_t leaf = leafOf_[p];
     removeLeaf(leaf);
-    fat_[p] = nodes_[leaf].box = fatten(boxes[p]);
+    fat_[p] = fatten(boxes[p]);
     insertLeaf(leaf);
   }
   reinsertions_ += moved_.size();
   for (std::uint32_t p = common; p < n; ++p) {  // proxies that appeared
     const std::uint32_t leaf = allocateNode();
-    fat_[p] = nodes_[leaf].box = fatten(boxes[p]);
-    leafTight_[leaf] = boxes[p];
+    fat_[p] = fatten(boxes[p]);
+    nodes_[leaf].box = boxes[p];
     nodes_[leaf].child2 = p;
     leafOf_[p] = leaf;
     insertLeaf(leaf);
@@ -369,22 +376,21 @@ void DynamicAabbTree::update(std::span<const AABB> boxes) {
 void DynamicAabbTree::findPairs(std::vector<Pair>& out) {
   if (root_ == kNull || nodes_[root_].isLeaf()) return;
   const Node* nodes = nodes_.data();
-  const AABB* tight = leafTight_.data();
-  // Strict overlap of fat boxes is a valid prune: each fat box (and every
-  // ancestor's box) contains the tight one.
-  const auto fatOverlap = [nodes](std::uint32_t a, std::uint32_t b) {
+  // Every node's box holds the tight boxes below it (a leaf's box is its
+  // tight box; an internal box holds the fat boxes), so strict overlap of
+  // two nodes' boxes is a valid prune, and for two leaves it is the exact
+  // test.
+  const auto boxesOverlap = [nodes](std::uint32_t a, std::uint32_t b) {
     const AABB& x = nodes[a].box;
     const AABB& y = nodes[b].box;
     return (x.min.x < y.max.x) & (y.min.x < x.max.x) & (x.min.y < y.max.y) & (y.min.y < x.max.y);
   };
   // A pair (a, b) of distinct subtrees whose boxes overlap: two leaves are
-  // settled at once, anything else goes on the stack.
+  // a pair, anything else goes on the stack.
   const auto visit = [&](std::uint32_t a, std::uint32_t b) {
     if (nodes[a].isLeaf() && nodes[b].isLeaf()) {
-      if (overlaps(tight[a], tight[b])) {
-        const std::uint32_t p = nodes[a].child2, q = nodes[b].child2;
-        out.push_back({std::min(p, q), std::max(p, q)});
-      }
+      const std::uint32_t p = nodes[a].child2, q = nodes[b].child2;
+      out.push_back({std::min(p, q), std::max(p, q)});
     } else {
       // The children of both will be read when this pair is popped: start
       // loading them now (siblings are side by side after a rebuild).
@@ -403,21 +409,21 @@ void DynamicAabbTree::findPairs(std::vector<Pair>& out) {
       // Pairs within one subtree: within each child, and across the two.
       if (!nodes[A.child2].isLeaf()) pairStack_.emplace_back(A.child2, A.child2);
       if (!nodes[A.child1].isLeaf()) pairStack_.emplace_back(A.child1, A.child1);
-      if (fatOverlap(A.child1, A.child2)) visit(A.child1, A.child2);
+      if (boxesOverlap(A.child1, A.child2)) visit(A.child1, A.child2);
       continue;
     }
     const Node& B = nodes[b];
     if (!A.isLeaf() && !B.isLeaf()) {
-      if (fatOverlap(A.child2, B.child2)) visit(A.child2, B.child2);
-      if (fatOverlap(A.child2, B.child1)) visit(A.child2, B.child1);
-      if (fatOverlap(A.child1, B.child2)) visit(A.child1, B.child2);
-      if (fatOverlap(A.child1, B.child1)) visit(A.child1, B.child1);
+      if (boxesOverlap(A.child2, B.child2)) visit(A.child2, B.child2);
+      if (boxesOverlap(A.child2, B.child1)) visit(A.child2, B.child1);
+      if (boxesOverlap(A.child1, B.child2)) visit(A.child1, B.child2);
+      if (boxesOverlap(A.child1, B.child1)) visit(A.child1, B.child1);
     } else if (B.isLeaf()) {
-      if (fatOverlap(A.child2, b)) visit(A.child2, b);
-      if (fatOverlap(A.child1, b)) visit(A.child1, b);
+      if (boxesOverlap(A.child2, b)) visit(A.child2, b);
+      if (boxesOverlap(A.child1, b)) visit(A.child1, b);
     } else {
-      if (fatOverlap(a, B.child2)) visit(a, B.child2);
-      if (fatOverlap(a, B.child1)) visit(a, B.child1);
+      if (boxesOverlap(a, B.child2)) visit(a, B.child2);
+      if (boxesOverlap(a, B.child1)) visit(a, B.child1);
     }
   }
 }
@@ -427,7 +433,7 @@ void DynamicAabbTree::query(const AABB& box, std::vector<std::uint32_t>& out) co
   walk(
       nodes_, root_, height(), [&](const AABB& fat) { return touches(fat, box); },
       [&](std::uint32_t leaf) {
-        if (touches(leafTight_[leaf], box)) out.push_back(nodes_[leaf].child2);
+        if (touches(nodes_[leaf].box, box)) out.push_back(nodes_[leaf].child2);
       });
 }
 
@@ -436,7 +442,7 @@ void DynamicAabbTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) 
   walk(
       nodes_, root_, height(), [&](const AABB& fat) { return raycast(ray, fat).has_value(); },
       [&](std::uint32_t leaf) {
-        if (raycast(ray, leafTight_[leaf])) out.push_back(nodes_[leaf].child2);
+        if (raycast(ray, nodes_[leaf].box)) out.push_back(nodes_[leaf].child2);
       });
 }
 
@@ -461,8 +467,8 @@ bool DynamicAabbTree::isValid() const {
     if (node.height < 0) return false;
     if (node.isLeaf()) {
       const std::uint32_t p = node.child2;
-      if (node.height != 0 || p >= n || leafOf_[p] != i || !(fat_[p] == node.box)) return false;
-      if (!contains(node.box, leafTight_[i])) return false;
+      if (node.height != 0 || p >= n || leafOf_[p] != i) return false;
+      if (!contains(fat_[p], node.box)) return false;
       ++leaves;
       continue;
     }
@@ -471,7 +477,8 @@ bool DynamicAabbTree::isValid() const {
     if (c1.parent != i || c2.parent != i) return false;
     if (node.height != 1 + std::max(c1.height, c2.height)) return false;
     if (std::abs(c1.height - c2.height) > 1) return false;
-    if (!contains(node.box, c1.box) || !contains(node.box, c2.box)) return false;
+    if (!contains(node.box, bound(node.child1)) || !contains(node.box, bound(node.child2)))
+      return false;
     stack.push_back(node.child1);
     stack.push_back(node.child2);
   }
@@ -485,7 +492,7 @@ bool DynamicAabbTree::isValid() const {
 std::size_t DynamicAabbTree::memoryBytes() const noexcept {
   return nodes_.capacity() * sizeof(Node) +
          (leafOf_.capacity() + moved_.capacity()) * sizeof(std::uint32_t) +
-         (leafTight_.capacity() + fat_.capacity() + buildFat_.capacity()) * sizeof(AABB) +
+         (fat_.capacity() + buildFat_.capacity() + buildTight_.capacity()) * sizeof(AABB) +
          (byX_.capacity() + byY_.capacity() + buildScratch_.capacity()) * sizeof(std::uint64_t) +
          side_.capacity() + pairStack_.capacity() * sizeof(pairStack_[0]);
 }

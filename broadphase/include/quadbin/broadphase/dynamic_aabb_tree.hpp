@@ -88,6 +88,9 @@ class DynamicAabbTree final : public BroadPhase {
   };
 
   [[nodiscard]] AABB fatten(const AABB& tight) const noexcept;
+  /// The box a node's parent must contain: the fat box for a leaf, the
+  /// node's own box otherwise.
+  [[nodiscard]] const AABB& bound(std::uint32_t node) const noexcept;
   [[nodiscard]] std::uint32_t allocateNode();
   void freeNode(std::uint32_t node) noexcept;
   void insertLeaf(std::uint32_t leaf);
@@ -103,11 +106,6 @@ class DynamicAabbTree final : public BroadPhase {
   std::uint32_t root_ = kNull;
   std::uint32_t freeList_ = kNull;
   std::vector<std::uint32_t> leafOf_;  // proxy -> its leaf node
-  // The tight box of each leaf, indexed like nodes_ (unused for internal
-  // nodes): the exact filter. Indexed by node rather than by proxy because
-  // it is read from leaves met in the traversal: leaves near in the tree are
-  // near in memory, where proxy order is random in space.
-  std::vector<AABB> leafTight_;
   // The fat box of each proxy, by proxy: the per-frame containment test
   // streams it instead of chasing leaves through the node pool.
   std::vector<AABB> fat_;
@@ -119,7 +117,7 @@ class DynamicAabbTree final : public BroadPhase {
   // order.
   std::vector<std::uint64_t> byX_, byY_, buildScratch_;
   std::vector<std::uint8_t> side_;
-  std::vector<AABB> buildFat_;
+  std::vector<AABB> buildFat_, buildTight_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairStack_;
   std::uint64_t rebuilds_ = 0;
   std::uint64_t reinsertions_ = 0;
