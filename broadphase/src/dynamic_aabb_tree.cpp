@@ -138,12 +138,14 @@ std::uint32_t DynamicAabbTree::rotate(std::uint32_t a) noexcept {
 
 void DynamicAabbTree::refitUp(std::uint32_t node) noexcept {
   while (node != kNull) {
-    node = rotate(node);
-    Node& n = nodes_[node];
-    const Node& c1 = nodes_[n.child1];
-    const Node& c2 = nodes_[n.child2];
-    n.height = 1 + std::max(c1.height, c2.height);
-    n.box = unionOf(bound(n.child1), bound(n.child2));
+    const std::uint32_t top = rotate(node);
+    Node& n = nodes_[top];
+    const int height = 1 + std::max(nodes_[n.child1].height, nodes_[n.child2].height);
+    const AABB box = unionOf(bound(n.child1), bound(n.child2));
+    // Nothing above can change once a node keeps its place, box and height.
+    if (top == node && height == n.height && box == n.box) return;
+    n.height = height;
+    n.box = box;
     node = n.parent;
   }
 }
@@ -329,13 +331,9 @@ void DynamicAabbTree::update(std::span<const AABB> boxes) {
   assert(boxes.size() < kNull / 2);
   const auto n = static_cast<std::uint32_t>(boxes.size());
   const auto prev = static_cast<std::uint32_t>(leafOf_.size());
-  for (std::uint32_t p = n; p < prev; ++p) {  // proxies that disappeared
-    removeLeaf(leafOf_[p]);
-    freeNode(leafOf_[p]);
-  }
   const std::uint32_t common = std::min(n, prev);
-  leafOf_.resize(n);
-  fat_.resize(n);
+  // Survivors: the leaf takes the new tight box; those that left their fat
+  // box are listed for re-insertion.
   moved_.clear();
   for (std::uint32_t p = 0; p < common; ++p) {
     const AABB& t = boxes[p];
@@ -350,12 +348,20 @@ void DynamicAabbTree::update(std::span<const AABB> boxes) {
     const float d = options_.margin * std::max(t.width(), t.height()) + options_.absoluteMargin;
     if (!contains(t.expanded(4.0f * d), fat)) moved_.push_back(p);
   }
-  const std::size_t changes = moved_.size() + (n - common);
+  const std::size_t changes = moved_.size() + (prev - common) + (n - common);
   if (root_ == kNull ||
       static_cast<double>(changes) > options_.rebuildFraction * static_cast<double>(n)) {
+    leafOf_.resize(n);
+    fat_.resize(n);
     rebuild(boxes);
     return;
   }
+  for (std::uint32_t p = common; p < prev; ++p) {  // proxies that disappeared
+    removeLeaf(leafOf_[p]);
+    freeNode(leafOf_[p]);
+  }
+  leafOf_.resize(n);
+  fat_.resize(n);
   for (const std::uint32_t p : moved_) {
     const std::uint32_t leaf = leafOf_[p];
     removeLeaf(leaf);

@@ -19,9 +19,9 @@ namespace quadbin {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-// The SIMD sweep reads up to 3 floats past the last real entry: pad with
+// The SIMD sweep reads up to 7 floats past the last real entry: pad with
 // sentinels whose min is +inf so every window stops there.
-constexpr std::size_t kPad = 4;
+constexpr std::size_t kPad = 16;
 
 [[nodiscard]] inline float minOn(const AABB& b, int axis) noexcept {
   return axis == 0 ? b.min.x : b.min.y;
@@ -172,26 +172,33 @@ void SweepAndPrune::findPairs(std::vector<Pair>& out) {
     const std::uint32_t self = ids[k];
     std::size_t j = k + 1;
 #if defined(__SSE2__)
-    // Four candidates at a time. minA is sorted, so the lanes still inside
-    // the window form a prefix; a block that is not full ends the window.
+    // Eight candidates at a time, in two SSE blocks. minA is sorted, so the
+    // lanes still inside the window form a prefix; a block that is not
+    // full ends the window.
     const __m128 vHiA = _mm_set1_ps(hiA), vLoA = _mm_set1_ps(loA);
     const __m128 vLoB = _mm_set1_ps(loB), vHiB = _mm_set1_ps(hiB);
-    for (;; j += 4) {
-      const __m128 inWindow = _mm_cmplt_ps(_mm_loadu_ps(minA + j), vHiA);
-      const int windowMask = _mm_movemask_ps(inWindow);
-      if (windowMask == 0) break;
-      __m128 hit = _mm_and_ps(inWindow, _mm_cmplt_ps(vLoA, _mm_loadu_ps(maxA + j)));
-      hit = _mm_and_ps(hit, _mm_cmplt_ps(_mm_loadu_ps(minB + j), vHiB));
-      hit = _mm_and_ps(hit, _mm_cmplt_ps(vLoB, _mm_loadu_ps(maxB + j)));
-      int hitMask = _mm_movemask_ps(hit);
+    const auto block = [&](std::size_t at, int& windowMask) {
+      const __m128 inWindow = _mm_cmplt_ps(_mm_loadu_ps(minA + at), vHiA);
+      windowMask = _mm_movemask_ps(inWindow);
+      __m128 hit = _mm_and_ps(inWindow, _mm_cmplt_ps(vLoA, _mm_loadu_ps(maxA + at)));
+      hit = _mm_and_ps(hit, _mm_cmplt_ps(_mm_loadu_ps(minB + at), vHiB));
+      hit = _mm_and_ps(hit, _mm_cmplt_ps(vLoB, _mm_loadu_ps(maxB + at)));
+      return _mm_movemask_ps(hit);
+    };
+    for (;; j += 16) {
+      int window0 = 0, window1 = 0, window2 = 0, window3 = 0;
+      const int hit0 = block(j, window0);
+      const int hit1 = block(j + 4, window1);
+      const int hit2 = block(j + 8, window2);
+      const int hit3 = block(j + 12, window3);
+      unsigned hitMask = static_cast<unsigned>(hit0 | (hit1 << 4) | (hit2 << 8) | (hit3 << 12));
       while (hitMask != 0) {
-        const auto lane =
-            static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(hitMask)));
+        const auto lane = static_cast<std::size_t>(std::countr_zero(hitMask));
         hitMask &= hitMask - 1;
         const std::uint32_t other = ids[j + lane];
         out.push_back({std::min(self, other), std::max(self, other)});
       }
-      if (windowMask != 0xF) break;
+      if ((window0 & window1 & window2 & window3) != 0xF) break;
     }
 #else
     for (; minA[j] < hiA; ++j) {

@@ -23,7 +23,7 @@
 /// - axis: Auto (default) picks, at each full sort, the axis along which the
 ///   box centres vary most (fewer boxes share a window); X or Y force one.
 /// - maxShiftsPerProxy: the insertion sort gives up and does a full sort once
-///   it has shifted more than this many elements per proxy (default 8).
+///   it has shifted more than this many elements per proxy (default 32).
 /// - fullSortFraction: a frame where more than this fraction of proxies
 ///   appeared or disappeared is fully re-sorted (default 0.25).
 
@@ -36,7 +36,7 @@ namespace quadbin {
 struct SweepAndPruneOptions {
   enum class Axis : std::uint8_t { Auto, X, Y };
   Axis axis = Axis::Auto;
-  std::uint32_t maxShiftsPerProxy = 8;
+  std::uint32_t maxShiftsPerProxy = 32;
   float fullSortFraction = 0.25f;
 };
 
