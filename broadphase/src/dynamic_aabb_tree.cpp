@@ -385,51 +385,62 @@ void DynamicAabbTree::findPairs(std::vector<Pair>& out) {
   // Every node's box holds the tight boxes below it (a leaf's box is its
   // tight box; an internal box holds the fat boxes), so strict overlap of
   // two nodes' boxes is a valid prune, and for two leaves it is the exact
-  // test.
-  const auto boxesOverlap = [nodes](std::uint32_t a, std::uint32_t b) {
+  // test. Non-short-circuit &: the outcome is a coin toss, a branch on it
+  // would be mispredicted half the time.
+  const auto overlap = [nodes](std::uint32_t a, std::uint32_t b) -> std::size_t {
     const AABB& x = nodes[a].box;
     const AABB& y = nodes[b].box;
     return (x.min.x < y.max.x) & (y.min.x < x.max.x) & (x.min.y < y.max.y) & (y.min.y < x.max.y);
   };
-  // A pair (a, b) of distinct subtrees whose boxes overlap: two leaves are
-  // a pair, anything else goes on the stack.
-  const auto visit = [&](std::uint32_t a, std::uint32_t b) {
-    if (nodes[a].isLeaf() && nodes[b].isLeaf()) {
-      const std::uint32_t p = nodes[a].child2, q = nodes[b].child2;
-      out.push_back({std::min(p, q), std::max(p, q)});
-    } else {
-      // The children of both will be read when this pair is popped: start
-      // loading them now (siblings are side by side after a rebuild).
-      if (!nodes[a].isLeaf()) __builtin_prefetch(&nodes[nodes[a].child1]);
-      if (!nodes[b].isLeaf()) __builtin_prefetch(&nodes[nodes[b].child1]);
-      pairStack_.emplace_back(a, b);
-    }
-  };
-  pairStack_.clear();
-  pairStack_.emplace_back(root_, root_);
-  while (!pairStack_.empty()) {
-    const auto [a, b] = pairStack_.back();
-    pairStack_.pop_back();
+  // The stack holds pairs of subtrees whose boxes overlap (or one subtree
+  // against itself). Candidates are written unconditionally and kept by
+  // advancing the top with the test result: no branch per test.
+  auto& stack = pairStack_;
+  if (stack.size() < 64) stack.resize(64);
+  std::size_t top = 0;
+  stack[top++] = {root_, root_};
+  while (top > 0) {
+    if (top + 4 > stack.size()) stack.resize(2 * stack.size());
+    auto* st = stack.data();
+    const auto [a, b] = st[--top];
     const Node& A = nodes[a];
     if (a == b) {
       // Pairs within one subtree: within each child, and across the two.
-      if (!nodes[A.child2].isLeaf()) pairStack_.emplace_back(A.child2, A.child2);
-      if (!nodes[A.child1].isLeaf()) pairStack_.emplace_back(A.child1, A.child1);
-      if (boxesOverlap(A.child1, A.child2)) visit(A.child1, A.child2);
+      const std::uint32_t c1 = A.child1, c2 = A.child2;
+      st[top] = {c2, c2};
+      top += !nodes[c2].isLeaf();
+      st[top] = {c1, c1};
+      top += !nodes[c1].isLeaf();
+      st[top] = {c1, c2};
+      top += overlap(c1, c2);
       continue;
     }
     const Node& B = nodes[b];
+    if (A.isLeaf() && B.isLeaf()) {  // tested when pushed
+      const std::uint32_t p = A.child2, q = B.child2;
+      out.push_back({std::min(p, q), std::max(p, q)});
+      continue;
+    }
     if (!A.isLeaf() && !B.isLeaf()) {
-      if (boxesOverlap(A.child2, B.child2)) visit(A.child2, B.child2);
-      if (boxesOverlap(A.child2, B.child1)) visit(A.child2, B.child1);
-      if (boxesOverlap(A.child1, B.child2)) visit(A.child1, B.child2);
-      if (boxesOverlap(A.child1, B.child1)) visit(A.child1, B.child1);
+      __builtin_prefetch(&nodes[nodes[A.child1].child1]);
+      st[top] = {A.child2, B.child2};
+      top += overlap(A.child2, B.child2);
+      st[top] = {A.child2, B.child1};
+      top += overlap(A.child2, B.child1);
+      st[top] = {A.child1, B.child2};
+      top += overlap(A.child1, B.child2);
+      st[top] = {A.child1, B.child1};
+      top += overlap(A.child1, B.child1);
     } else if (B.isLeaf()) {
-      if (boxesOverlap(A.child2, b)) visit(A.child2, b);
-      if (boxesOverlap(A.child1, b)) visit(A.child1, b);
+      st[top] = {A.child2, b};
+      top += overlap(A.child2, b);
+      st[top] = {A.child1, b};
+      top += overlap(A.child1, b);
     } else {
-      if (boxesOverlap(a, B.child2)) visit(a, B.child2);
-      if (boxesOverlap(a, B.child1)) visit(a, B.child1);
+      st[top] = {a, B.child2};
+      top += overlap(a, B.child2);
+      st[top] = {a, B.child1};
+      top += overlap(a, B.child1);
     }
   }
 }
