@@ -32,7 +32,7 @@
 ///   disappeared exceed this fraction of the count, the tree is rebuilt
 ///   instead of updated one leaf at a time (default 0.1; a rebuild costs
 ///   about as much as re-inserting a tenth of the proxies). 1 means
-///   rebuild only when the tree is empty.
+///   re-insert one by one unless more proxies changed than remain.
 
 #include <cstdint>
 #include <quadbin/broadphase/broadphase.hpp>

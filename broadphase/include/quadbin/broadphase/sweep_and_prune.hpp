@@ -1,23 +1,26 @@
 #pragma once
 /// \file
-/// SweepAndPrune: the classic one-axis sort-and-sweep (as in Bullet's
-/// btAxisSweep3 / Box2D v1 family, reduced to a single axis).
+/// SweepAndPrune: the classic sort-and-sweep (Bullet's btAxisSweep3, the
+/// broad phase of early Box2D), on one axis.
 ///
 /// The proxies are kept sorted by box min on one axis, keyed by
-/// (min, proxy index) so ties are broken by index and the order depends only
-/// on the boxes. Between frames the previous order is kept and repaired by an
-/// insertion sort, which costs ~O(n) when bodies move little; proxies that
-/// appear are sorted apart and merged in, and a badly broken order (too many
-/// element shifts) or a large change of count falls back to a full stable
-/// radix sort. The sweep then walks the sorted structure-of-arrays: for each
-/// proxy, the following ones while their min is below its max, testing the
-/// other axis strictly.
+/// (min, proxy index): ties are broken by index, so the order, and the order
+/// of the pairs, depends only on the boxes. Between frames the previous
+/// order is kept and repaired by an insertion sort, which costs ~O(n) when
+/// bodies move little; proxies that appear are sorted apart and merged in,
+/// and a badly broken order (too many element shifts) or a large change of
+/// count falls back to a full stable radix sort. The sweep then walks the
+/// sorted structure of arrays: for each proxy, the following ones while
+/// their min is below its max (16 at a time with SSE2), testing the other
+/// axis strictly.
 ///
-/// When to pick it: few to ~10^4 bodies spread along a line or moderately in
-/// 2D, or as a simple, allocation-free, fully deterministic reference. Its
-/// cost grows with the number of boxes sharing a sweep window, i.e. with
-/// n * (extent along the axis / world length) * n: in a uniform square world
-/// that is O(n^1.5), so grids and trees win at large n.
+/// When to pick it: bodies of similar size, up to ~10^5 in a compact world,
+/// or worlds long along one axis; a simple, allocation-free, deterministic
+/// reference. Its cost is n times the number of boxes sharing a sweep
+/// window: in a square world of uniform density that grows as n^1.5, and
+/// clusters that line up along the axis make it worse, so grids and trees
+/// win at large n. One huge box makes its own window long but costs nothing
+/// to the others.
 ///
 /// Options:
 /// - axis: Auto (default) picks, at each full sort, the axis along which the
