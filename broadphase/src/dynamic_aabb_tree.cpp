@@ -1,9 +1,7 @@
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cassert>
 #include <cmath>
-#include <limits>
 #include <quadbin/broadphase/dynamic_aabb_tree.hpp>
 #include <quadbin/error.hpp>
 #include <string>
@@ -20,9 +18,10 @@ namespace {
   return (b.max.x - b.min.x) + (b.max.y - b.min.y);
 }
 
-/// Calls visit(node) for the nodes of a depth-first walk that `enter`
-/// accepts. The stack never holds more than height + 1 entries; it lives on
-/// the machine stack unless the tree is absurdly tall.
+/// Depth-first walk entering only the nodes whose box `enter` accepts;
+/// calls leaf(index) for each leaf entered. The stack never holds more than
+/// height + 1 entries: it lives on the machine stack unless the tree is
+/// absurdly tall.
 template <typename Nodes, typename Enter, typename Leaf>
 void walk(const Nodes& nodes, std::uint32_t root, int height, Enter&& enter, Leaf&& leaf) {
   constexpr std::size_t kLocal = 128;

@@ -60,8 +60,8 @@ class DynamicAabbTree final : public BroadPhase {
   /// Pairs in the order of a depth-first descent of the tree against itself.
   void findPairs(std::vector<Pair>& out) override;
   void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
-  /// Walks only the nodes whose fat box the ray crosses; the leaves are
-  /// tested against the tight boxes, so the result is the exact hit set.
+  /// Walks only the nodes whose box the ray crosses; the leaves hold the
+  /// tight boxes, so the result is the exact hit set.
   void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
   [[nodiscard]] std::size_t size() const noexcept override { return leafOf_.size(); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;
@@ -81,8 +81,11 @@ class DynamicAabbTree final : public BroadPhase {
  private:
   static constexpr std::uint32_t kNull = 0xffffffffu;
 
-  // 32 bytes: two nodes per cache line. A leaf has child1 == kNull and its
-  // proxy in child2; a free node has height -1 and the next free in parent.
+  // 32 bytes: two nodes per cache line. An internal node's box bounds the
+  // fat boxes below it. A leaf has child1 == kNull, its proxy in child2 and
+  // the proxy's TIGHT box in box (the fat one is in fat_), so that two
+  // leaves meeting in the descent are tested exactly. A free node has
+  // height -1 and the next free node in parent.
   struct Node {
     AABB box;
     std::uint32_t parent = kNull;
@@ -111,15 +114,16 @@ class DynamicAabbTree final : public BroadPhase {
   std::uint32_t root_ = kNull;
   std::uint32_t freeList_ = kNull;
   std::vector<std::uint32_t> leafOf_;  // proxy -> its leaf node
-  // The fat box of each proxy, by proxy: the per-frame containment test
-  // streams it instead of chasing leaves through the node pool.
+  // The fat box of each proxy, by proxy: what the leaf's parent bounds, and
+  // what the per-frame containment test streams (instead of chasing leaves
+  // through the node pool).
   std::vector<AABB> fat_;
-  // Reused scratch: proxies to re-insert, the build's working array, the
-  // descent stack of findPairs.
+  // Reused scratch (capacity kept between frames): proxies to re-insert,
+  // the build's arrays, the descent stack of findPairs.
   std::vector<std::uint32_t> moved_;
   // The build: proxies sorted by centre x and by centre y (keys of
-  // detail::sortKey), a side flag per proxy, scratch, fat boxes in leaf
-  // order.
+  // detail::sortKey), a side flag per proxy, scratch, fat and tight boxes
+  // in leaf order.
   std::vector<std::uint64_t> byX_, byY_, buildScratch_;
   std::vector<std::uint8_t> side_;
   std::vector<AABB> buildFat_, buildTight_;
