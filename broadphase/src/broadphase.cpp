@@ -4,6 +4,8 @@
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
 #include <quadbin/broadphase/quadtree.hpp>
+#include <quadbin/broadphase/dynamic_aabb_tree.hpp>
+#include <quadbin/broadphase/sweep_and_prune.hpp>
 
 namespace quadbin {
 
@@ -16,6 +18,8 @@ constexpr std::array kTypes = {
     NamedType{BroadPhaseType::BruteForce, "brute-force"},
     NamedType{BroadPhaseType::Quadtree, "quadtree"},
     NamedType{BroadPhaseType::BinGrid, "bin-grid"},
+    NamedType{BroadPhaseType::SweepAndPrune, "sweep-and-prune"},
+    NamedType{BroadPhaseType::DynamicAabbTree, "dynamic-aabb-tree"},
     NamedType{BroadPhaseType::Auto, "auto"},
 };
 constexpr std::array kAllTypes = [] {
@@ -51,6 +55,10 @@ std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type) {
       return std::make_unique<BinGrid>();
     case BroadPhaseType::Auto:
       return std::make_unique<AutoBroadPhase>();
+    case BroadPhaseType::SweepAndPrune:
+      return std::make_unique<SweepAndPrune>();
+    case BroadPhaseType::DynamicAabbTree:
+      return std::make_unique<DynamicAabbTree>();
   }
   return std::make_unique<BruteForce>();
 }

@@ -2,9 +2,11 @@
 /// \file
 /// Everything of the broadphase layer.
 
-#include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/auto.hpp>
 #include <quadbin/broadphase/bin_grid.hpp>
+#include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
+#include <quadbin/broadphase/dynamic_aabb_tree.hpp>
 #include <quadbin/broadphase/quadtree.hpp>
 #include <quadbin/broadphase/quadtree_container.hpp>
+#include <quadbin/broadphase/sweep_and_prune.hpp>

@@ -36,6 +36,8 @@ enum class BroadPhaseType : std::uint8_t {
   BruteForce,
   Quadtree,
   BinGrid,
+  SweepAndPrune,
+  DynamicAabbTree,
   Auto,  ///< picks one of the above from the boxes (AutoBroadPhase); keep last
 };
 

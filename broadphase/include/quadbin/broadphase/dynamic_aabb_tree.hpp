@@ -1,0 +1,135 @@
+#pragma once
+/// \file
+/// DynamicAabbTree: a binary bounding-volume hierarchy in the style of
+/// Box2D's b2DynamicTree and Bullet's btDbvt, one leaf per proxy.
+///
+/// Each proxy has an enlarged ("fat") box; the internal nodes bound the fat
+/// boxes of their leaves, and the leaves themselves carry the tight box. A
+/// proxy whose new box is still inside its fat box costs one containment
+/// test per frame; one that leaves it is removed and re-inserted, walking
+/// down from the root to the cheapest sibling by the surface-area (in 2D:
+/// perimeter) heuristic, and the path back to the root is kept balanced by
+/// AVL rotations, so the height stays O(log n) even for thousands of
+/// identical boxes. When many proxies move, appear or disappear in one frame
+/// (and on the first frame) the whole tree is rebuilt top-down instead
+/// (median splits of the centres on the wider axis), which is cheaper than
+/// that many re-insertions and gives a better tree. findPairs descends the
+/// tree against itself, each pair of subtrees once, pruning on strict box
+/// overlap; two leaves meet only if their tight boxes overlap strictly, so
+/// the fat boxes never leak into the result.
+///
+/// When to pick it: unbounded or very uneven worlds, widely varying box
+/// sizes, many queries and ray casts, or scenes where most bodies rest.
+///
+/// Options:
+/// - margin: the fat box is the tight box grown on each side by
+///   margin * (larger side of the box) + absoluteMargin. Default 0.25: a
+///   quarter of the box size, scale-free. Larger: fewer re-insertions and
+///   rebuilds, more subtree pairs to look at.
+/// - absoluteMargin: added on every side (default 0). Give it a value in
+///   world units when many bodies have zero-size boxes and move.
+/// - rebuildFraction: when the proxies that left their fat box, appeared or
+///   disappeared exceed this fraction of the count, the tree is rebuilt
+///   instead of updated one leaf at a time (default 0.1; a rebuild costs
+///   about as much as re-inserting a tenth of the proxies). 1 means
+///   re-insert one by one unless more proxies changed than remain.
+
+#include <cstdint>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <utility>
+#include <vector>
+
+namespace quadbin {
+
+struct DynamicAabbTreeOptions {
+  float margin = 0.25f;
+  float absoluteMargin = 0.0f;
+  float rebuildFraction = 0.1f;
+};
+
+class DynamicAabbTree final : public BroadPhase {
+ public:
+  /// Throws quadbin::Error when an option is negative, not finite, or
+  /// rebuildFraction is not in [0, 1].
+  explicit DynamicAabbTree(const DynamicAabbTreeOptions& options = {});
+
+  [[nodiscard]] BroadPhaseType type() const noexcept override {
+    return BroadPhaseType::DynamicAabbTree;
+  }
+  void update(std::span<const AABB> boxes) override;
+  /// Pairs in the order of a depth-first descent of the tree against itself.
+  void findPairs(std::vector<Pair>& out) override;
+  void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
+  /// Walks only the nodes whose box the ray crosses; the leaves hold the
+  /// tight boxes, so the result is the exact hit set.
+  void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
+  [[nodiscard]] std::size_t size() const noexcept override { return leafOf_.size(); }
+  [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+
+  /// Height of the tree: 0 for a single leaf, -1 when empty.
+  [[nodiscard]] int height() const noexcept;
+  /// The fat box the tree holds for a proxy.
+  [[nodiscard]] AABB fatBox(std::uint32_t proxy) const noexcept;
+  /// Checks every invariant (links, heights, balance, boxes containing their
+  /// children, fat boxes containing the tight ones, free list). For tests:
+  /// O(n).
+  [[nodiscard]] bool isValid() const;
+  /// Full top-down rebuilds and single re-insertions since construction.
+  [[nodiscard]] std::uint64_t rebuilds() const noexcept { return rebuilds_; }
+  [[nodiscard]] std::uint64_t reinsertions() const noexcept { return reinsertions_; }
+
+ private:
+  static constexpr std::uint32_t kNull = 0xffffffffu;
+
+  // 32 bytes: two nodes per cache line. An internal node's box bounds the
+  // fat boxes below it. A leaf has child1 == kNull, its proxy in child2 and
+  // the proxy's TIGHT box in box (the fat one is in fat_), so that two
+  // leaves meeting in the descent are tested exactly. A free node has
+  // height -1 and the next free node in parent.
+  struct Node {
+    AABB box;
+    std::uint32_t parent = kNull;
+    std::uint32_t child1 = kNull;
+    std::uint32_t child2 = kNull;
+    std::int32_t height = 0;
+    [[nodiscard]] bool isLeaf() const noexcept { return child1 == kNull; }
+  };
+
+  [[nodiscard]] AABB fatten(const AABB& tight) const noexcept;
+  /// The box a node's parent must contain: the fat box for a leaf, the
+  /// node's own box otherwise.
+  [[nodiscard]] const AABB& bound(std::uint32_t node) const noexcept;
+  [[nodiscard]] std::uint32_t allocateNode();
+  void freeNode(std::uint32_t node) noexcept;
+  void insertLeaf(std::uint32_t leaf);
+  void removeLeaf(std::uint32_t leaf) noexcept;
+  void refitUp(std::uint32_t node) noexcept;
+  [[nodiscard]] std::uint32_t rotate(std::uint32_t a) noexcept;
+  void rebuild(std::span<const AABB> boxes);
+  void splitRange(std::uint32_t first, std::uint32_t count) noexcept;
+  void buildNodes(std::uint32_t node, std::uint32_t first, std::uint32_t count);
+
+  DynamicAabbTreeOptions options_;
+  std::vector<Node> nodes_;
+  std::uint32_t root_ = kNull;
+  std::uint32_t freeList_ = kNull;
+  std::vector<std::uint32_t> leafOf_;  // proxy -> its leaf node
+  // The fat box of each proxy, by proxy: what the leaf's parent bounds, and
+  // what the per-frame containment test streams (instead of chasing leaves
+  // through the node pool).
+  std::vector<AABB> fat_;
+  // Reused scratch (capacity kept between frames): proxies to re-insert,
+  // the build's arrays, the descent stack of findPairs.
+  std::vector<std::uint32_t> moved_;
+  // The build: proxies sorted by centre x and by centre y (keys of
+  // detail::sortKey), a side flag per proxy, scratch, fat and tight boxes
+  // in leaf order.
+  std::vector<std::uint64_t> byX_, byY_, buildScratch_;
+  std::vector<std::uint8_t> side_;
+  std::vector<AABB> buildFat_, buildTight_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairStack_;
+  std::uint64_t rebuilds_ = 0;
+  std::uint64_t reinsertions_ = 0;
+};
+
+}  // namespace quadbin
