@@ -16,7 +16,7 @@ constexpr std::uint32_t kMaxDepthLimit = 24;
 constexpr std::size_t kStackSize = 3 * kMaxDepthLimit + 8;
 
 struct NodeStack {
-  std::array<std::int32_t, kStackSize> items;
+  std::array<std::int32_t, kStackSize> items{};
   std::size_t size = 0;
   void push(std::int32_t n) noexcept {
     assert(size < items.size());
@@ -100,7 +100,7 @@ std::int32_t QuadtreeBroadPhase::childFor(const Node& node, const AABB& b) const
   const Vec2 c = node.cell.center();
   if (options_.looseness == 1.0f) {
     // Tight: the box must lie on one side of both split lines.
-    int qx, qy;
+    int qx = 0, qy = 0;
     if (b.max.x <= c.x) {
       qx = 0;
     } else if (b.min.x >= c.x) {

@@ -71,7 +71,7 @@ void Solver::addCandidate(const SolverBodies& bodies, std::uint32_t i, std::uint
   if (!ballI) std::swap(i, j);
   const Vec2 c{bodies.px[i], bodies.py[i]};
   const float r = bodies.radius[i];
-  float gap, reach;
+  float gap = 0.0f, reach = 0.0f;
   if (ballI && ballJ) {
     if (j < i) std::swap(i, j);
     gap = length(Vec2{bodies.px[j], bodies.py[j]} - c) - r - bodies.radius[j];
@@ -187,7 +187,7 @@ bool Solver::resolveWall(SolverBodies& bodies, const SolverSettings& s, std::uin
 }
 
 bool Solver::resolve(SolverBodies& bodies, const SolverSettings& s, SolverContact& c) {
-  bool hit;
+  bool hit = false;
   if (c.b >= kWallBase) {
     hit = resolveWall(bodies, s, c.a, c.b - kWallBase);
   } else if (bodies.type[c.b] == BodyType::Ball) {
@@ -246,9 +246,8 @@ SolverResult Solver::solve(SolverBodies& bodies, const SolverSettings& s, const 
       }
       if (s.closedWorld) addWalls(bodies, s, i, extra_);
       // The broad phase still holds the old boxes of balls grown earlier.
-      for (std::size_t m = 0; m < grown.size(); ++m) {
-        if (grown[m] != i && touches(boxes[i], boxes[grown[m]]))
-          addCandidate(bodies, i, grown[m], extra_);
+      for (const std::uint32_t other : grown) {
+        if (other != i && touches(boxes[i], boxes[other])) addCandidate(bodies, i, other, extra_);
       }
     }
     std::sort(extra_.begin(), extra_.end());

@@ -41,17 +41,17 @@ struct SolverBodies {
 };
 
 struct SolverSettings {
-  float dt;
-  float restitution;
-  float restitutionThreshold;
-  bool closedWorld;
+  float dt = 0.0f;
+  float restitution = 1.0f;
+  float restitutionThreshold = 0.0f;
+  bool closedWorld = true;
   /// Restitution for a collision at relative normal speed `approach` (> 0).
   [[nodiscard]] float restitutionFor(float approach) const noexcept {
     return approach < restitutionThreshold ? 0.0f : restitution;
   }
-  AABB bounds;
-  std::uint32_t passes;
-  std::uint32_t positionPasses;
+  AABB bounds{};
+  std::uint32_t passes = 1;
+  std::uint32_t positionPasses = 0;
 };
 
 struct SolverResult {

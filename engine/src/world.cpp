@@ -79,7 +79,7 @@ struct World::Impl {
   void requireFiniteQuery(float value, const char* field) const {
     if (!std::isfinite(value)) throw Error(fmt::format("{} = {} is not finite", field, value));
   }
-  std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
+  [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
 
   [[noreturn]] void refuse(const std::string& message) {
     if (!warnedRefusal) {
@@ -115,7 +115,7 @@ struct World::Impl {
     }
   }
 
-  BodyId bodyIdAt(std::uint32_t dense) const {
+  [[nodiscard]] BodyId bodyIdAt(std::uint32_t dense) const {
     const std::uint32_t slot = slotOf[dense];
     return {slot, generation[slot]};
   }
@@ -202,7 +202,7 @@ BodyId World::createBody(const BodyDef& d) {
   }
 
   // Everything validated: from here on nothing throws but allocation.
-  std::uint32_t slot;
+  std::uint32_t slot = 0;
   if (!w.freeSlots.empty()) {
     slot = w.freeSlots.back();
     w.freeSlots.pop_back();
