@@ -4,6 +4,7 @@
 //   quadbin-perf list
 #include <unistd.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "structures.hpp"
 #include "workloads.hpp"
 
 namespace {
@@ -30,14 +32,14 @@ std::string hostName() {
   return buf;
 }
 
-std::vector<BroadPhaseType> parseStructures(const std::vector<std::string>& names) {
-  std::vector<BroadPhaseType> out;
+std::vector<std::string> parseStructures(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  const auto known = perf::structureNames();
   for (const auto& name : names) {
     if (name == "all") {
-      const auto all = allBroadPhaseTypes();
-      out.insert(out.end(), all.begin(), all.end());
-    } else if (auto t = parseBroadPhaseType(name)) {
-      out.push_back(*t);
+      out.insert(out.end(), known.begin(), known.end());
+    } else if (std::find(known.begin(), known.end(), name) != known.end()) {
+      out.push_back(name);
     } else {
       usageError("unknown broad phase '" + name + "' (see 'quadbin-perf list')");
     }
@@ -66,9 +68,9 @@ void writeCsv(const std::filesystem::path& path, const std::vector<Result>& resu
   for (const auto& r : results) {
     const auto& c = r.config;
     std::snprintf(line, sizeof line, "%c,%s,%u,%s,%u,%u,%.4f,%.4f,%.4f,%llu,%.1f\n", c.workload,
-                  std::string(scenes::toString(c.scene)).c_str(), c.n,
-                  std::string(toString(c.structure)).c_str(), c.threads, c.frames, r.medianMs,
-                  r.minMs, r.maxMs, static_cast<unsigned long long>(r.pairs), r.bytesPerBody);
+                  std::string(scenes::toString(c.scene)).c_str(), c.n, c.structure.c_str(),
+                  c.threads, c.frames, r.medianMs, r.minMs, r.maxMs,
+                  static_cast<unsigned long long>(r.pairs), r.bytesPerBody);
     out << line;
   }
 }
@@ -106,7 +108,7 @@ int main(int argc, char** argv) {
   }
 
   if (*list) {
-    for (auto t : allBroadPhaseTypes()) std::printf("%s\n", std::string(toString(t)).c_str());
+    for (const auto& name : perf::structureNames()) std::printf("%s\n", name.c_str());
     return 0;
   }
 
@@ -125,9 +127,8 @@ int main(int argc, char** argv) {
           const Result r = w == "A" ? perf::runWorkloadA(c) : perf::runWorkloadB(c);
           results.push_back(r);
           std::printf("%-3s %-10s %9u %-14s %7u %10.3f %10.3f %10.3f %12llu\n", w.c_str(),
-                      std::string(scenes::toString(scene)).c_str(), n,
-                      std::string(toString(s)).c_str(), threads, r.medianMs, r.minMs, r.maxMs,
-                      static_cast<unsigned long long>(r.pairs));
+                      std::string(scenes::toString(scene)).c_str(), n, s.c_str(), threads,
+                      r.medianMs, r.minMs, r.maxMs, static_cast<unsigned long long>(r.pairs));
           std::fflush(stdout);
         }
       }

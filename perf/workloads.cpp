@@ -1,5 +1,7 @@
 #include "workloads.hpp"
 
+#include "structures.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <quadbin/engine/world.hpp>
@@ -24,7 +26,8 @@ void summarise(std::vector<double>& times, Result& r) {
 Result runWorkloadA(const Config& c) {
   Result r{c};
   auto scene = scenes::generate(c.scene, c.n, c.seed);
-  auto structure = makeBroadPhase(c.structure);
+  auto structure = makeStructure(c.structure);
+  structure->setBounds(scene.world);
   std::vector<AABB> boxes;
   std::vector<Pair> pairs;
   std::vector<double> times;
@@ -48,7 +51,7 @@ Result runWorkloadB(const Config& c) {
   Result r{c};
   const auto scene = scenes::generate(c.scene, c.n, c.seed);
   WorldDef def;
-  def.broadPhase = c.structure;
+  def.broadPhase = parseBroadPhaseType(c.structure).value_or(BroadPhaseType::Auto);
   def.threadCount = c.threads;
   def.logLevel = LogLevel::Error;
   World world = scenes::makeWorld(scene, def);

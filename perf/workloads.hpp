@@ -12,7 +12,7 @@ struct Config {
   char workload = 'A';  // 'A': broad phase alone, 'B': full world step
   scenes::SceneKind scene = scenes::SceneKind::Uniform;
   std::uint32_t n = 1000;
-  BroadPhaseType structure = BroadPhaseType::BruteForce;
+  std::string structure = "brute-force";  // a name from structureNames()
   std::uint32_t threads = 1;
   std::uint32_t frames = 60;
   std::uint32_t warmup = 10;
