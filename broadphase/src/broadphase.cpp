@@ -1,6 +1,10 @@
 #include <array>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
+#include <quadbin/broadphase/diagonal_bsp.hpp>
+#include <quadbin/broadphase/dynamic_centre_quadtree.hpp>
+#include <quadbin/broadphase/leaf_quadtree.hpp>
+#include <quadbin/broadphase/nona_tree.hpp>
 
 namespace quadbin {
 
@@ -11,6 +15,10 @@ struct NamedType {
 };
 constexpr std::array kTypes = {
     NamedType{BroadPhaseType::BruteForce, "brute-force"},
+    NamedType{BroadPhaseType::LeafQuadtree, "leaf-quadtree"},
+    NamedType{BroadPhaseType::DynamicCentreQuadtree, "dynamic-centre-quadtree"},
+    NamedType{BroadPhaseType::NonaTree, "nona-tree"},
+    NamedType{BroadPhaseType::DiagonalBsp, "diagonal-bsp"},
 };
 constexpr std::array kAllTypes = [] {
   std::array<BroadPhaseType, kTypes.size()> all{};
@@ -39,6 +47,14 @@ std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type) {
   switch (type) {
     case BroadPhaseType::BruteForce:
       return std::make_unique<BruteForce>();
+    case BroadPhaseType::LeafQuadtree:
+      return std::make_unique<LeafQuadtree>();
+    case BroadPhaseType::DynamicCentreQuadtree:
+      return std::make_unique<DynamicCentreQuadtree>();
+    case BroadPhaseType::NonaTree:
+      return std::make_unique<NonaTree>();
+    case BroadPhaseType::DiagonalBsp:
+      return std::make_unique<DiagonalBsp>();
   }
   return std::make_unique<BruteForce>();
 }

@@ -34,6 +34,10 @@ struct Pair {
 /// ones the perf suite's --broadphase accepts.
 enum class BroadPhaseType : std::uint8_t {
   BruteForce,
+  LeafQuadtree,
+  DynamicCentreQuadtree,
+  NonaTree,
+  DiagonalBsp,
 };
 
 [[nodiscard]] std::string_view toString(BroadPhaseType type) noexcept;
