@@ -42,8 +42,8 @@ class BspPolicy {
   }
 
   bool split(Shape& s, std::uint32_t depth, std::uint32_t /*node*/,
-             std::span<const std::uint32_t> /*items*/, const detail::BoxArrays& /*boxes*/,
-             Shape* children, std::uint32_t& count) const noexcept {
+             std::span<const detail::Item> /*items*/, Shape* children,
+             std::uint32_t& count) const noexcept {
     count = 2;
     if (depth == 0) {
       // The rectangle, along its diagonal from the bottom-left corner.

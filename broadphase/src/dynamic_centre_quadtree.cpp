@@ -10,13 +10,12 @@ namespace {
 // clamped into the cell so that the cut stays inside it.
 class MeanCutter {
  public:
-  static constexpr std::uint32_t kMaxChildren = 4;
+  static constexpr std::uint32_t kSide = 2;
 
   explicit MeanCutter(std::uint32_t sampleSize) noexcept : sampleSize_(sampleSize) {}
 
   bool chooseCuts(detail::RectShape& s, std::uint32_t depth, std::uint32_t node,
-                  std::span<const std::uint32_t> items,
-                  const detail::BoxArrays& boxes) const noexcept {
+                  std::span<const detail::Item> items) const noexcept {
     const auto count = static_cast<std::uint32_t>(items.size());
     Mean mean;
     if (sampleSize_ > 0 && sampleSize_ < count) {
@@ -27,17 +26,15 @@ class MeanCutter {
         state ^= state << 13;
         state ^= state >> 17;
         state ^= state << 5;
-        mean.add(s, boxes, items[state % count]);
+        mean.add(s, items[state % count]);
       }
     }
     // A sample whose centres coincide says little: use every body.
     if (mean.degenerate()) {
       mean = Mean{};
-      for (const std::uint32_t slot : items) mean.add(s, boxes, slot);
+      for (const detail::Item& item : items) mean.add(s, item);
       if (mean.degenerate()) return false;  // all centres equal: no cut separates them
     }
-    s.nx = 2;
-    s.ny = 2;
     s.cutX[0] = detail::clampCut(static_cast<float>(mean.sumX / mean.n), s.x0, s.x1);
     s.cutY[0] = detail::clampCut(static_cast<float>(mean.sumY / mean.n), s.y0, s.y1);
     return true;
@@ -48,10 +45,9 @@ class MeanCutter {
     double sumX = 0.0, sumY = 0.0;
     double n = 0.0;
     float loX = 0.0f, hiX = 0.0f, loY = 0.0f, hiY = 0.0f;
-    void add(const detail::RectShape& s, const detail::BoxArrays& boxes,
-             std::uint32_t slot) noexcept {
-      const float cx = detail::clampCut(0.5f * (boxes.minX[slot] + boxes.maxX[slot]), s.x0, s.x1);
-      const float cy = detail::clampCut(0.5f * (boxes.minY[slot] + boxes.maxY[slot]), s.y0, s.y1);
+    void add(const detail::RectShape& s, const detail::Item& item) noexcept {
+      const float cx = detail::clampCut(0.5f * (item.x0 + item.x1), s.x0, s.x1);
+      const float cy = detail::clampCut(0.5f * (item.y0 + item.y1), s.y0, s.y1);
       if (n == 0.0) {
         loX = hiX = cx;
         loY = hiY = cy;

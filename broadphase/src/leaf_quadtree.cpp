@@ -9,12 +9,9 @@ namespace {
 // Seeds 001/003: every cell cut at its middle, on float coordinates (the
 // seed's integer rectangles lose a unit per level).
 struct MiddleCutter {
-  static constexpr std::uint32_t kMaxChildren = 4;
+  static constexpr std::uint32_t kSide = 2;
   bool chooseCuts(detail::RectShape& s, std::uint32_t /*depth*/, std::uint32_t /*node*/,
-                  std::span<const std::uint32_t> /*items*/,
-                  const detail::BoxArrays& /*boxes*/) const noexcept {
-    s.nx = 2;
-    s.ny = 2;
+                  std::span<const detail::Item> /*items*/) const noexcept {
     s.cutX[0] = detail::clampCut(s.x0 + (s.x1 - s.x0) * 0.5f, s.x0, s.x1);
     s.cutY[0] = detail::clampCut(s.y0 + (s.y1 - s.y0) * 0.5f, s.y0, s.y1);
     return true;

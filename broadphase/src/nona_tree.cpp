@@ -8,12 +8,9 @@ namespace {
 
 // Seed 002's nona-tree: each side cut in thirds.
 struct ThirdsCutter {
-  static constexpr std::uint32_t kMaxChildren = 9;
+  static constexpr std::uint32_t kSide = 3;
   bool chooseCuts(detail::RectShape& s, std::uint32_t /*depth*/, std::uint32_t /*node*/,
-                  std::span<const std::uint32_t> /*items*/,
-                  const detail::BoxArrays& /*boxes*/) const noexcept {
-    s.nx = 3;
-    s.ny = 3;
+                  std::span<const detail::Item> /*items*/) const noexcept {
     cutInThirds(s.x0, s.x1, s.cutX);
     cutInThirds(s.y0, s.y1, s.cutY);
     return true;

@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/region_tree_stats.hpp>
 #include <quadbin/error.hpp>
@@ -63,6 +64,13 @@ struct BoxArrays {
     maxY.push_back(y1);
     id.push_back(proxy);
   }
+  void resize(std::uint32_t n) {
+    minX.resize(n);
+    minY.resize(n);
+    maxX.resize(n);
+    maxY.resize(n);
+    id.resize(n);
+  }
   void pushFrom(const BoxArrays& from, std::uint32_t slot) {
     push(from.minX[slot], from.minY[slot], from.maxX[slot], from.maxY[slot], from.id[slot]);
   }
@@ -73,6 +81,48 @@ struct BoxArrays {
     return (minX.capacity() + minY.capacity() + maxX.capacity() + maxY.capacity()) * sizeof(float) +
            id.capacity() * sizeof(std::uint32_t);
   }
+};
+
+/// One box on its way down the tree: its coordinates travel with it, so
+/// each level streams through memory instead of gathering by index.
+struct Item {
+  float x0, y0, x1, y1;
+  std::uint32_t id;
+};
+
+/// A growable array of a trivially copyable T that is never zero-filled
+/// (std::vector::resize would clear every slot of every level).
+template <class T>
+class ScratchBuffer {
+ public:
+  [[nodiscard]] T* data() noexcept { return data_.get(); }
+  [[nodiscard]] const T* data() const noexcept { return data_.get(); }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+  [[nodiscard]] T& operator[](std::size_t i) noexcept { return data_[i]; }
+  [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  void clear() noexcept { size_ = 0; }
+  void resize(std::size_t n) {
+    if (n > capacity_) grow(n);
+    size_ = n;
+  }
+  void push_back(const T& value) {
+    if (size_ == capacity_) grow(size_ + 1);
+    data_[size_++] = value;
+  }
+
+ private:
+  void grow(std::size_t atLeast) {
+    const std::size_t capacity = std::max({atLeast, 2 * capacity_, std::size_t{64}});
+    auto grown = std::make_unique_for_overwrite<T[]>(capacity);
+    std::copy(data_.get(), data_.get() + size_, grown.get());
+    data_ = std::move(grown);
+    capacity_ = capacity;
+  }
+
+  std::unique_ptr<T[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
 
 /// Limits every region tree shares, already validated.
@@ -141,7 +191,7 @@ struct RaySpan {
 ///   kOwnerByDescent                leaf ownership checked by walking up the cuts
 ///                                  (false: by policy.leafOwns on the leaf shape)
 ///   root(rect)                     the root shape
-///   split(shape&, depth, node, items, boxes, children*, count&) -> bool
+///   split(shape&, depth, node, items, children*, count&) -> bool
 ///                                  choose the cuts (write them into shape) and the
 ///                                  children's shapes; false keeps the node a leaf
 ///   insertMask(shape, x0, y0, x1, y1)  children one of the box's owner points
@@ -194,14 +244,14 @@ class RegionTree {
   [[nodiscard]] std::size_t memoryBytes() const noexcept {
     return input_.memoryBytes() + leaf_.memoryBytes() + outside_.memoryBytes() +
            nodes_.capacity() * sizeof(Node) + shapes_.capacity() * sizeof(Shape) +
-           (cur_.capacity() + next_.capacity() + order_.capacity()) * sizeof(std::uint32_t) +
+           work_.capacity() * sizeof(Item) + order_.capacity() * sizeof(std::uint32_t) +
            masks_.capacity() * sizeof(std::uint16_t);
   }
 
  private:
   struct Node {
     std::uint32_t firstChild = 0;  // 0: a leaf (the root is never a child)
-    std::uint32_t begin = 0;       // items: in cur_ while building, in leaf_ once a leaf
+    std::uint32_t begin = 0;       // items: in work_ while building, in leaf_ once a leaf
     std::uint32_t end = 0;
     std::uint32_t parent = 0;
     std::uint8_t childCount = 0;
@@ -258,6 +308,7 @@ class RegionTree {
       return policy_.leafOwns(shapes_[node], x, y);
     }
   }
+  void buildSubtree(std::uint32_t node);
   bool trySplit(std::uint32_t node);
   void makeLeaf(std::uint32_t node);
   void pairsInLeaf(std::uint32_t node, std::vector<Pair>& out) const;
@@ -276,10 +327,12 @@ class RegionTree {
   BoxArrays outside_;  // boxes with owner points outside the root
   std::vector<Node> nodes_;
   std::vector<Shape> shapes_;
-  // Build buffers: the items (slots) of the level being split and of the next.
-  std::vector<std::uint32_t> cur_, next_;
-  std::vector<std::uint16_t> masks_;  // children of each item of the node being split
-  std::vector<std::uint32_t> order_;  // sweep order of a big leaf
+  // Build stack: the items of the nodes on the path being built and of
+  // their children, the live part ending at top_.
+  ScratchBuffer<Item> work_;
+  std::uint32_t top_ = 0;
+  ScratchBuffer<std::uint16_t> masks_;  // children of each item of the node being split
+  std::vector<std::uint32_t> order_;    // sweep order of a big leaf
 };
 
 template <class Policy>
@@ -320,34 +373,42 @@ void RegionTree<Policy>::build() {
   shapes_.clear();
   leaf_.clear();
   outside_.clear();
-  cur_.clear();
-  next_.clear();
+  work_.clear();
   root_ = chooseRoot();
 
   const std::uint32_t n = input_.size();
   for (std::uint32_t s = 0; s < n; ++s) {
+    const Item item{input_.minX[s], input_.minY[s], input_.maxX[s], input_.maxY[s], input_.id[s]};
     if (insideRoot(root_, s)) {
-      cur_.push_back(s);
+      work_.push_back(item);
       continue;
     }
     outside_.pushFrom(input_, s);
-    if (reachesRoot(s)) cur_.push_back(s);
+    if (reachesRoot(s)) work_.push_back(item);
   }
-
-  nodes_.push_back(Node{0, 0, static_cast<std::uint32_t>(cur_.size()), 0, 0, 0});
+  top_ = static_cast<std::uint32_t>(work_.size());
+  nodes_.push_back(Node{0, 0, top_, 0, 0, 0});
   shapes_.push_back(policy_.root(root_));
-  // Breadth first, one level at a time: cur_ holds the items of this
-  // level's nodes, next_ collects their children's.
-  std::uint32_t levelBegin = 0;
-  auto levelEnd = static_cast<std::uint32_t>(nodes_.size());
-  while (levelBegin < levelEnd) {
-    next_.clear();
-    for (std::uint32_t node = levelBegin; node < levelEnd; ++node) {
-      if (!trySplit(node)) makeLeaf(node);
-    }
-    levelBegin = levelEnd;
-    levelEnd = static_cast<std::uint32_t>(nodes_.size());
-    std::swap(cur_, next_);
+  buildSubtree(0);
+}
+
+// Depth first: once a node's items fit in the cache, its whole subtree is
+// built there, where level-by-level passes would stream every item through
+// memory once per level. Recursion depth is bounded by maxDepth.
+template <class Policy>
+void RegionTree<Policy>::buildSubtree(std::uint32_t node) {
+  if (!trySplit(node)) {
+    makeLeaf(node);
+    return;
+  }
+  // The children's items sit above the node's, up to top_; each child's
+  // subtree stacks its own above them and is popped when it is done.
+  const std::uint32_t first = nodes_[node].firstChild;
+  const std::uint32_t childCount = nodes_[node].childCount;
+  const std::uint32_t top = top_;
+  for (std::uint32_t c = 0; c < childCount; ++c) {
+    buildSubtree(first + c);
+    top_ = top;
   }
 }
 
@@ -356,51 +417,61 @@ bool RegionTree<Policy>::trySplit(std::uint32_t node) {
   const Node parent = nodes_[node];
   const std::uint32_t count = parent.end - parent.begin;
   if (count <= limits_.threshold || parent.depth >= limits_.maxDepth) return false;
-  const std::span<const std::uint32_t> items(cur_.data() + parent.begin, count);
+  const Item* items = work_.data() + parent.begin;
 
   std::array<Shape, kMaxChildren> children{};
   std::uint32_t childCount = 0;
-  if (!policy_.split(shapes_[node], parent.depth, node, items, input_, children.data(),
-                     childCount)) {
+  if (!policy_.split(shapes_[node], parent.depth, node, std::span<const Item>(items, count),
+                     children.data(), childCount)) {
     return false;
   }
   assert(childCount >= 2 && childCount <= kMaxChildren);
 
-  // Counting pass: which children each item goes to, and how many each gets.
-  std::array<std::uint32_t, kMaxChildren> counts{};
-  std::uint64_t total = 0;
+  // Which children each item goes to, then how many each gets: one pass
+  // per child over the masks (a loop the compiler vectorises, where a
+  // histogram indexed by child would wait on its own stores).
   masks_.resize(count);
+  std::uint16_t* masks = masks_.data();
   const Shape& shape = shapes_[node];
   for (std::uint32_t k = 0; k < count; ++k) {
-    const std::uint32_t s = items[k];
-    const std::uint32_t mask =
-        policy_.insertMask(shape, input_.minX[s], input_.minY[s], input_.maxX[s], input_.maxY[s]);
+    const Item& it = items[k];
+    const std::uint32_t mask = policy_.insertMask(shape, it.x0, it.y0, it.x1, it.y1);
     assert(mask != 0 && mask < (1u << childCount));
-    masks_[k] = static_cast<std::uint16_t>(mask);
-    for (std::uint32_t m = mask; m != 0; m &= m - 1) ++counts[std::countr_zero(m)];
-    total += static_cast<std::uint32_t>(std::popcount(mask));
+    masks[k] = static_cast<std::uint16_t>(mask);
+  }
+  std::array<std::uint32_t, kMaxChildren> counts{};
+  std::uint32_t total = 0;
+  for (std::uint32_t c = 0; c < childCount; ++c) {
+    std::uint32_t sum = 0;
+    for (std::uint32_t k = 0; k < count; ++k) sum += (masks[k] >> c) & 1u;
+    counts[c] = sum;
+    total += sum;
   }
   if (static_cast<double>(total) > static_cast<double>(limits_.growthPerSplit) * count) {
     return false;
   }
 
-  // Children, contiguous in the pool, their items contiguous in next_.
+  // Children, contiguous in the pool, their items contiguous on the stack.
   const auto first = static_cast<std::uint32_t>(nodes_.size());
-  const auto base = static_cast<std::uint32_t>(next_.size());
-  next_.resize(next_.size() + total);
-  std::array<std::uint32_t, kMaxChildren> fill{};
+  const std::uint32_t base = top_;
   std::uint32_t offset = base;
   for (std::uint32_t c = 0; c < childCount; ++c) {
-    fill[c] = offset;
     nodes_.push_back(
         Node{0, offset, offset + counts[c], node, 0, static_cast<std::uint8_t>(parent.depth + 1)});
     shapes_.push_back(children[c]);
     offset += counts[c];
   }
+  // Scatter: each item copied only into its own children (a pass per child
+  // writing every item branch-free would move kMaxChildren times the data).
+  work_.resize(std::size_t{base} + total);
+  top_ = base + total;
+  items = work_.data() + parent.begin;  // resize may have moved the stack
+  Item* dst = work_.data();
+  std::array<std::uint32_t, kMaxChildren> fill{};
+  for (std::uint32_t c = 0; c < childCount; ++c) fill[c] = nodes_[first + c].begin;
   for (std::uint32_t k = 0; k < count; ++k) {
-    for (std::uint32_t m = masks_[k]; m != 0; m &= m - 1) {
-      next_[fill[std::countr_zero(m)]++] = items[k];
-    }
+    for (std::uint32_t m = masks[k]; m != 0; m &= m - 1)
+      dst[fill[std::countr_zero(m)]++] = items[k];
   }
   nodes_[node].firstChild = first;
   nodes_[node].childCount = static_cast<std::uint8_t>(childCount);
@@ -410,10 +481,19 @@ bool RegionTree<Policy>::trySplit(std::uint32_t node) {
 template <class Policy>
 void RegionTree<Policy>::makeLeaf(std::uint32_t node) {
   Node& leaf = nodes_[node];
-  const auto begin = static_cast<std::uint32_t>(leaf_.size());
-  for (std::uint32_t k = leaf.begin; k < leaf.end; ++k) leaf_.pushFrom(input_, cur_[k]);
+  const std::uint32_t begin = leaf_.size();
+  const std::uint32_t count = leaf.end - leaf.begin;
+  leaf_.resize(begin + count);
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const Item& it = work_[leaf.begin + k];
+    leaf_.minX[begin + k] = it.x0;
+    leaf_.minY[begin + k] = it.y0;
+    leaf_.maxX[begin + k] = it.x1;
+    leaf_.maxY[begin + k] = it.y1;
+    leaf_.id[begin + k] = it.id;
+  }
   leaf.begin = begin;
-  leaf.end = static_cast<std::uint32_t>(leaf_.size());
+  leaf.end = begin + count;
 }
 
 template <class Policy>
@@ -579,8 +659,8 @@ RegionTreeStats RegionTree<Policy>::stats() const noexcept {
 }
 
 // ---------------------------------------------------------------------------
-// Rectangular grids: a cell cut into nx x ny children by cuts on each axis
-// (quadtree: one cut per axis; nona-tree: two). Cells are half-open
+// Rectangular grids: a cell cut into kSide x kSide children by kSide - 1 cuts
+// on each axis (quadtree: 2, nona-tree: 3). Cells are half-open
 // [x0, x1) x [y0, y1), so a point on a cut belongs to the cell above it.
 
 struct RectShape {
@@ -588,24 +668,17 @@ struct RectShape {
   // Ascending cuts, x0 <= cut <= x1; set when the cell is split.
   std::array<float, 2> cutX{};
   std::array<float, 2> cutY{};
-  std::uint8_t nx = 1, ny = 1;  // columns and rows of children, row-major
 };
 
-// Children in rows r0..r1 and columns c0..c1 of an nx-wide grid.
-[[nodiscard]] constexpr std::uint32_t gridMask(std::uint32_t nx, std::uint32_t c0, std::uint32_t c1,
-                                               std::uint32_t r0, std::uint32_t r1) noexcept {
-  const std::uint32_t row = ((1u << (c1 - c0 + 1)) - 1u) << c0;
-  std::uint32_t mask = 0;
-  for (std::uint32_t r = r0; r <= r1; ++r) mask |= row << (r * nx);
-  return mask;
-}
-
-/// Policy of the rectangular trees; Cutter::chooseCuts picks the cuts.
+/// Policy of the rectangular trees; Cutter::chooseCuts picks the cuts and
+/// Cutter::kSide says how many children per axis.
 template <class Cutter>
 class RectGridPolicy {
  public:
   using Shape = RectShape;
-  static constexpr std::uint32_t kMaxChildren = Cutter::kMaxChildren;
+  static constexpr std::uint32_t kSide = Cutter::kSide;
+  static_assert(kSide == 2 || kSide == 3);
+  static constexpr std::uint32_t kMaxChildren = kSide * kSide;
   static constexpr std::uint32_t kDepthCap = 32;
   static constexpr bool kHalfOpenRoot = true;
   static constexpr bool kOwnerByDescent = false;
@@ -621,60 +694,64 @@ class RectGridPolicy {
     return s;
   }
 
-  bool split(Shape& s, std::uint32_t depth, std::uint32_t node,
-             std::span<const std::uint32_t> items, const BoxArrays& boxes, Shape* children,
-             std::uint32_t& count) const {
-    if (!cutter_.chooseCuts(s, depth, node, items, boxes)) return false;
-    assert(s.nx >= 1 && s.ny >= 1 && std::uint32_t{s.nx} * s.ny <= kMaxChildren);
-    for (std::uint32_t r = 0; r < s.ny; ++r) {
-      for (std::uint32_t c = 0; c < s.nx; ++c) {
-        Shape& child = children[r * s.nx + c];
+  bool split(Shape& s, std::uint32_t depth, std::uint32_t node, std::span<const Item> items,
+             Shape* children, std::uint32_t& count) const {
+    if (!cutter_.chooseCuts(s, depth, node, items)) return false;
+    for (std::uint32_t r = 0; r < kSide; ++r) {
+      for (std::uint32_t c = 0; c < kSide; ++c) {
+        Shape& child = children[r * kSide + c];
         child = Shape{};
         child.x0 = c == 0 ? s.x0 : s.cutX[c - 1];
-        child.x1 = c + 1 == s.nx ? s.x1 : s.cutX[c];
+        child.x1 = c + 1 == kSide ? s.x1 : s.cutX[c];
         child.y0 = r == 0 ? s.y0 : s.cutY[r - 1];
-        child.y1 = r + 1 == s.ny ? s.y1 : s.cutY[r];
+        child.y1 = r + 1 == kSide ? s.y1 : s.cutY[r];
       }
     }
-    count = std::uint32_t{s.nx} * s.ny;
+    count = kMaxChildren;
     return true;
   }
 
+  // Column k is reached if the box has owner points below its upper cut and
+  // at or above its lower cut; rows alike. Branch-free: the bits of the
+  // columns, repeated for each reached row by one multiplication.
   [[nodiscard]] std::uint32_t insertMask(const Shape& s, float x0, float y0, float x1,
                                          float y1) const noexcept {
-    std::uint32_t c0 = 0, c1 = 0, r0 = 0, r1 = 0;
-    for (std::uint32_t k = 0; k + 1 < s.nx; ++k) {
-      c0 += !reachesBelow(x0, s.cutX[k]);  // no owner point left of this cut
-      c1 += reachesFrom(x0, x1, s.cutX[k]);
+    std::uint32_t columns = 0, rows = 0;
+    for (std::uint32_t k = 0; k < kSide; ++k) {
+      const bool belowX = k + 1 == kSide || reachesBelow(x0, s.cutX[k]);
+      const bool fromX = k == 0 || ((s.cutX[k - 1] < x1) | (s.cutX[k - 1] <= x0));
+      const bool belowY = k + 1 == kSide || reachesBelow(y0, s.cutY[k]);
+      const bool fromY = k == 0 || ((s.cutY[k - 1] < y1) | (s.cutY[k - 1] <= y0));
+      columns |= static_cast<std::uint32_t>(belowX & fromX) << k;
+      rows |= static_cast<std::uint32_t>(belowY & fromY) << (k * kSide);
     }
-    for (std::uint32_t k = 0; k + 1 < s.ny; ++k) {
-      r0 += !reachesBelow(y0, s.cutY[k]);
-      r1 += reachesFrom(y0, y1, s.cutY[k]);
-    }
-    if (c1 < c0 || r1 < r0) return 1u;  // NaN: overlaps nothing, any child will do
-    return gridMask(s.nx, c0, c1, r0, r1);
+    const std::uint32_t mask = columns * rows;
+    return mask != 0 ? mask : 1u;  // NaN: overlaps nothing, any child will do
   }
 
   // Closed: a box touching a cut may meet boxes on both sides of it.
   [[nodiscard]] std::uint32_t queryMask(const Shape& s, const AABB& box) const noexcept {
     std::uint32_t c0 = 0, c1 = 0, r0 = 0, r1 = 0;
-    for (std::uint32_t k = 0; k + 1 < s.nx; ++k) {
+    for (std::uint32_t k = 0; k + 1 < kSide; ++k) {
       c0 += s.cutX[k] < box.min.x;
       c1 += s.cutX[k] <= box.max.x;
-    }
-    for (std::uint32_t k = 0; k + 1 < s.ny; ++k) {
       r0 += s.cutY[k] < box.min.y;
       r1 += s.cutY[k] <= box.max.y;
     }
     if (c1 < c0 || r1 < r0) return 0;  // an inverted (invalid) query box
-    return gridMask(s.nx, c0, c1, r0, r1);
+    const std::uint32_t columns = ((1u << (c1 - c0 + 1)) - 1u) << c0;
+    std::uint32_t mask = 0;
+    for (std::uint32_t r = r0; r <= r1; ++r) mask |= columns << (r * kSide);
+    return mask;
   }
 
   [[nodiscard]] std::uint32_t pointChild(const Shape& s, float x, float y) const noexcept {
     std::uint32_t c = 0, r = 0;
-    for (std::uint32_t k = 0; k + 1 < s.nx; ++k) c += s.cutX[k] <= x;
-    for (std::uint32_t k = 0; k + 1 < s.ny; ++k) r += s.cutY[k] <= y;
-    return r * s.nx + c;
+    for (std::uint32_t k = 0; k + 1 < kSide; ++k) {
+      c += s.cutX[k] <= x;
+      r += s.cutY[k] <= y;
+    }
+    return r * kSide + c;
   }
 
   [[nodiscard]] static bool leafOwns(const Shape& s, float x, float y) noexcept {
@@ -725,11 +802,7 @@ class TreeBroadPhase {
   void update(std::span<const AABB> boxes) {
     BoxArrays& in = tree_.staged();
     const auto n = static_cast<std::uint32_t>(boxes.size());
-    in.minX.resize(n);
-    in.minY.resize(n);
-    in.maxX.resize(n);
-    in.maxY.resize(n);
-    in.id.resize(n);
+    in.resize(n);
     for (std::uint32_t i = 0; i < n; ++i) {
       in.minX[i] = boxes[i].min.x;
       in.minY[i] = boxes[i].min.y;
