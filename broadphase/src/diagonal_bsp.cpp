@@ -89,6 +89,13 @@ class BspPolicy {
         (side(s, leftX, leftY) >= 0.0f ? 1u : 0u) | (side(s, rightX, rightY) < 0.0f ? 2u : 0u);
     return mask != 0 ? mask : 3u;  // NaN (overflow): both sides, never lost
   }
+  void insertMasks(const Shape& s, const detail::Item* items, std::uint32_t count,
+                   std::uint16_t* masks) const noexcept {
+    for (std::uint32_t i = 0; i < count; ++i) {
+      masks[i] = static_cast<std::uint16_t>(
+          insertMask(s, items[i].x0, items[i].y0, items[i].x1, items[i].y1));
+    }
+  }
   // The same rule finds every box touching a query box: a point they share
   // descends to a leaf holding the box, and the query box reaches it.
   [[nodiscard]] std::uint32_t queryMask(const Shape& s, const AABB& box) const noexcept {

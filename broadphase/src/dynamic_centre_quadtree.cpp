@@ -46,38 +46,70 @@ class MeanCutter {
     float loX = 0.0f, hiX = 0.0f, loY = 0.0f, hiY = 0.0f;
 
     // Mean and spread of the centres of `count` items (clamped into the
-    // cell), summed in four lanes: one chain of dependent double additions
-    // would be the slowest part of the build. The order is fixed, so the
-    // result is the same on every run.
+    // cell). Summed in two lanes per axis: one chain of dependent double
+    // additions would be the slowest part of the build. The order is fixed,
+    // so the result is the same on every run.
     template <class Pick>
     [[nodiscard]] static Mean of(const detail::RectShape& s, std::uint32_t count, Pick pick) {
       constexpr float kInf = std::numeric_limits<float>::infinity();
-      std::array<double, 4> sx{}, sy{};
-      std::array<float, 4> lx{kInf, kInf, kInf, kInf}, hx{-kInf, -kInf, -kInf, -kInf};
-      std::array<float, 4> ly = lx, hy = hx;
-      auto add = [&](std::uint32_t lane, const detail::Item& item) {
+      Mean m;
+      m.n = count;
+#if defined(__SSE2__)
+      // Both axes at once: lanes 0 and 1 of (x0, y0, x1, y1) + (x1, y1, ..)
+      // are the centre; two double accumulators, summed in a fixed order.
+      const __m128 cellLo = _mm_setr_ps(s.x0, s.y0, s.x0, s.y0);
+      const __m128 cellHi = _mm_setr_ps(s.x1, s.y1, s.x1, s.y1);
+      const __m128 half = _mm_set1_ps(0.5f);
+      const auto centre = [&](const detail::Item& item) {
+        float corners[4];
+        std::memcpy(corners, &item, sizeof corners);
+        const __m128 box = _mm_loadu_ps(corners);
+        const __m128 mid = _mm_mul_ps(_mm_add_ps(box, _mm_movehl_ps(box, box)), half);
+        return _mm_min_ps(_mm_max_ps(mid, cellLo), cellHi);
+      };
+      __m128d sumA = _mm_setzero_pd(), sumB = _mm_setzero_pd();
+      __m128 lo = _mm_set1_ps(kInf), hi = _mm_set1_ps(-kInf);
+      std::uint32_t k = 0;
+      for (; k + 2 <= count; k += 2) {
+        const __m128 a = centre(pick(k));
+        const __m128 b = centre(pick(k + 1));
+        sumA = _mm_add_pd(sumA, _mm_cvtps_pd(a));
+        sumB = _mm_add_pd(sumB, _mm_cvtps_pd(b));
+        lo = _mm_min_ps(lo, _mm_min_ps(a, b));
+        hi = _mm_max_ps(hi, _mm_max_ps(a, b));
+      }
+      if (k < count) {
+        const __m128 a = centre(pick(k));
+        sumA = _mm_add_pd(sumA, _mm_cvtps_pd(a));
+        lo = _mm_min_ps(lo, a);
+        hi = _mm_max_ps(hi, a);
+      }
+      double sums[2];
+      _mm_storeu_pd(sums, _mm_add_pd(sumA, sumB));
+      float los[4], his[4];
+      _mm_storeu_ps(los, lo);
+      _mm_storeu_ps(his, hi);
+      m.sumX = sums[0];
+      m.sumY = sums[1];
+      m.loX = los[0];
+      m.loY = los[1];
+      m.hiX = his[0];
+      m.hiY = his[1];
+#else
+      m.loX = m.loY = kInf;
+      m.hiX = m.hiY = -kInf;
+      for (std::uint32_t k = 0; k < count; ++k) {
+        const detail::Item& item = pick(k);
         const float cx = detail::clampCut(0.5f * (item.x0 + item.x1), s.x0, s.x1);
         const float cy = detail::clampCut(0.5f * (item.y0 + item.y1), s.y0, s.y1);
-        sx[lane] += cx;
-        sy[lane] += cy;
-        lx[lane] = std::min(lx[lane], cx);
-        hx[lane] = std::max(hx[lane], cx);
-        ly[lane] = std::min(ly[lane], cy);
-        hy[lane] = std::max(hy[lane], cy);
-      };
-      std::uint32_t k = 0;
-      for (; k + 4 <= count; k += 4) {
-        for (std::uint32_t lane = 0; lane < 4; ++lane) add(lane, pick(k + lane));
+        m.sumX += cx;
+        m.sumY += cy;
+        m.loX = std::min(m.loX, cx);
+        m.hiX = std::max(m.hiX, cx);
+        m.loY = std::min(m.loY, cy);
+        m.hiY = std::max(m.hiY, cy);
       }
-      for (; k < count; ++k) add(0, pick(k));
-      Mean m;
-      m.sumX = (sx[0] + sx[1]) + (sx[2] + sx[3]);
-      m.sumY = (sy[0] + sy[1]) + (sy[2] + sy[3]);
-      m.n = count;
-      m.loX = std::min(std::min(lx[0], lx[1]), std::min(lx[2], lx[3]));
-      m.hiX = std::max(std::max(hx[0], hx[1]), std::max(hx[2], hx[3]));
-      m.loY = std::min(std::min(ly[0], ly[1]), std::min(ly[2], ly[3]));
-      m.hiY = std::max(std::max(hy[0], hy[1]), std::max(hy[2], hy[3]));
+#endif
       return m;
     }
     [[nodiscard]] bool degenerate() const noexcept {

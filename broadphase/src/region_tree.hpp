@@ -3,9 +3,10 @@
 // (LeafQuadtree, DynamicCentreQuadtree, NonaTree, DiagonalBsp). Each of them
 // is a RegionTree<Policy>; the policy says only how a region is cut and on
 // which side of a cut a box or a point lies. Everything else lives here once:
-// the root and its outside list, the breadth-first build with counting
-// partitions into two reused buffers, leaf buckets stored as SoA copies of the
-// boxes, the per-leaf brute force with the owner rule, queries and ray walks.
+// the root and its outside list, the depth-first build that partitions the
+// boxes (counted, then scattered) on one reused stack, leaf buckets stored as
+// SoA copies of the boxes, the per-leaf brute force with the owner rule,
+// queries and ray walks.
 //
 // Exactness. A strictly overlapping pair (a, b) has one "owner point"
 // p = (max(a.min.x, b.min.x), max(a.min.y, b.min.y)), the minimum corner of
@@ -29,6 +30,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
@@ -38,6 +40,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace quadbin::detail {
 
@@ -176,6 +181,19 @@ inline void sortUniqueFrom(std::vector<std::uint32_t>& out, std::size_t start) {
   out.erase(std::unique(first, out.end()), out.end());
 }
 
+/// Orders in which a leaf's boxes are paired: as stored, or sorted on min x
+/// (then a box's partners stop at the first box starting right of it).
+struct InOrder {
+  static constexpr bool kSortedOnMinX = false;
+  std::uint32_t begin;
+  [[nodiscard]] std::uint32_t operator()(std::uint32_t k) const noexcept { return begin + k; }
+};
+struct SortedOnMinX {
+  static constexpr bool kSortedOnMinX = true;
+  const std::uint32_t* order;
+  [[nodiscard]] std::uint32_t operator()(std::uint32_t k) const noexcept { return order[k]; }
+};
+
 /// One step of a ray walk: a node and the part [t0, t1] of the ray that may
 /// lie in it.
 struct RaySpan {
@@ -194,8 +212,8 @@ struct RaySpan {
 ///   split(shape&, depth, node, items, children*, count&) -> bool
 ///                                  choose the cuts (write them into shape) and the
 ///                                  children's shapes; false keeps the node a leaf
-///   insertMask(shape, x0, y0, x1, y1)  children one of the box's owner points
-///                                  descends to (bit i = child i)
+///   insertMasks(shape, items, count, masks)  for each item, the children one
+///                                  of its owner points descends to (bit i = child i)
 ///   queryMask(shape, box)          children holding any box that touches `box`
 ///   pointChild(shape, x, y)        the child a point descends to
 ///   leafOwns(shape, x, y)          (only if !kOwnerByDescent)
@@ -245,7 +263,7 @@ class RegionTree {
     return input_.memoryBytes() + leaf_.memoryBytes() + outside_.memoryBytes() +
            nodes_.capacity() * sizeof(Node) + shapes_.capacity() * sizeof(Shape) +
            work_.capacity() * sizeof(Item) + order_.capacity() * sizeof(std::uint32_t) +
-           masks_.capacity() * sizeof(std::uint16_t);
+           masks_.capacity() * sizeof(std::uint16_t) + row_.capacity() * sizeof(Pair);
   }
 
  private:
@@ -311,7 +329,9 @@ class RegionTree {
   void buildSubtree(std::uint32_t node);
   bool trySplit(std::uint32_t node);
   void makeLeaf(std::uint32_t node);
-  void pairsInLeaf(std::uint32_t node, std::vector<Pair>& out) const;
+  template <class Order>
+  void emitPairs(std::uint32_t node, std::uint32_t count, Order order, std::vector<Pair>& out);
+  void pairsInLeaf(std::uint32_t node, std::vector<Pair>& out);
   void sweepLeaf(std::uint32_t node, std::vector<Pair>& out);
   void pairsOutside(std::vector<Pair>& out) const;
   void collect(const AABB& box, std::vector<std::uint32_t>& out, bool exact) const;
@@ -333,6 +353,7 @@ class RegionTree {
   std::uint32_t top_ = 0;
   ScratchBuffer<std::uint16_t> masks_;  // children of each item of the node being split
   std::vector<std::uint32_t> order_;    // sweep order of a big leaf
+  ScratchBuffer<Pair> row_;             // pairs of one box in a leaf
 };
 
 template <class Policy>
@@ -432,13 +453,7 @@ bool RegionTree<Policy>::trySplit(std::uint32_t node) {
   // histogram indexed by child would wait on its own stores).
   masks_.resize(count);
   std::uint16_t* masks = masks_.data();
-  const Shape& shape = shapes_[node];
-  for (std::uint32_t k = 0; k < count; ++k) {
-    const Item& it = items[k];
-    const std::uint32_t mask = policy_.insertMask(shape, it.x0, it.y0, it.x1, it.y1);
-    assert(mask != 0 && mask < (1u << childCount));
-    masks[k] = static_cast<std::uint16_t>(mask);
-  }
+  policy_.insertMasks(shapes_[node], items, count, masks);
   std::array<std::uint32_t, kMaxChildren> counts{};
   std::uint32_t total = 0;
   for (std::uint32_t c = 0; c < childCount; ++c) {
@@ -513,52 +528,63 @@ void RegionTree<Policy>::findPairs(std::vector<Pair>& out) {
   pairsOutside(out);
 }
 
+// Pairs of a leaf are first written to a row buffer, every candidate
+// written and the cursor advanced by "overlaps and owned": in dense leaves
+// half the candidates are hits, and a branch per candidate would be
+// mispredicted that often. (The BSP's owner check walks up the tree, so it
+// stays behind the overlap test there.)
 template <class Policy>
-void RegionTree<Policy>::pairsInLeaf(std::uint32_t node, std::vector<Pair>& out) const {
-  const Node& leaf = nodes_[node];
+template <class Order>
+void RegionTree<Policy>::emitPairs(std::uint32_t node, std::uint32_t count, Order order,
+                                   std::vector<Pair>& out) {
   const float* x0 = leaf_.minX.data();
   const float* y0 = leaf_.minY.data();
   const float* x1 = leaf_.maxX.data();
   const float* y1 = leaf_.maxY.data();
   const std::uint32_t* id = leaf_.id.data();
-  for (std::uint32_t i = leaf.begin; i < leaf.end; ++i) {
+  row_.resize(count);
+  Pair* row = row_.data();
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const std::uint32_t i = order(k);
     const float ax0 = x0[i], ay0 = y0[i], ax1 = x1[i], ay1 = y1[i];
-    for (std::uint32_t j = i + 1; j < leaf.end; ++j) {
-      // Non-short-circuit &: a branch-free test the compiler can vectorise.
+    const std::uint32_t ida = id[i];
+    std::uint32_t n = 0;
+    for (std::uint32_t m = k + 1; m < count; ++m) {
+      const std::uint32_t j = order(m);
+      if constexpr (Order::kSortedOnMinX) {
+        if (!(x0[j] < ax1)) break;  // sorted on min x: nothing further overlaps i
+      }
+      // Non-short-circuit &: no branch per condition.
       const bool hit = (ax0 < x1[j]) & (x0[j] < ax1) & (ay0 < y1[j]) & (y0[j] < ay1);
-      if (hit && owns(node, std::max(ax0, x0[j]), std::max(ay0, y0[j]))) {
-        out.push_back(id[i] < id[j] ? Pair{id[i], id[j]} : Pair{id[j], id[i]});
+      const float px = std::max(ax0, x0[j]), py = std::max(ay0, y0[j]);
+      const std::uint32_t idb = id[j];
+      if constexpr (Policy::kOwnerByDescent) {
+        if (hit && owns(node, px, py)) row[n++] = Pair{std::min(ida, idb), std::max(ida, idb)};
+      } else {
+        row[n] = Pair{std::min(ida, idb), std::max(ida, idb)};
+        n += static_cast<std::uint32_t>(hit & Policy::leafOwns(shapes_[node], px, py));
       }
     }
+    if (n != 0) out.insert(out.end(), row, row + n);
   }
+}
+
+template <class Policy>
+void RegionTree<Policy>::pairsInLeaf(std::uint32_t node, std::vector<Pair>& out) {
+  const Node& leaf = nodes_[node];
+  emitPairs(node, leaf.end - leaf.begin, InOrder{leaf.begin}, out);
 }
 
 template <class Policy>
 void RegionTree<Policy>::sweepLeaf(std::uint32_t node, std::vector<Pair>& out) {
   const Node& leaf = nodes_[node];
   const float* x0 = leaf_.minX.data();
-  const float* y0 = leaf_.minY.data();
-  const float* x1 = leaf_.maxX.data();
-  const float* y1 = leaf_.maxY.data();
-  const std::uint32_t* id = leaf_.id.data();
   order_.resize(leaf.end - leaf.begin);
   for (std::uint32_t k = 0; k < order_.size(); ++k) order_[k] = leaf.begin + k;
   std::sort(order_.begin(), order_.end(), [x0](std::uint32_t a, std::uint32_t b) {
     return x0[a] < x0[b] || (x0[a] == x0[b] && a < b);
   });
-  const auto count = static_cast<std::uint32_t>(order_.size());
-  for (std::uint32_t k = 0; k < count; ++k) {
-    const std::uint32_t i = order_[k];
-    const float ax0 = x0[i], ay0 = y0[i], ax1 = x1[i], ay1 = y1[i];
-    for (std::uint32_t m = k + 1; m < count; ++m) {
-      const std::uint32_t j = order_[m];
-      if (!(x0[j] < ax1)) break;  // sorted on min x: nothing further overlaps i
-      const bool hit = (ax0 < x1[j]) & (ay0 < y1[j]) & (y0[j] < ay1);
-      if (hit && owns(node, std::max(ax0, x0[j]), std::max(ay0, y0[j]))) {
-        out.push_back(id[i] < id[j] ? Pair{id[i], id[j]} : Pair{id[j], id[i]});
-      }
-    }
-  }
+  emitPairs(node, leaf.end - leaf.begin, SortedOnMinX{order_.data()}, out);
 }
 
 template <class Policy>
@@ -711,11 +737,42 @@ class RectGridPolicy {
     return true;
   }
 
+  void insertMasks(const Shape& s, const Item* items, std::uint32_t count,
+                   std::uint16_t* masks) const noexcept {
+#if defined(__SSE2__)
+    // Four comparisons per cut at once on (x0, y0, x1, y1); their sign bits
+    // index a table of masks. The scalar insertMask is the reference: the
+    // table is built from the same rule.
+    __m128 cuts[kSide - 1];
+    for (std::uint32_t k = 0; k + 1 < kSide; ++k) {
+      cuts[k] = _mm_setr_ps(s.cutX[k], s.cutY[k], s.cutX[k], s.cutY[k]);
+    }
+    for (std::uint32_t i = 0; i < count; ++i) {
+      float corners[4];
+      std::memcpy(corners, &items[i], sizeof corners);
+      const __m128 box = _mm_loadu_ps(corners);
+      std::uint32_t index = 0;
+      for (std::uint32_t k = 0; k + 1 < kSide; ++k) {
+        const auto below = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmplt_ps(box, cuts[k])));
+        const auto above = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmpgt_ps(box, cuts[k])));
+        index |= ((below & 3u) | (above & 12u)) << (4 * k);
+      }
+      masks[i] = kMaskTable[index];
+      assert(masks[i] == insertMask(s, items[i].x0, items[i].y0, items[i].x1, items[i].y1));
+    }
+#else
+    for (std::uint32_t i = 0; i < count; ++i) {
+      masks[i] = static_cast<std::uint16_t>(
+          insertMask(s, items[i].x0, items[i].y0, items[i].x1, items[i].y1));
+    }
+#endif
+  }
+
   // Column k is reached if the box has owner points below its upper cut and
   // at or above its lower cut; rows alike. Branch-free: the bits of the
   // columns, repeated for each reached row by one multiplication.
-  [[nodiscard]] std::uint32_t insertMask(const Shape& s, float x0, float y0, float x1,
-                                         float y1) const noexcept {
+  [[nodiscard]] static std::uint32_t insertMask(const Shape& s, float x0, float y0, float x1,
+                                                float y1) noexcept {
     std::uint32_t columns = 0, rows = 0;
     for (std::uint32_t k = 0; k < kSide; ++k) {
       const bool belowX = k + 1 == kSide || reachesBelow(x0, s.cutX[k]);
@@ -755,7 +812,7 @@ class RectGridPolicy {
   }
 
   [[nodiscard]] static bool leafOwns(const Shape& s, float x, float y) noexcept {
-    return s.x0 <= x && x < s.x1 && s.y0 <= y && y < s.y1;
+    return (s.x0 <= x) & (x < s.x1) & (s.y0 <= y) & (y < s.y1);
   }
 
   // Children whose cell (grown by a rounding margin) the ray crosses. Every
@@ -778,6 +835,29 @@ class RectGridPolicy {
   }
 
  private:
+  // Masks by comparison bits: for cut k, bits 4k and 4k+1 say x0 < cutX[k]
+  // and y0 < cutY[k]; bits 4k+2 and 4k+3 say cutX[k] < x1 and cutY[k] < y1.
+  // (cut <= lo is !(lo < cut): the same for every number.)
+  static constexpr auto kMaskTable = [] {
+    std::array<std::uint16_t, (1u << (4 * (kSide - 1)))> table{};
+    for (std::uint32_t index = 0; index < table.size(); ++index) {
+      const auto bit = [index](std::uint32_t at) { return ((index >> at) & 1u) != 0; };
+      std::uint32_t columns = 0, rows = 0;
+      for (std::uint32_t j = 0; j < kSide; ++j) {
+        for (std::uint32_t axis = 0; axis < 2; ++axis) {
+          const bool below = j + 1 == kSide || bit(4 * j + axis);
+          const bool from = j == 0 || bit(4 * (j - 1) + 2 + axis) || !bit(4 * (j - 1) + axis);
+          if (!(below && from)) continue;
+          if (axis == 0) columns |= 1u << j;
+          if (axis == 1) rows |= 1u << (j * kSide);
+        }
+      }
+      const std::uint32_t mask = columns * rows;
+      table[index] = static_cast<std::uint16_t>(mask != 0 ? mask : 1u);
+    }
+    return table;
+  }();
+
   Cutter cutter_;
 };
 
