@@ -91,10 +91,38 @@ class BspPolicy {
   }
   void insertMasks(const Shape& s, const detail::Item* items, std::uint32_t count,
                    std::uint16_t* masks) const noexcept {
+#if defined(__SSE2__)
+    // Both extreme corners in one register: (leftX, leftY, rightX, rightY)
+    // picked from (x0, y0, x1, y1) and its halves swapped, then side() for
+    // both with the same roundings as the scalar one: -(d.y * dx) is exact,
+    // so d.x * dy + -(d.y * dx) rounds like d.x * dy - d.y * dx.
+    const auto all = static_cast<int>(0xFFFFFFFFu);
+    const __m128 swapPick =
+        _mm_castsi128_ps(_mm_setr_epi32(s.d.y <= 0.0f ? all : 0, s.d.x >= 0.0f ? all : 0,
+                                        s.d.y <= 0.0f ? all : 0, s.d.x >= 0.0f ? all : 0));
+    const __m128 origin = _mm_setr_ps(s.o.x, s.o.y, s.o.x, s.o.y);
+    const __m128 scale = _mm_setr_ps(-s.d.y, s.d.x, -s.d.y, s.d.x);
+    const __m128 zero = _mm_setzero_ps();
+    for (std::uint32_t i = 0; i < count; ++i) {
+      float corners[4];
+      std::memcpy(corners, &items[i], sizeof corners);
+      const __m128 box = _mm_loadu_ps(corners);
+      const __m128 swapped = _mm_shuffle_ps(box, box, _MM_SHUFFLE(1, 0, 3, 2));
+      const __m128 picked = _mm_or_ps(_mm_and_ps(swapPick, swapped), _mm_andnot_ps(swapPick, box));
+      const __m128 terms = _mm_mul_ps(_mm_sub_ps(picked, origin), scale);
+      const __m128 sides = _mm_add_ps(_mm_shuffle_ps(terms, terms, _MM_SHUFFLE(2, 3, 0, 1)), terms);
+      const auto left = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmpge_ps(sides, zero)));
+      const auto right = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmplt_ps(sides, zero)));
+      const std::uint32_t mask = (left & 1u) | ((right >> 1) & 2u);
+      masks[i] = static_cast<std::uint16_t>(mask != 0 ? mask : 3u);
+      assert(masks[i] == insertMask(s, items[i].x0, items[i].y0, items[i].x1, items[i].y1));
+    }
+#else
     for (std::uint32_t i = 0; i < count; ++i) {
       masks[i] = static_cast<std::uint16_t>(
           insertMask(s, items[i].x0, items[i].y0, items[i].x1, items[i].y1));
     }
+#endif
   }
   // The same rule finds every box touching a query box: a point they share
   // descends to a leaf holding the box, and the query box reaches it.
