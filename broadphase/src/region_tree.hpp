@@ -96,7 +96,7 @@ struct Item {
 };
 
 /// A growable array of a trivially copyable T that is never zero-filled
-/// (std::vector::resize would clear every slot of every level).
+/// (std::vector::resize would zero-fill what every split then overwrites).
 template <class T>
 class ScratchBuffer {
  public:
