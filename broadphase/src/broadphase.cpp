@@ -3,8 +3,12 @@
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
-#include <quadbin/broadphase/quadtree.hpp>
+#include <quadbin/broadphase/diagonal_bsp.hpp>
 #include <quadbin/broadphase/dynamic_aabb_tree.hpp>
+#include <quadbin/broadphase/dynamic_centre_quadtree.hpp>
+#include <quadbin/broadphase/leaf_quadtree.hpp>
+#include <quadbin/broadphase/nona_tree.hpp>
+#include <quadbin/broadphase/quadtree.hpp>
 #include <quadbin/broadphase/sweep_and_prune.hpp>
 
 namespace quadbin {
@@ -20,6 +24,10 @@ constexpr std::array kTypes = {
     NamedType{BroadPhaseType::BinGrid, "bin-grid"},
     NamedType{BroadPhaseType::SweepAndPrune, "sweep-and-prune"},
     NamedType{BroadPhaseType::DynamicAabbTree, "dynamic-aabb-tree"},
+    NamedType{BroadPhaseType::LeafQuadtree, "leaf-quadtree"},
+    NamedType{BroadPhaseType::DynamicCentreQuadtree, "dynamic-centre-quadtree"},
+    NamedType{BroadPhaseType::NonaTree, "nona-tree"},
+    NamedType{BroadPhaseType::DiagonalBsp, "diagonal-bsp"},
     NamedType{BroadPhaseType::Auto, "auto"},
 };
 constexpr std::array kAllTypes = [] {
@@ -59,6 +67,14 @@ std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type) {
       return std::make_unique<SweepAndPrune>();
     case BroadPhaseType::DynamicAabbTree:
       return std::make_unique<DynamicAabbTree>();
+    case BroadPhaseType::LeafQuadtree:
+      return std::make_unique<LeafQuadtree>();
+    case BroadPhaseType::DynamicCentreQuadtree:
+      return std::make_unique<DynamicCentreQuadtree>();
+    case BroadPhaseType::NonaTree:
+      return std::make_unique<NonaTree>();
+    case BroadPhaseType::DiagonalBsp:
+      return std::make_unique<DiagonalBsp>();
   }
   return std::make_unique<BruteForce>();
 }

@@ -6,7 +6,12 @@
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
+#include <quadbin/broadphase/diagonal_bsp.hpp>
 #include <quadbin/broadphase/dynamic_aabb_tree.hpp>
+#include <quadbin/broadphase/dynamic_centre_quadtree.hpp>
+#include <quadbin/broadphase/leaf_quadtree.hpp>
+#include <quadbin/broadphase/nona_tree.hpp>
 #include <quadbin/broadphase/quadtree.hpp>
 #include <quadbin/broadphase/quadtree_container.hpp>
+#include <quadbin/broadphase/region_tree_stats.hpp>
 #include <quadbin/broadphase/sweep_and_prune.hpp>

@@ -38,6 +38,10 @@ enum class BroadPhaseType : std::uint8_t {
   BinGrid,
   SweepAndPrune,
   DynamicAabbTree,
+  LeafQuadtree,
+  DynamicCentreQuadtree,
+  NonaTree,
+  DiagonalBsp,
   Auto,  ///< picks one of the above from the boxes (AutoBroadPhase); keep last
 };
 

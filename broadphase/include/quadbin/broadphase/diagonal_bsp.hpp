@@ -1,0 +1,69 @@
+#pragma once
+/// \file
+/// DiagonalBsp: seed 002's binary space partition, rebuilt every frame. The
+/// root rectangle is cut along its diagonal into two right triangles; each
+/// triangle is cut from the vertex opposite its longest side to that side's
+/// midpoint (from the right angle to the hypotenuse for a right triangle),
+/// recursively. Which side of a cut a box reaches is a 2D cross product
+/// with its extreme corner on each side. A box goes into every triangle it
+/// reaches; a pair is reported once, by the triangle its owner point (the
+/// minimum corner of the boxes' intersection) descends to, with points
+/// exactly on a cut going to the left (cross product >= 0) side. Boxes
+/// outside setBounds() go on an outside list.
+///
+/// Pick it to compare with the paper, or for scenes whose density varies
+/// along diagonals; LeafQuadtree is usually faster. Costs: twice the depth
+/// of a quadtree for the same leaf size, a cross product per box per level,
+/// and an owner check that walks up the cuts for each overlapping pair.
+/// Coordinates should stay below about 1e18 in magnitude (products of them
+/// must not overflow a float).
+
+#include <memory>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/region_tree_stats.hpp>
+
+namespace quadbin {
+
+struct DiagonalBspOptions {
+  /// A leaf holding more boxes than this splits (at least 1).
+  std::uint32_t threshold = 16;
+  /// Depth of the deepest leaf; the root rectangle is depth 0 and its two
+  /// triangles depth 1 (at most 64). 16 binary cuts make leaves of the size
+  /// of a depth-8 quadtree's.
+  std::uint32_t maxDepth = 16;
+  /// Growth allowed for a four-way split (at least 1); one binary cut may
+  /// grow by its square root (two cuts per quadtree level).
+  float maxSplitGrowth = 2.0f;
+};
+
+class DiagonalBsp final : public BroadPhase {
+ public:
+  /// Throws quadbin::Error for an invalid option.
+  explicit DiagonalBsp(const DiagonalBspOptions& options = {});
+  ~DiagonalBsp() override;
+
+  [[nodiscard]] BroadPhaseType type() const noexcept override {
+    return BroadPhaseType::DiagonalBsp;
+  }
+  void setBounds(const AABB& bounds) override;
+  void update(std::span<const AABB> boxes) override;
+  void findPairs(std::vector<Pair>& out) override;
+  /// Proxies in ascending order.
+  void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
+  /// The proxies whose box the ray hits, in ascending order; only the
+  /// triangles the ray crosses are visited.
+  void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
+  [[nodiscard]] std::size_t size() const noexcept override;
+  [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+
+  [[nodiscard]] const DiagonalBspOptions& options() const noexcept { return options_; }
+  /// The tree of the last update.
+  [[nodiscard]] RegionTreeStats stats() const noexcept;
+
+ private:
+  struct Impl;
+  DiagonalBspOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quadbin

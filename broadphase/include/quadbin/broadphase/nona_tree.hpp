@@ -1,0 +1,58 @@
+#pragma once
+/// \file
+/// NonaTree: seed 002's "nona-tree", rebuilt every frame. Like LeafQuadtree,
+/// but a node splits into 3 x 3 children (each side cut in thirds), so the
+/// tree is shallower for the same leaf size. Pairs are reported once by the
+/// owner rule; boxes outside setBounds() go on an outside list.
+///
+/// Pick it where LeafQuadtree fits and the tree walk, not the leaves,
+/// dominates (many small bodies). Costs: more children scanned per node,
+/// and a box more often straddles one of the two cuts per axis.
+
+#include <memory>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/region_tree_stats.hpp>
+
+namespace quadbin {
+
+struct NonaTreeOptions {
+  /// A leaf holding more boxes than this splits (at least 1).
+  std::uint32_t threshold = 16;
+  /// Depth of the deepest leaf; the root is depth 0 (at most 32). Depth 8
+  /// cuts each side into 6,561.
+  std::uint32_t maxDepth = 8;
+  /// Growth allowed for a four-way split (at least 1); a nine-way split cuts
+  /// as finely as log4(9) = 1.6 quadtree levels, so it may grow by
+  /// maxSplitGrowth^1.6 (3 for the default).
+  float maxSplitGrowth = 2.0f;
+};
+
+class NonaTree final : public BroadPhase {
+ public:
+  /// Throws quadbin::Error for an invalid option.
+  explicit NonaTree(const NonaTreeOptions& options = {});
+  ~NonaTree() override;
+
+  [[nodiscard]] BroadPhaseType type() const noexcept override { return BroadPhaseType::NonaTree; }
+  void setBounds(const AABB& bounds) override;
+  void update(std::span<const AABB> boxes) override;
+  void findPairs(std::vector<Pair>& out) override;
+  /// Proxies in ascending order.
+  void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
+  /// The proxies whose box the ray hits, in ascending order; only the cells
+  /// the ray crosses are visited.
+  void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
+  [[nodiscard]] std::size_t size() const noexcept override;
+  [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+
+  [[nodiscard]] const NonaTreeOptions& options() const noexcept { return options_; }
+  /// The tree of the last update.
+  [[nodiscard]] RegionTreeStats stats() const noexcept;
+
+ private:
+  struct Impl;
+  NonaTreeOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quadbin

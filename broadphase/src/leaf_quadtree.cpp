@@ -1,0 +1,57 @@
+#include <quadbin/broadphase/leaf_quadtree.hpp>
+
+#include "region_tree.hpp"
+
+namespace quadbin {
+
+namespace {
+
+// Seeds 001/003: every cell cut at its middle, on float coordinates (the
+// seed's integer rectangles lose a unit per level).
+struct MiddleCutter {
+  static constexpr std::uint32_t kSide = 2;
+  bool chooseCuts(detail::RectShape& s, std::uint32_t /*depth*/, std::uint32_t /*node*/,
+                  std::span<const detail::Item> /*items*/) const noexcept {
+    s.cutX[0] = detail::clampCut(s.x0 + (s.x1 - s.x0) * 0.5f, s.x0, s.x1);
+    s.cutY[0] = detail::clampCut(s.y0 + (s.y1 - s.y0) * 0.5f, s.y0, s.y1);
+    return true;
+  }
+};
+
+using Policy = detail::RectGridPolicy<MiddleCutter>;
+
+}  // namespace
+
+struct LeafQuadtree::Impl : detail::TreeBroadPhase<Policy> {
+  using TreeBroadPhase::TreeBroadPhase;
+};
+
+LeafQuadtree::LeafQuadtree(const LeafQuadtreeOptions& options)
+    : options_(options),
+      impl_(std::make_unique<Impl>(
+          Policy(MiddleCutter{}),
+          detail::makeLimits("LeafQuadtreeOptions", options.threshold, options.maxDepth,
+                             Policy::kDepthCap, options.maxSplitGrowth, 4))) {}
+LeafQuadtree::~LeafQuadtree() = default;
+
+void LeafQuadtree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
+void LeafQuadtree::update(std::span<const AABB> boxes) { impl_->update(boxes); }
+void LeafQuadtree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out); }
+void LeafQuadtree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+  impl_->query(box, out);
+}
+void LeafQuadtree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  impl_->queryRay(ray, out);
+}
+std::size_t LeafQuadtree::size() const noexcept { return impl_->size(); }
+std::size_t LeafQuadtree::memoryBytes() const noexcept {
+  return sizeof(Impl) + impl_->memoryBytes();
+}
+void LeafQuadtree::clear() noexcept { impl_->clear(); }
+void LeafQuadtree::insert(std::uint32_t index, const AABB& box) { impl_->insert(index, box); }
+void LeafQuadtree::retrieve(const AABB& box, std::vector<std::uint32_t>& out) {
+  impl_->retrieve(box, out);
+}
+RegionTreeStats LeafQuadtree::stats() const noexcept { return impl_->stats(); }
+
+}  // namespace quadbin

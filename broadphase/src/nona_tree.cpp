@@ -1,0 +1,55 @@
+#include <quadbin/broadphase/nona_tree.hpp>
+
+#include "region_tree.hpp"
+
+namespace quadbin {
+
+namespace {
+
+// Seed 002's nona-tree: each side cut in thirds.
+struct ThirdsCutter {
+  static constexpr std::uint32_t kSide = 3;
+  bool chooseCuts(detail::RectShape& s, std::uint32_t /*depth*/, std::uint32_t /*node*/,
+                  std::span<const detail::Item> /*items*/) const noexcept {
+    cutInThirds(s.x0, s.x1, s.cutX);
+    cutInThirds(s.y0, s.y1, s.cutY);
+    return true;
+  }
+  static void cutInThirds(float lo, float hi, std::array<float, 2>& cuts) noexcept {
+    const float third = (hi - lo) / 3.0f;
+    cuts[0] = detail::clampCut(lo + third, lo, hi);
+    // Computed from lo, not from cuts[0], and kept ascending after rounding.
+    cuts[1] = std::max(cuts[0], detail::clampCut(lo + 2.0f * third, lo, hi));
+  }
+};
+
+using Policy = detail::RectGridPolicy<ThirdsCutter>;
+
+}  // namespace
+
+struct NonaTree::Impl : detail::TreeBroadPhase<Policy> {
+  using TreeBroadPhase::TreeBroadPhase;
+};
+
+NonaTree::NonaTree(const NonaTreeOptions& options)
+    : options_(options),
+      impl_(std::make_unique<Impl>(
+          Policy(ThirdsCutter{}),
+          detail::makeLimits("NonaTreeOptions", options.threshold, options.maxDepth,
+                             Policy::kDepthCap, options.maxSplitGrowth, 9))) {}
+NonaTree::~NonaTree() = default;
+
+void NonaTree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
+void NonaTree::update(std::span<const AABB> boxes) { impl_->update(boxes); }
+void NonaTree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out); }
+void NonaTree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+  impl_->query(box, out);
+}
+void NonaTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  impl_->queryRay(ray, out);
+}
+std::size_t NonaTree::size() const noexcept { return impl_->size(); }
+std::size_t NonaTree::memoryBytes() const noexcept { return sizeof(Impl) + impl_->memoryBytes(); }
+RegionTreeStats NonaTree::stats() const noexcept { return impl_->stats(); }
+
+}  // namespace quadbin
