@@ -85,31 +85,37 @@ TEST(BruteForce, QueryTouchingBoxes) {
   EXPECT_EQ(out, (std::vector<std::uint32_t>{0, 2}));
 }
 
-TEST(Auto, FollowsTheCountAndTheSizeSpreadWithHysteresis) {
+TEST(Auto, FollowsTheCountWithHysteresis) {
   AutoBroadPhase bp;
-  auto boxesOf = [](std::size_t n, float bigEvery) {
+  auto boxesOf = [](std::size_t n) {
     std::vector<AABB> boxes;
     for (std::size_t i = 0; i < n; ++i) {
       const float x = static_cast<float>(i % 100) * 3, y = static_cast<float>(i / 100) * 3;
-      const float s = bigEvery > 0 && i % 3 == 0 ? 40.0f : 1.0f;
-      boxes.push_back({{x, y}, {x + s, y + s}});
+      boxes.push_back({{x, y}, {x + 4, y + 1}});
     }
     return boxes;
   };
-  bp.update(boxesOf(50, 0));
+  bp.update(boxesOf(20));
   EXPECT_EQ(bp.active(), BroadPhaseType::BruteForce);
-  bp.update(boxesOf(500, 0));
-  EXPECT_EQ(bp.active(), BroadPhaseType::Quadtree);
-  bp.update(boxesOf(95, 0));  // just below 100: stays (hysteresis)
-  EXPECT_EQ(bp.active(), BroadPhaseType::Quadtree);
-  bp.update(boxesOf(70, 0));
+  bp.update(boxesOf(500));
+  EXPECT_EQ(bp.active(), BroadPhaseType::SweepAndPrune);
+  bp.update(boxesOf(30));  // just below 32: stays (hysteresis)
+  EXPECT_EQ(bp.active(), BroadPhaseType::SweepAndPrune);
+  bp.update(boxesOf(20));
   EXPECT_EQ(bp.active(), BroadPhaseType::BruteForce);
-  bp.update(boxesOf(5000, 0));
-  EXPECT_EQ(bp.active(), BroadPhaseType::BinGrid);
-  bp.update(boxesOf(5000, 1));  // a third of the boxes 40x larger
-  EXPECT_EQ(bp.active(), BroadPhaseType::Quadtree);
+  EXPECT_EQ(bp.choose(200000), BroadPhaseType::LeafQuadtree);
+  bp.update(boxesOf(100000));
+  EXPECT_EQ(bp.active(), BroadPhaseType::LeafQuadtree);
+  bp.update(boxesOf(90000));  // within the hysteresis band
+  EXPECT_EQ(bp.active(), BroadPhaseType::LeafQuadtree);
   std::vector<Pair> pairs;
   bp.findPairs(pairs);
   EXPECT_FALSE(pairs.empty());
-  EXPECT_THROW(AutoBroadPhase(AutoOptions{2000, 1000, 8, 0.2f}), Error);
+  AutoOptions bad;
+  bad.smallBelow = 2000;
+  bad.mediumBelow = 1000;
+  EXPECT_THROW(AutoBroadPhase{bad}, Error);
+  bad = {};
+  bad.large = BroadPhaseType::Auto;
+  EXPECT_THROW(AutoBroadPhase{bad}, Error);
 }

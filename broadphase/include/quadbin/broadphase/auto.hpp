@@ -1,16 +1,17 @@
 #pragma once
 /// \file
-/// AutoBroadPhase ("auto"): picks a structure from the number of boxes and
-/// the spread of their sizes each frame, and delegates to it.
+/// AutoBroadPhase ("auto", the World's default): picks a structure from the
+/// number of boxes each frame and delegates to it.
 ///
-/// The starting point is the paper's recommendation: brute force below
-/// about a hundred bodies, a quadtree up to about a thousand, the bin grid
-/// above. Boxes of very different sizes (the 90th percentile of the extent
-/// more than `sizeSpread` times the 10th) go to the quadtree at any size,
-/// which handles them without coarse levels. The thresholds are set from
-/// our own measurements (docs/perf.md). A switch happens only when the
-/// count leaves the current band by `hysteresis`, so a world hovering at a
-/// threshold does not rebuild every frame.
+/// The paper's rule (brute force below ~100 bodies, quadtree to ~1,000,
+/// grid above) was the starting point; the defaults come from our own
+/// Workload A measurements (docs/perf.md): brute force only below about 32
+/// boxes (it is as fast as anything there and has nothing to maintain),
+/// sweep and prune up to about 100,000 (its incremental sort wins on every
+/// reference scene, mixed sizes included), and the leaf quadtree above,
+/// where sweep-and-prune's n^1.5 catches up with it. A switch back happens
+/// only `hysteresis` below a threshold, so a world hovering at one does not
+/// rebuild every frame.
 
 #include <cstdint>
 #include <quadbin/broadphase/broadphase.hpp>
@@ -18,10 +19,12 @@
 namespace quadbin {
 
 struct AutoOptions {
-  std::uint32_t bruteForceBelow = 100;
-  std::uint32_t quadtreeBelow = 1000;
-  float sizeSpread = 8.0f;
-  float hysteresis = 0.2f;  ///< fraction of a threshold to cross before switching back
+  std::uint32_t smallBelow = 32;       ///< use `small` below this many boxes
+  std::uint32_t mediumBelow = 100000;  ///< use `medium` below this many, `large` above
+  BroadPhaseType small = BroadPhaseType::BruteForce;
+  BroadPhaseType medium = BroadPhaseType::SweepAndPrune;
+  BroadPhaseType large = BroadPhaseType::LeafQuadtree;
+  float hysteresis = 0.2f;  ///< fraction of a threshold to go below before switching down
 };
 
 class AutoBroadPhase final : public BroadPhase {
@@ -43,8 +46,8 @@ class AutoBroadPhase final : public BroadPhase {
 
   /// The structure in use since the last update.
   [[nodiscard]] BroadPhaseType active() const noexcept { return active_->type(); }
-  /// What the rule picks for these boxes, given the structure in use now.
-  [[nodiscard]] BroadPhaseType choose(std::span<const AABB> boxes) const;
+  /// What the rule picks for `count` boxes, given the structure in use now.
+  [[nodiscard]] BroadPhaseType choose(std::size_t count) const noexcept;
 
  private:
   AutoOptions options_;
