@@ -74,6 +74,9 @@ struct Variant {
   std::function<std::unique_ptr<BroadPhase>()> make;
 };
 
+// gtest prints parameters in test listings: the name, not the bytes.
+void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
+
 std::vector<Variant> variants() {
   std::vector<Variant> out;
   for (auto type : allBroadPhaseTypes()) {
