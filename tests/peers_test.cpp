@@ -282,3 +282,18 @@ TEST(Peers, EdgeCases) {
   boxes.resize(1);
   ASSERT_TRUE(peers.frame(boxes, "one box"));
 }
+
+#if QUADBIN_HAVE_BULLET
+// Loading a sweep and prune is quadratic: bullet-sap refuses what would take
+// hours, before touching anything.
+TEST(Peers, BulletSapRefusesMillions) {
+  auto sap = perf::makePeer("bullet-sap");
+  const std::vector<AABB> many(250'001, AABB{{0, 0}, {1, 1}});
+  EXPECT_THROW(sap->update(many), Error);
+  const std::vector<AABB> two{AABB{{0, 0}, {2, 2}}, AABB{{1, 1}, {3, 3}}};
+  sap->update(two);
+  std::vector<Pair> pairs;
+  sap->findPairs(pairs);
+  EXPECT_EQ(pairs, (std::vector<Pair>{{0, 1}}));
+}
+#endif
