@@ -143,8 +143,8 @@ class SapEngine {
   using Sweep = btAxisSweep3Internal<unsigned int>;
   /// Loading n proxies costs about n^2 edge swaps: on the flat z axis every
   /// new proxy's min edge passes every max edge (all slabs overlap there),
-  /// and on y it passes half the edges. About 3 minutes at 100,000 on the
-  /// measuring machine, so hours at 1,000,000: refused above this.
+  /// and on y it passes half the edges. About a minute at 100,000 on the
+  /// development machine, so hours at 1,000,000: refused above this.
   static constexpr std::size_t kMaxProxies = 250'000;
 
   static void checkCount(std::size_t count) {
