@@ -1,0 +1,299 @@
+// The perf suite's peers (Box2D, Bullet, when compiled in) and baselines
+// against quadbin's BruteForce: all of them fed the same frames side by side,
+// as quadbin-perf runs them, and each must report brute force's pair set
+// exactly (a < b, each pair once) on every frame.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <quadbin/broadphase.hpp>
+#include <quadbin/scenes/scene.hpp>
+#include <string>
+
+#include "structures.hpp"
+
+using namespace quadbin;
+using scenes::SceneKind;
+
+namespace {
+
+std::vector<std::string> expectedPeers() {
+  std::vector<std::string> names;
+#if QUADBIN_HAVE_BOX2D
+  names.insert(names.end(), {"box2d-tree", "box2d-broadphase"});
+#endif
+#if QUADBIN_HAVE_BULLET
+  names.insert(names.end(), {"bullet-dbvt", "bullet-sap"});
+#endif
+  names.emplace_back("baseline-grid");
+  return names;
+}
+
+// The exact pair set by a sweep on x (as in broadphase_conformance_test.cpp):
+// brute force's set, fast enough to check every frame at 10,000 boxes in a
+// Debug build. Checked against BruteForce itself on the first and last
+// frames of each scene.
+std::vector<Pair> sweepPairs(std::span<const AABB> boxes) {
+  std::vector<std::uint32_t> order(boxes.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return boxes[a].min.x < boxes[b].min.x || (boxes[a].min.x == boxes[b].min.x && a < b);
+  });
+  std::vector<Pair> out;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    for (std::size_t m = k + 1; m < order.size(); ++m) {
+      if (!(boxes[order[m]].min.x < boxes[order[k]].max.x)) break;
+      if (overlaps(boxes[order[k]], boxes[order[m]]))
+        out.push_back({std::min(order[k], order[m]), std::max(order[k], order[m])});
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<Pair> bruteForcePairs(std::span<const AABB> boxes) {
+  BruteForce bruteForce;
+  bruteForce.update(boxes);
+  std::vector<Pair> pairs;
+  bruteForce.findPairs(pairs);
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+std::vector<Pair> sorted(std::vector<Pair> pairs) {
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+std::string describe(const std::vector<Pair>& got, const std::vector<Pair>& want) {
+  std::vector<Pair> missing, extra;
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(),
+                      std::back_inserter(missing));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
+  std::string s = std::to_string(got.size()) + " pairs, want " + std::to_string(want.size()) +
+                  ": " + std::to_string(missing.size()) + " missing, " +
+                  std::to_string(extra.size()) + " extra";
+  if (!missing.empty())
+    s += "; first missing (" + std::to_string(missing[0].a) + ", " + std::to_string(missing[0].b) +
+         ")";
+  if (!extra.empty())
+    s += "; first extra (" + std::to_string(extra[0].a) + ", " + std::to_string(extra[0].b) + ")";
+  return s;
+}
+
+// Every peer and baseline compiled in, fed the same frames, checked against
+// brute force on each.
+class AllPeers {
+ public:
+  explicit AllPeers(const AABB& bounds) {
+    for (const auto& name : perf::peerNames()) {
+      peers_.push_back(perf::makePeer(name));
+      peers_.back()->setBounds(bounds);
+    }
+  }
+
+  /// One frame: update every peer, find pairs, compare with brute force.
+  /// Returns false after the first failure (reported with `what`).
+  bool frame(std::span<const AABB> boxes, const std::string& what) {
+    return frame(boxes, what, bruteForcePairs(boxes));
+  }
+  /// The same, against the given sorted pair set.
+  bool frame(std::span<const AABB> boxes, const std::string& what, const std::vector<Pair>& want) {
+    for (auto& peer : peers_) {
+      peer->update(boxes);
+      if (!check(*peer, want, what)) return false;
+    }
+    return true;
+  }
+
+  /// Pairs again without an update: the same set.
+  bool again(std::span<const AABB> boxes, const std::string& what) {
+    const auto want = bruteForcePairs(boxes);
+    for (auto& peer : peers_) {
+      if (!check(*peer, want, what + " (findPairs again)")) return false;
+    }
+    return true;
+  }
+
+  /// Updates without finding pairs (the next frame must still be exact).
+  void updateOnly(std::span<const AABB> boxes) {
+    for (auto& peer : peers_) peer->update(boxes);
+  }
+
+  void expectMemory() const {
+    for (const auto& peer : peers_) EXPECT_GT(peer->memoryBytes(), 0u) << peer->name();
+  }
+
+ private:
+  static bool check(perf::Structure& peer, const std::vector<Pair>& want, const std::string& what) {
+    std::vector<Pair> got;
+    peer.findPairs(got);
+    const bool ordered = std::all_of(got.begin(), got.end(), [](Pair p) { return p.a < p.b; });
+    EXPECT_TRUE(ordered) << peer.name() << ", " << what << ": a pair with a >= b";
+    got = sorted(std::move(got));
+    EXPECT_TRUE(got == want) << peer.name() << ", " << what << ": " << describe(got, want);
+    return ordered && got == want;
+  }
+
+  std::vector<std::unique_ptr<perf::Structure>> peers_;
+};
+
+std::string sceneName(SceneKind kind, std::uint32_t n) {
+  return std::string(scenes::toString(kind)) + " n=" + std::to_string(n);
+}
+
+// `frames` moving frames of the scene; brute force is the oracle on every
+// frame when `bruteForceEveryFrame`, else on the first and last (the sweep
+// in between).
+void runScene(SceneKind kind, std::uint32_t n, int frames, bool bruteForceEveryFrame) {
+  auto scene = scenes::generate(kind, n);
+  AllPeers peers(scene.world);
+  std::vector<AABB> boxes;
+  for (int f = 0; f < frames; ++f) {
+    scenes::advance(scene);
+    scenes::boxes(scene, boxes);
+    std::vector<Pair> want;
+    if (bruteForceEveryFrame || f == 0 || f == frames - 1) {
+      want = bruteForcePairs(boxes);
+      if (!bruteForceEveryFrame) {
+        ASSERT_TRUE(sweepPairs(boxes) == want) << "the sweep is wrong";
+      }
+    } else {
+      want = sweepPairs(boxes);
+    }
+    if (!peers.frame(boxes, sceneName(kind, n) + " frame=" + std::to_string(f), want)) return;
+  }
+  peers.expectMemory();
+}
+
+}  // namespace
+
+TEST(Peers, RegistryListsTheCompiledInPeers) {
+  EXPECT_EQ(perf::peerNames(), expectedPeers());
+  const auto all = perf::structureNames();
+  for (const auto& name : expectedPeers()) {
+    auto peer = perf::makePeer(name);
+    ASSERT_NE(peer, nullptr) << name;
+    EXPECT_EQ(peer->name(), name);
+    EXPECT_NE(std::find(all.begin(), all.end(), name), all.end()) << name;
+    ASSERT_NE(perf::makeStructure(name), nullptr) << name;
+    EXPECT_EQ(perf::makeStructure(name)->name(), name);
+  }
+  EXPECT_EQ(perf::makePeer("no-such-peer"), nullptr);
+  EXPECT_EQ(perf::makePeer("brute-force"), nullptr);  // quadbin's own are not peers
+}
+
+TEST(Peers, ReferenceScenesAt1000) {
+  for (auto kind : {SceneKind::Uniform, SceneKind::Clustered, SceneKind::Mixed}) {
+    runScene(kind, 1000, 31, true);
+  }
+}
+
+TEST(Peers, ReferenceScenesAt10000) {
+  for (auto kind : {SceneKind::Uniform, SceneKind::Clustered, SceneKind::Mixed}) {
+    runScene(kind, 10000, 31, false);
+  }
+}
+
+// Boxes outside the bounds given by setBounds: a fifth of the bodies drift
+// out of the world further every frame (so structures with fixed bounds
+// must grow or clamp), some far out (1e6) and overlapping one another, some
+// straddling the border.
+TEST(Peers, BoxesOutsideTheBounds) {
+  auto scene = scenes::generate(SceneKind::Uniform, 1000);
+  const auto world = scene.world;
+  const float size = world.max.x - world.min.x;
+  AllPeers peers(world);
+  std::vector<AABB> boxes;
+  for (int f = 0; f < 30; ++f) {
+    scenes::advance(scene);
+    scenes::boxes(scene, boxes);
+    for (std::size_t i = 0; i < boxes.size(); i += 5) {
+      const float shift = size * 0.1f * static_cast<float>(f + 1);
+      const Vec2 d = i % 2 ? Vec2{shift, 0.5f * shift} : Vec2{-shift, -shift};
+      boxes[i] = {boxes[i].min + d, boxes[i].max + d};
+    }
+    for (std::size_t i = 3; i < 60; i += 5) {  // far out, in a heap
+      const float k = static_cast<float>(i % 7);
+      boxes[i] = {{1e6f + k, -1e6f + k}, {1e6f + k + 3, -1e6f + k + 3}};
+    }
+    boxes[1] = {{world.min.x - 5, world.min.y - 5}, {world.min.x + 5, world.min.y + 5}};
+    boxes[2] = {{world.max.x - 1, world.min.y}, {world.max.x + 40, world.max.y}};  // a tall wall
+    if (!peers.frame(boxes, "frame=" + std::to_string(f))) return;
+  }
+}
+
+// Bodies added and removed between frames: the count grows and shrinks
+// (down to none and back), persisting indices move.
+TEST(Peers, BodiesAddedAndRemoved) {
+  auto scene = scenes::generate(SceneKind::Clustered, 1500);
+  AllPeers peers(scene.world);
+  std::vector<AABB> boxes;
+  for (int f = 0; f < 40; ++f) {
+    scenes::advance(scene);
+    scenes::boxes(scene, boxes);
+    const std::size_t count = f == 20 ? 0 : (static_cast<std::size_t>(f) * 389) % 1500;
+    boxes.resize(count);
+    if (!peers.frame(boxes, "frame=" + std::to_string(f) + " count=" + std::to_string(count)))
+      return;
+  }
+}
+
+// Two updates before findPairs, and findPairs twice after one update.
+TEST(Peers, UpdatesAndQueriesOutOfStep) {
+  auto scene = scenes::generate(SceneKind::Mixed, 2000);
+  AllPeers peers(scene.world);
+  std::vector<AABB> boxes;
+  for (int f = 0; f < 20; ++f) {
+    scenes::advance(scene);
+    scenes::boxes(scene, boxes);
+    if (f % 3 == 0) {
+      peers.updateOnly(boxes);
+      for (int k = 0; k < 20; ++k) scenes::advance(scene);  // a big jump
+      scenes::boxes(scene, boxes);
+    }
+    const std::string what = "frame=" + std::to_string(f);
+    if (!peers.frame(boxes, what) || !peers.again(boxes, what)) return;
+  }
+}
+
+TEST(Peers, EdgeCases) {
+  const AABB world{{0, 0}, {100, 100}};
+  AllPeers peers(world);
+  ASSERT_TRUE(peers.frame({}, "empty"));
+  std::vector<AABB> boxes;
+  // Zero-size boxes: overlap only boxes that hold them in their interior.
+  for (int i = 0; i < 50; ++i) {
+    const float x = static_cast<float>(i % 10) * 10, y = static_cast<float>(i / 10) * 10;
+    boxes.push_back({{x, y}, {x, y}});
+  }
+  boxes.push_back({{-1, -1}, {45, 45}});
+  ASSERT_TRUE(peers.frame(boxes, "zero-size"));
+  // Boxes that only touch on grid lines: no pairs.
+  boxes.clear();
+  for (int i = 0; i < 100; ++i) {
+    const float x = static_cast<float>(i % 10) * 10, y = static_cast<float>(i / 10) * 10;
+    boxes.push_back({{x, y}, {x + 10, y + 10}});
+  }
+  ASSERT_TRUE(peers.frame(boxes, "touching"));
+  // A box larger than the world, and many boxes at one point.
+  boxes.push_back({{-1000, -1000}, {1000, 1000}});
+  for (int i = 0; i < 400; ++i) boxes.push_back({{50, 50}, {51, 51}});
+  ASSERT_TRUE(peers.frame(boxes, "huge box and a heap"));
+  boxes.resize(1);
+  ASSERT_TRUE(peers.frame(boxes, "one box"));
+}
+
+#if QUADBIN_HAVE_BULLET
+// Loading a sweep and prune is quadratic: bullet-sap refuses what would take
+// hours, before touching anything.
+TEST(Peers, BulletSapRefusesMillions) {
+  auto sap = perf::makePeer("bullet-sap");
+  const std::vector<AABB> many(250'001, AABB{{0, 0}, {1, 1}});
+  EXPECT_THROW(sap->update(many), Error);
+  const std::vector<AABB> two{AABB{{0, 0}, {2, 2}}, AABB{{1, 1}, {3, 3}}};
+  sap->update(two);
+  std::vector<Pair> pairs;
+  sap->findPairs(pairs);
+  EXPECT_EQ(pairs, (std::vector<Pair>{{0, 1}}));
+}
+#endif
