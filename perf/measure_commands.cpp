@@ -199,9 +199,9 @@ std::string fixed(double v, int precision) {
   return buf;
 }
 std::string msText(double ms) { return fixed(ms, ms < 1.0 ? 4 : ms < 100.0 ? 3 : 1); }
-std::string skippedText(const Outcome& o, double budget) {
-  return "skipped (predicted " + formatSeconds(o.predictedSeconds.value_or(0.0)) + " > budget " +
-         formatSeconds(budget) + ")";
+std::string skippedNote(const Outcome& o, double budget) {
+  return "skipped: predicted " + formatSeconds(o.predictedSeconds.value_or(0.0)) + " > budget " +
+         formatSeconds(budget);
 }
 
 std::vector<Outcome> measureAll(Session& session, const std::vector<Config>& plan) {
@@ -266,7 +266,10 @@ int runCommand(const MeasureOptions& o) {
   }
   if (!peersInB.empty()) {
     std::string names;
-    for (const auto& s : peersInB) names += (names.empty() ? "" : ", ") + s;
+    for (const auto& s : peersInB) {
+      if (!names.empty()) names += ", ";
+      names += s;
+    }
     std::fprintf(stderr,
                  "quadbin-perf: note: %s take%s part in Workload A only (the world step "
                  "runs quadbin's structures)\n",
@@ -314,17 +317,21 @@ int runCommand(const MeasureOptions& o) {
       std::vector<std::string> row{sceneName(c.scene), withCommas(c.n), c.structure,
                                    std::to_string(c.threads)};
       if (out.skipped) {
-        row.push_back(skippedText(out, o.budget));
+        row.emplace_back("skipped");
+        row.resize(8);
+        row.push_back(skippedNote(out, o.budget));
       } else {
         const auto speed = vsBox2d(out);
         row.push_back(msText(out.result.medianMs));
         row.push_back(withCommas(out.result.pairs));
         row.push_back(fixed(out.result.bytesPerBody, 1));
-        row.push_back(speed ? fixed(*speed, 2) + "x" : "");
-        if (w == 'B' && out.result.energyDrift) {
-          char drift[32];
-          std::snprintf(drift, sizeof drift, "%+.2e", *out.result.energyDrift);
-          row.push_back(drift);
+        if (w == 'A') row.push_back(speed ? fixed(*speed, 2) + "x" : "");
+        if (w == 'B') {
+          char drift[32] = "";
+          if (out.result.energyDrift) {
+            std::snprintf(drift, sizeof drift, "%+.2e", *out.result.energyDrift);
+          }
+          row.emplace_back(drift);
         }
       }
       rows.push_back(std::move(row));
@@ -341,8 +348,7 @@ int runCommand(const MeasureOptions& o) {
                                     w == 'A' ? "ms/frame" : "ms/step",
                                     w == 'A' ? "pairs" : "contacts",
                                     "bytes/body",
-                                    "vs box2d"};
-    if (w == 'B') header.push_back("energy drift");
+                                    w == 'A' ? "vs box2d" : "energy drift"};
     printTable(header, rows, {false, true, false, true, true, true, true, true, true});
   }
 
@@ -573,7 +579,9 @@ int scalingCommand(const MeasureOptions& o) {
     std::vector<std::string> line{std::string(1, c.workload), sceneName(c.scene), withCommas(c.n),
                                   c.structure, std::to_string(c.threads)};
     if (out.skipped) {
-      line.push_back(skippedText(out, o.budget));
+      line.emplace_back("skipped");
+      line.resize(9);
+      line.push_back(skippedNote(out, o.budget));
     } else {
       line.push_back(msText(out.result.medianMs));
       line.push_back(s ? fixed(*s, 2) + "x" : "");

@@ -216,11 +216,15 @@ std::vector<std::filesystem::path> writeResults(const std::filesystem::path& dir
 
   std::string csv;
   for (std::size_t i = 0; i < table.columns.size(); ++i) {
-    csv += (i ? "," : "") + table.columns[i];
+    if (i) csv += ',';
+    csv += table.columns[i];
   }
   csv += '\n';
   for (const auto& row : table.rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) csv += (i ? "," : "") + csvField(row[i].text);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i) csv += ',';
+      csv += csvField(row[i].text);
+    }
     csv += '\n';
   }
 
@@ -235,7 +239,10 @@ std::vector<std::filesystem::path> writeResults(const std::filesystem::path& dir
     rows.push_back(jsonObject(members, 4));
   }
   std::string results = "[";
-  for (std::size_t i = 0; i < rows.size(); ++i) results += (i ? ",\n    " : "\n    ") + rows[i];
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    results += i ? ",\n    " : "\n    ";
+    results += rows[i];
+  }
   results += rows.empty() ? "]" : "\n  ]";
   const std::string json = jsonObject({{"command", jsonString(name)},
                                        {"argv", jsonArray(args)},

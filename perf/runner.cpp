@@ -71,6 +71,26 @@ std::optional<double> Predictor::predictSeconds(const Config& c) const {
     const double exponent = std::clamp(observed, quadratic ? 2.0 : 1.0, 3.0);
     factor = std::max(factor, std::pow(ratio, exponent));
   }
+  // The workload's own growth between the two sizes, as other structures
+  // saw it (the world step's solver grows with the contacts, whatever the
+  // broad phase): the smallest such factor, when it is larger.
+  const auto [workload, scene, name] = keyOf(c);
+  std::optional<double> others;
+  for (const auto& [key, points] : points_) {
+    const auto& [otherWorkload, otherScene, otherName] = key;
+    if (otherWorkload != workload || otherScene != scene || otherName == name) continue;
+    if (isQuadratic(otherName) && !quadratic) continue;
+    const Point *from = nullptr, *to = nullptr;
+    for (const auto& p : points) {
+      if (p.threads != base->threads) continue;
+      if (p.n == base->n) from = &p;
+      if (p.n == c.n) to = &p;
+    }
+    if (from && to && from->ms >= kMinMsForExponent) {
+      others = std::min(others.value_or(to->ms / from->ms), to->ms / from->ms);
+    }
+  }
+  if (others) factor = std::max(factor, *others);
   return base->ms * factor * stepsOf(c) / 1000.0;
 }
 
@@ -94,11 +114,10 @@ void Progress::show(std::size_t index, const std::string& what) {
   for (std::size_t i = 0; i < weights_.size(); ++i) (finished_[i] ? done : left) += weights_[i];
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::string eta = done > 0.0 && elapsed > 0.5
-                        ? "~" + formatSeconds(elapsed * left / done) + " left"
-                        : "estimating time left";
-  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s | %s elapsed, %s", index + 1, weights_.size(),
-               what.c_str(), formatSeconds(elapsed).c_str(), eta.c_str());
+  const bool known = done > 0.0 && elapsed > 0.5;
+  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s | %s elapsed, %s%s%s", index + 1, weights_.size(),
+               what.c_str(), formatSeconds(elapsed).c_str(), known ? "~" : "",
+               known ? formatSeconds(elapsed * left / done).c_str() : "estimating", " left");
   std::fflush(stderr);
   shown_ = true;
 }

@@ -33,7 +33,9 @@ class UsageError : public std::runtime_error {
 /// smaller (or equal) N: scaled by the complexity exponent observed between
 /// the two largest measured sizes (at least 2 for brute force, at least 1
 /// otherwise), or, with one size only, by n^2 for brute force and n log n
-/// otherwise; times the configuration's steps.
+/// otherwise; raised to the growth other structures showed between the same
+/// two sizes of the same workload and scene (the smallest of them) when
+/// that is larger; times the configuration's steps.
 class Predictor {
  public:
   void record(const Config& c, double msPerFrame);
