@@ -54,4 +54,13 @@ struct SimulateOptions {
 };
 int simulateCommand(const SimulateOptions& options);
 
+struct SceneOptions {
+  std::string scene;
+  std::uint32_t n = 0;
+  std::uint64_t seed = 42;
+  std::uint32_t frames = 0;  // Workload A frames to advance before writing
+  std::string out;
+};
+int sceneCommand(const SceneOptions& options);
+
 }  // namespace quadbin::perf

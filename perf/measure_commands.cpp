@@ -131,7 +131,7 @@ Cell driftCell(const Outcome& o) {
   return o.skipped || !o.result.energyDrift ? blank() : real(*o.result.energyDrift, 3, true);
 }
 Cell predictedCell(const Outcome& o) {
-  return o.predictedSeconds ? real(*o.predictedSeconds, 1) : blank();
+  return o.predictedSeconds ? real(*o.predictedSeconds, 3) : blank();
 }
 Cell statusCell(const Outcome& o) { return text(o.skipped ? "skipped" : "ok"); }
 

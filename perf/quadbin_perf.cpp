@@ -136,12 +136,23 @@ int main(int argc, char** argv) {
   simulate->add_option("--broadphase", simOpts.structure, "a quadbin broad phase (default auto)");
   simulate->add_option("--dump-state", simOpts.dumpState, "the state file to write")->required();
 
+  SceneOptions sceneOpts;
+  auto* scene = app.add_subcommand(
+      "scene",
+      "Writes a reference scene (BENCHMARKS.md) as a scene file, after --frames frames of the "
+      "Workload A motion: inputs for 'pairs', 'simulate' and other engines.");
+  scene->add_option("--scene", sceneOpts.scene, "uniform, clustered or mixed")->required();
+  scene->add_option("--n", sceneOpts.n, "body count")->required();
+  scene->add_option("--seed", sceneOpts.seed, "seed (default 42)");
+  scene->add_option("--frames", sceneOpts.frames, "Workload A frames first (default 0)");
+  scene->add_option("--out", sceneOpts.out, "the scene file to write")->required();
+
   auto* list = app.add_subcommand(
       "list",
       "Prints every structure name --broadphase accepts, one per line: quadbin's own "
       "first, then the peers.");
 
-  for (auto* cmd : {run, sweep, scaling, pairs, simulate, list}) {
+  for (auto* cmd : {run, sweep, scaling, pairs, simulate, scene, list}) {
     cmd->footer(cmd->get_footer() + (cmd->get_footer().empty() ? "" : "\n") + kFooter);
   }
   app.footer(std::string("Main job: 'quadbin-perf run' (scripts/run). 'quadbin-perf COMMAND "
@@ -164,6 +175,7 @@ int main(int argc, char** argv) {
     if (*sweep) return sweepCommand(sweepOpts);
     if (*scaling) return scalingCommand(scalingOpts);
     if (*pairs) return pairsCommand(pairsOpts);
+    if (*scene) return sceneCommand(sceneOpts);
     if (*simulate) {
       if (simOpts.threads == 0) throw UsageError("--threads must be at least 1");
       return simulateCommand(simOpts);
