@@ -1,10 +1,12 @@
 #include "runner.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace quadbin::perf {
 
@@ -115,9 +117,19 @@ void Progress::show(std::size_t index, const std::string& what) {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const bool known = done > 0.0 && elapsed > 0.5;
-  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s | %s elapsed, %s%s%s", index + 1, weights_.size(),
-               what.c_str(), formatSeconds(elapsed).c_str(), known ? "~" : "",
-               known ? formatSeconds(elapsed * left / done).c_str() : "estimating", " left");
+  char line[512];
+  std::snprintf(line, sizeof line, "[%zu/%zu, %s elapsed, %s%s] %s", index + 1, weights_.size(),
+                formatSeconds(elapsed).c_str(), known ? "~" : "",
+                known ? (formatSeconds(elapsed * left / done) + " left").c_str() : "? left",
+                what.c_str());
+  // A line wider than the terminal would wrap, and \r would then rewrite
+  // only its last part.
+  winsize ws{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 &&
+      std::strlen(line) >= ws.ws_col) {
+    line[ws.ws_col - 1] = '\0';
+  }
+  std::fprintf(stderr, "\r\033[K%s", line);
   std::fflush(stderr);
   shown_ = true;
 }
