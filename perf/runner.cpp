@@ -191,7 +191,7 @@ Result Session::measureA(const Config& c) {
   try {
     return runWorkloadA(c, it->second.framePairs);
   } catch (const CheckFailure& e) {
-    throw CheckFailure(std::string(e.what()) + " (" + it->second.structure + ")");
+    throw CheckFailure(std::string(e.what()) + " (reference: " + it->second.structure + ")");
   }
 }
 
