@@ -20,6 +20,8 @@ constexpr std::uint32_t kProbeN = 10000;
 // A time per frame below this is mostly fixed overhead: too noisy to read
 // an exponent from.
 constexpr double kMinMsForExponent = 0.05;
+// An observed exponent from here up is taken as the structure's own.
+constexpr double kDegradingExponent = 1.75;
 
 double nLogN(double n) { return n * std::log2(std::max(n, 2.0)); }
 
@@ -62,7 +64,11 @@ std::optional<double> Predictor::predictSeconds(const Config& c) const {
   const double quadratic = isQuadratic(c.structure);
   const double ratio = static_cast<double>(c.n) / base->n;
   double factor = quadratic ? ratio * ratio : nLogN(c.n) / nLogN(base->n);
-  // An exponent observed between the basis and the next smaller N.
+  // An exponent observed between the basis and the next smaller N counts
+  // when it is closer to n^2 than to n log n: a structure that degrades.
+  // Milder growth is mostly caches filling up (the step from 10,000 to
+  // 100,000 bodies leaves L2), which does not go on at that rate, so the
+  // model stands.
   const Point* lower = nullptr;
   for (const auto& p : it->second) {
     if (p.threads != base->threads || p.n >= base->n || p.ms < kMinMsForExponent) continue;
@@ -70,8 +76,9 @@ std::optional<double> Predictor::predictSeconds(const Config& c) const {
   }
   if (lower && base->ms > 0.0) {
     const double observed = std::log(base->ms / lower->ms) / std::log(double(base->n) / lower->n);
-    const double exponent = std::clamp(observed, quadratic ? 2.0 : 1.0, 3.0);
-    factor = std::max(factor, std::pow(ratio, exponent));
+    if (quadratic || observed >= kDegradingExponent) {
+      factor = std::max(factor, std::pow(ratio, std::min(observed, 3.0)));
+    }
   }
   // The workload's own growth between the two sizes, as other structures
   // saw it (the world step's solver grows with the contacts, whatever the

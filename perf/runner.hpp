@@ -30,12 +30,13 @@ class UsageError : public std::runtime_error {
 
 /// Predicts the wall-clock seconds of a configuration from the measured
 /// time per frame of the same workload, scene and structure at the largest
-/// smaller (or equal) N: scaled by the complexity exponent observed between
-/// the two largest measured sizes (at least 2 for brute force, at least 1
-/// otherwise), or, with one size only, by n^2 for brute force and n log n
-/// otherwise; raised to the growth other structures showed between the same
-/// two sizes of the same workload and scene (the smallest of them) when
-/// that is larger; times the configuration's steps.
+/// smaller (or equal) N, scaled to N by n^2 for brute force and n log n
+/// otherwise; raised to the exponent observed between its two largest
+/// measured sizes when that is larger and (for structures other than brute
+/// force) at least 1.75, i.e. the structure degrades; raised to the growth
+/// other structures showed between the same two sizes of the same workload
+/// and scene (the smallest of them) when that is larger; times the
+/// configuration's steps.
 class Predictor {
  public:
   void record(const Config& c, double msPerFrame);
