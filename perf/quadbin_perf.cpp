@@ -1,141 +1,193 @@
 // quadbin-perf: measures the broad phases and the world on the reference
-// scenes of BENCHMARKS.md and writes CSV.
-//   quadbin-perf run [--workload A|B] [--scene S] [--n N] [--broadphase NAME|all] ...
-//   quadbin-perf list
+// scenes of BENCHMARKS.md, and checks results on scene files. The command
+// line is a contract (docs/perf-cli.md): others check our numbers with it.
+//   quadbin-perf run | sweep | scaling | pairs | simulate | list
 #include <unistd.h>
+
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <quadbin/quadbin.hpp>
+#include <exception>
+#include <quadbin/error.hpp>
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
+#include "runner.hpp"
 #include "structures.hpp"
-#include "workloads.hpp"
 
 namespace {
 
-using namespace quadbin;
-using quadbin::perf::Config;
-using quadbin::perf::Result;
+using namespace quadbin::perf;
 
-[[noreturn]] void usageError(const std::string& message) {
+constexpr const char* kFooter =
+    "Exit codes: 0 success; 1 unexpected failure; 2 bad usage or input (unknown name, malformed "
+    "scene file, unwritable output: one line on stderr); 3 a result check failed (pair count "
+    "differs from the reference, result depends on the thread count, invalid pair).\n"
+    "Contract and file formats: docs/perf-cli.md.";
+
+int fail(int code, std::string message) {
+  if (isatty(STDERR_FILENO) == 1) std::fprintf(stderr, "\r\033[K");  // a progress line
+  for (auto& c : message) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
   std::fprintf(stderr, "quadbin-perf: %s\n", message.c_str());
-  std::exit(2);
+  return code;
 }
 
-std::string hostName() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "unknown-host";
-  return buf;
-}
-
-std::vector<std::string> parseStructures(const std::vector<std::string>& names) {
-  std::vector<std::string> out;
-  const auto known = perf::structureNames();
-  for (const auto& name : names) {
-    if (name == "all") {
-      out.insert(out.end(), known.begin(), known.end());
-    } else if (std::find(known.begin(), known.end(), name) != known.end()) {
-      out.push_back(name);
-    } else {
-      usageError("unknown broad phase '" + name + "' (see 'quadbin-perf list')");
-    }
-  }
-  return out;
-}
-
-std::vector<scenes::SceneKind> parseScenes(const std::vector<std::string>& names) {
-  std::vector<scenes::SceneKind> out;
-  for (const auto& name : names) {
-    if (auto s = scenes::parseSceneKind(name)) {
-      out.push_back(*s);
-    } else {
-      usageError("unknown scene '" + name + "' (uniform, clustered, mixed)");
-    }
-  }
-  return out;
-}
-
-void writeCsv(const std::filesystem::path& path, const std::vector<Result>& results) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream out(path);
-  if (!out) usageError("cannot write " + path.string());
-  out << "workload,scene,n,structure,threads,frames,median_ms,min_ms,max_ms,pairs,bytes_per_body\n";
-  char line[512];
-  for (const auto& r : results) {
-    const auto& c = r.config;
-    std::snprintf(line, sizeof line, "%c,%s,%u,%s,%u,%u,%.4f,%.4f,%.4f,%llu,%.1f\n", c.workload,
-                  std::string(scenes::toString(c.scene)).c_str(), c.n, c.structure.c_str(),
-                  c.threads, c.frames, r.medianMs, r.minMs, r.maxMs,
-                  static_cast<unsigned long long>(r.pairs), r.bytesPerBody);
-    out << line;
-  }
+/// The options run, sweep and scaling share.
+void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defaults) {
+  cmd->add_option("--broadphase", o.structures,
+                  "structure names (see 'list') or 'all'; repeat or comma-separate")
+      ->delimiter(',');
+  cmd->add_option("--scene", o.scenes, "uniform, clustered, mixed or all")->delimiter(',');
+  cmd->add_option("--n", o.sizes, "body counts")->delimiter(',');
+  cmd->add_option("--threads", o.threads, "thread counts (>= 1)")->delimiter(',');
+  cmd->add_option("--frames", o.frames, "timed frames (steps) per configuration");
+  cmd->add_option("--warmup", o.warmup, "untimed frames (steps) first");
+  cmd->add_option("--seed", o.seed, "scene seed");
+  cmd->add_option("--budget", o.budget,
+                  "seconds: skip (and report as skipped) configurations predicted to take "
+                  "longer; 0 runs everything");
+  cmd->add_option("--drift-steps", o.driftSteps,
+                  "world workloads: take the kinetic energy drift after this many steps (more "
+                  "steps run untimed); default: the measured steps");
+  cmd->add_option("--out", o.outDir, "result folder (default perf/results/<hostname>)");
+  cmd->add_flag("-v,--verbose", o.verbose, "one line per configuration on stderr as it ends");
+  cmd->footer("Defaults: " + defaults);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"quadbin-perf: broad phases and world steps on the reference scenes"};
+  CLI::App app{
+      "quadbin-perf: broad phases and world steps on the reference scenes of BENCHMARKS.md, "
+      "and result checks on scene files"};
   app.require_subcommand(1);
 
-  auto* list = app.add_subcommand("list", "print every structure name --broadphase accepts");
+  MeasureOptions runOpts, sweepOpts, scalingOpts;
+  sweepOpts.frames = 30;
+  sweepOpts.warmup = 5;
+  for (auto* o : {&runOpts, &sweepOpts, &scalingOpts}) o->argv.assign(argv, argv + argc);
 
-  auto* run = app.add_subcommand("run", "measure workloads A and B (the README's main job)");
-  std::vector<std::string> workloads{"A", "B"}, sceneNames{"uniform", "clustered", "mixed"};
-  std::vector<std::string> structureNames{"all"};
-  std::vector<std::uint32_t> sizes{1000, 10000};
-  std::uint32_t frames = 60, warmup = 10, threads = 1;
-  std::uint64_t seed = scenes::kDefaultSeed;
-  std::string outDir;
-  run->add_option("--workload", workloads, "A (broad phase alone) and/or B (full step)");
-  run->add_option("--scene", sceneNames, "uniform, clustered, mixed");
-  run->add_option("--n", sizes, "body counts");
-  run->add_option("--broadphase", structureNames, "structure names or 'all'");
-  run->add_option("--threads", threads, "worker threads");
-  run->add_option("--frames", frames, "timed frames");
-  run->add_option("--warmup", warmup, "untimed frames first");
-  run->add_option("--seed", seed, "scene seed");
-  run->add_option("--out", outDir, "result folder (default perf/results/<host>)");
+  auto* run = app.add_subcommand(
+      "run",
+      "Workloads A (broad phase alone) and B (full world step): summary table, "
+      "<out>/run.csv and run.json. Workload A pair counts are checked frame by frame against "
+      "the first quadbin structure measured (exit 3 on a mismatch).");
+  run->add_option("--workload", runOpts.workloads, "A and/or B")->delimiter(',');
+  addMeasureOptions(run, runOpts,
+                    "--workload A,B --scene all --n 10000,100000 (and 1000000 for A on uniform) "
+                    "--broadphase all (peers in Workload A only) --threads 1 --frames 60 "
+                    "--warmup 10 --seed 42 --budget 20");
+
+  auto* sweep = app.add_subcommand(
+      "sweep",
+      "Workload C (the paper's figures 7-10): world steps per second against N, uniform "
+      "scene, each quadbin structure, single- and multi-threaded: <out>/sweep.csv and "
+      "sweep.json.");
+  sweep
+      ->add_option("--range", sweepOpts.ranges,
+                   "small (10-100 step 10), medium (100-1,000 step 100), large (1,000-30,000 "
+                   "step 1,000) or all; ignored when --n is given")
+      ->delimiter(',');
+  sweep->add_option("--max-n", sweepOpts.maxN, "leave out N above this");
+  addMeasureOptions(sweep, sweepOpts,
+                    "--range all --scene uniform --broadphase all (quadbin's) --threads "
+                    "1,<hardware threads> --frames 30 --warmup 5 --budget 20");
+
+  auto* scaling = app.add_subcommand(
+      "scaling",
+      "Workloads A and B at N = 1,000,000 for 1, 2, 4, ... hardware threads: speed-up over 1 "
+      "thread, and a check that pairs, contacts and the final state are identical for every "
+      "thread count (exit 3 otherwise): <out>/scaling.csv and scaling.json.");
+  scaling->add_option("--workload", scalingOpts.workloads, "A and/or B")->delimiter(',');
+  addMeasureOptions(scaling, scalingOpts,
+                    "--workload A,B --scene uniform --n 1000000 --broadphase auto --threads "
+                    "1,2,4,...,<hardware threads> (1 is always added) --frames 60 --warmup 10 "
+                    "--budget 20");
+
+  PairsOptions pairsOpts;
+  auto* pairs = app.add_subcommand(
+      "pairs",
+      "Loads scene files as consecutive frames into one structure (later frames go through "
+      "its incremental update; proxy i = row i, counts may differ) and writes the last "
+      "frame's overlapping pairs, one 'i,j' line each (i < j, 0-based rows, sorted).");
+  pairs->add_option("--scene-file", pairsOpts.sceneFiles, "scene file, one per frame, in order")
+      ->required();
+  pairs->add_option("--broadphase", pairsOpts.structure, "one structure name (see 'list')")
+      ->required();
+  pairs->add_option("--threads", pairsOpts.threads, "threads (>= 1)");
+  pairs->add_option("--out", pairsOpts.out, "the pairs file to write")->required();
+  pairs->add_flag("--check", pairsOpts.check,
+                  "also compare the last frame with brute force (exit 3 if different)");
+
+  SimulateOptions simOpts;
+  auto* simulate = app.add_subcommand(
+      "simulate",
+      "Steps a World (elastic balls, closed walls, dt = 1/60) and writes each body's final "
+      "x,y,vx,vy as C hexadecimal floats (%a), one line per body in creation order after the "
+      "header 'x,y,vx,vy', so that two runs compare bit for bit.");
+  simulate->add_option("--scene-file", simOpts.sceneFile, "scene file (world bounds from it)");
+  simulate->add_option("--scene", simOpts.scene, "uniform, clustered or mixed (with --n)");
+  simulate->add_option("--n", simOpts.n, "body count of --scene");
+  simulate->add_option("--seed", simOpts.seed, "seed of --scene (default 42)");
+  simulate->add_option("--steps", simOpts.steps, "world steps")->required();
+  simulate->add_option("--threads", simOpts.threads, "WorldDef::threadCount (>= 1, default 1)");
+  simulate->add_option("--broadphase", simOpts.structure, "a quadbin broad phase (default auto)");
+  simulate->add_option("--dump-state", simOpts.dumpState, "the state file to write")->required();
+
+  SceneOptions sceneOpts;
+  auto* scene = app.add_subcommand(
+      "scene",
+      "Writes a reference scene (BENCHMARKS.md) as a scene file, after --frames frames of the "
+      "Workload A motion: inputs for 'pairs', 'simulate' and other engines.");
+  scene->add_option("--scene", sceneOpts.scene, "uniform, clustered or mixed")->required();
+  scene->add_option("--n", sceneOpts.n, "body count")->required();
+  scene->add_option("--seed", sceneOpts.seed, "seed (default 42)");
+  scene->add_option("--frames", sceneOpts.frames, "Workload A frames first (default 0)");
+  scene->add_option("--out", sceneOpts.out, "the scene file to write")->required();
+
+  auto* list = app.add_subcommand(
+      "list",
+      "Prints every structure name --broadphase accepts, one per line: quadbin's own "
+      "first, then the peers.");
+
+  for (auto* cmd : {run, sweep, scaling, pairs, simulate, scene, list}) {
+    cmd->footer(cmd->get_footer() + (cmd->get_footer().empty() ? "" : "\n") + kFooter);
+  }
+  app.footer(std::string("Main job: 'quadbin-perf run' (scripts/run). 'quadbin-perf COMMAND "
+                         "--help' lists a command's options.\n") +
+             kFooter);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    usageError(e.what());
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    return fail(2, e.what());
   }
 
-  if (*list) {
-    for (const auto& name : perf::structureNames()) std::printf("%s\n", name.c_str());
-    return 0;
-  }
-
-  const auto structures = parseStructures(structureNames);
-  const auto sceneKinds = parseScenes(sceneNames);
-  if (frames == 0) usageError("--frames must be at least 1");
-  std::vector<Result> results;
-  std::printf("%-3s %-10s %9s %-14s %7s %10s %10s %10s %12s\n", "wl", "scene", "n", "structure",
-              "threads", "median_ms", "min_ms", "max_ms", "pairs");
-  for (const auto& w : workloads) {
-    if (w != "A" && w != "B") usageError("unknown workload '" + w + "' (A or B)");
-    for (auto scene : sceneKinds) {
-      for (auto n : sizes) {
-        for (auto s : structures) {
-          Config c{w[0], scene, n, s, threads, frames, warmup, seed};
-          const Result r = w == "A" ? perf::runWorkloadA(c) : perf::runWorkloadB(c);
-          results.push_back(r);
-          std::printf("%-3s %-10s %9u %-14s %7u %10.3f %10.3f %10.3f %12llu\n", w.c_str(),
-                      std::string(scenes::toString(scene)).c_str(), n, s.c_str(), threads,
-                      r.medianMs, r.minMs, r.maxMs, static_cast<unsigned long long>(r.pairs));
-          std::fflush(stdout);
-        }
-      }
+  try {
+    if (*list) {
+      for (const auto& name : structureNames()) std::printf("%s\n", name.c_str());
+      return 0;
     }
+    if (*run) return runCommand(runOpts);
+    if (*sweep) return sweepCommand(sweepOpts);
+    if (*scaling) return scalingCommand(scalingOpts);
+    if (*pairs) return pairsCommand(pairsOpts);
+    if (*scene) return sceneCommand(sceneOpts);
+    if (*simulate) {
+      if (simOpts.threads == 0) throw UsageError("--threads must be at least 1");
+      return simulateCommand(simOpts);
+    }
+  } catch (const UsageError& e) {
+    return fail(2, e.what());
+  } catch (const CheckFailure& e) {
+    return fail(3, e.what());
+  } catch (const quadbin::Error& e) {
+    return fail(2, e.what());
+  } catch (const std::exception& e) {
+    return fail(1, e.what());
   }
-  const std::filesystem::path dir = outDir.empty() ? "perf/results/" + hostName() : outDir;
-  writeCsv(dir / "run.csv", results);
-  std::printf("results: %s\n", (dir / "run.csv").c_str());
   return 0;
 }

@@ -1,11 +1,14 @@
 #include "workloads.hpp"
 
-#include "structures.hpp"
+#include <tbb/global_control.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <quadbin/engine/world.hpp>
 #include <vector>
+
+#include "structures.hpp"
 
 namespace quadbin::perf {
 
@@ -14,6 +17,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 void summarise(std::vector<double>& times, Result& r) {
+  if (times.empty()) return;
   std::sort(times.begin(), times.end());
   r.minMs = times.front();
   r.maxMs = times.back();
@@ -21,17 +25,40 @@ void summarise(std::vector<double>& times, Result& r) {
   r.medianMs = times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
 }
 
+std::string frameName(const Config& c, std::uint32_t frame) {
+  return std::string(1, c.workload) + " " + std::string(scenes::toString(c.scene)) +
+         " n=" + std::to_string(c.n) + " frame " + std::to_string(frame) + " (of " +
+         std::to_string(c.warmup + c.frames) + ", warm-up included, 0-based)";
+}
+
 }  // namespace
 
-Result runWorkloadA(const Config& c) {
-  Result r{c};
+std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t hash) noexcept {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < size; ++i) {
+    hash ^= bytes[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+Result runWorkloadA(const Config& c, std::span<const std::uint64_t> expectedPairs) {
+  // Structures that parallelise with oneTBB see at most this many threads.
+  const tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
+                                    std::max<std::uint32_t>(c.threads, 1));
+  Result r;
+  r.config = c;
   auto scene = scenes::generate(c.scene, c.n, c.seed);
   auto structure = makeStructure(c.structure);
+  if (!structure) throw std::invalid_argument("unknown structure '" + c.structure + "'");
   structure->setBounds(scene.world);
   std::vector<AABB> boxes;
   std::vector<Pair> pairs;
   std::vector<double> times;
-  for (std::uint32_t frame = 0; frame < c.warmup + c.frames; ++frame) {
+  const std::uint32_t total = c.warmup + c.frames;
+  times.reserve(c.frames);
+  r.framePairs.reserve(total);
+  for (std::uint32_t frame = 0; frame < total; ++frame) {
     scenes::advance(scene);  // the motion is the same for every structure: not timed
     const auto start = Clock::now();
     scenes::boxes(scene, boxes);
@@ -40,32 +67,64 @@ Result runWorkloadA(const Config& c) {
     structure->findPairs(pairs);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (frame >= c.warmup) times.push_back(ms);
+    r.framePairs.push_back(pairs.size());
+    if (frame < expectedPairs.size() && pairs.size() != expectedPairs[frame]) {
+      throw CheckFailure("pair count mismatch: " + c.structure + " on " + frameName(c, frame) +
+                         " reported " + std::to_string(pairs.size()) + " pairs, the reference " +
+                         std::to_string(expectedPairs[frame]));
+    }
   }
   summarise(times, r);
   r.pairs = pairs.size();
-  r.bytesPerBody = static_cast<double>(structure->memoryBytes()) / c.n;
+  r.bytesPerBody = c.n ? static_cast<double>(structure->memoryBytes()) / c.n : 0.0;
+  // The digest covers the pair set, not its order: peers need not keep one.
+  std::vector<std::uint64_t> keys(pairs.size());
+  std::transform(pairs.begin(), pairs.end(), keys.begin(), [](Pair p) { return p.key(); });
+  std::sort(keys.begin(), keys.end());
+  r.resultHash = fnv1a(r.framePairs.data(), r.framePairs.size() * sizeof(std::uint64_t));
+  r.resultHash = fnv1a(keys.data(), keys.size() * sizeof(std::uint64_t), r.resultHash);
   return r;
 }
 
 Result runWorkloadB(const Config& c) {
-  Result r{c};
+  Result r;
+  r.config = c;
   const auto scene = scenes::generate(c.scene, c.n, c.seed);
   WorldDef def;
-  def.broadPhase = parseBroadPhaseType(c.structure).value_or(BroadPhaseType::Auto);
+  const auto type = parseBroadPhaseType(c.structure);
+  if (!type) {
+    throw std::invalid_argument("'" + c.structure + "' is not a quadbin broad phase (the World " +
+                                "runs quadbin's own; peers take part in Workload A only)");
+  }
+  def.broadPhase = *type;
   def.threadCount = c.threads;
   def.logLevel = LogLevel::Error;
   World world = scenes::makeWorld(scene, def);
   std::vector<double> times;
   const auto dt = static_cast<float>(scenes::kDefaultDt);
-  for (std::uint32_t frame = 0; frame < c.warmup + c.frames; ++frame) {
+  const double energy0 = world.kineticEnergy();
+  const std::uint32_t total = c.warmup + c.frames;
+  std::uint64_t hash = fnv1a(nullptr, 0);
+  times.reserve(c.frames);
+  for (std::uint32_t frame = 0; frame < std::max(total, c.driftSteps); ++frame) {
     const auto start = Clock::now();
     world.step(dt);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    if (frame >= c.warmup) times.push_back(ms);
+    if (frame >= c.warmup && frame < total) times.push_back(ms);
+    if (frame + 1 == total) r.pairs = world.stats().contacts;
+    const std::uint32_t contacts = world.stats().contacts;
+    hash = fnv1a(&contacts, sizeof contacts, hash);
   }
   summarise(times, r);
-  r.pairs = world.stats().contacts;
-  r.bytesPerBody = static_cast<double>(world.broadPhase().memoryBytes()) / c.n;
+  r.bytesPerBody = c.n ? static_cast<double>(world.broadPhase().memoryBytes()) / c.n : 0.0;
+  if (energy0 > 0.0) r.energyDrift = (world.kineticEnergy() - energy0) / energy0;
+  for (std::uint32_t i = 0; i < world.bodyCount(); ++i) {
+    const BodyId id = world.bodyAt(i);
+    const Vec2 p = world.position(id), v = world.velocity(id);
+    const float state[4] = {p.x, p.y, v.x, v.y};
+    hash = fnv1a(state, sizeof state, hash);
+  }
+  r.resultHash = hash;
   return r;
 }
 

@@ -2,14 +2,26 @@
 // The workloads of BENCHMARKS.md, measured on one configuration each.
 
 #include <cstdint>
+#include <optional>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/scenes/scene.hpp>
+#include <span>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace quadbin::perf {
 
+/// A result that breaks the contract: a pair count that differs from the
+/// reference, a pair reported twice, a thread count that changes the
+/// result. quadbin-perf exits with code 3 on it.
+class CheckFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct Config {
-  char workload = 'A';  // 'A': broad phase alone, 'B': full world step
+  char workload = 'A';  // 'A': broad phase alone, 'B': full world step, 'C': sweep (= B)
   scenes::SceneKind scene = scenes::SceneKind::Uniform;
   std::uint32_t n = 1000;
   std::string structure = "brute-force";  // a name from structureNames()
@@ -17,16 +29,37 @@ struct Config {
   std::uint32_t frames = 60;
   std::uint32_t warmup = 10;
   std::uint64_t seed = scenes::kDefaultSeed;
+  /// B/C: steps after which the kinetic energy drift is taken; when larger
+  /// than warmup + frames the world keeps stepping, untimed, up to it.
+  std::uint32_t driftSteps = 0;
 };
 
 struct Result {
   Config config;
   double medianMs = 0, minMs = 0, maxMs = 0;
-  std::uint64_t pairs = 0;  // A: pairs of the last frame; B: contacts of the last step
+  std::uint64_t pairs = 0;  // A: pairs of the last frame; B/C: contacts of the last step
   double bytesPerBody = 0;
+  /// A: the pair count of every frame, warm-up included.
+  std::vector<std::uint64_t> framePairs;
+  /// B/C: relative change of the total kinetic energy, (E_end - E_0) / E_0.
+  std::optional<double> energyDrift;
+  /// A digest of what the configuration computed, the same for every thread
+  /// count: A: every frame's pair count and the last frame's pair set;
+  /// B/C: every step's contact count and the final positions and velocities.
+  std::uint64_t resultHash = 0;
 };
 
-[[nodiscard]] Result runWorkloadA(const Config& config);
+/// Workload A. When `expectedPairs` is not empty, each frame's pair count
+/// must equal expectedPairs[frame] or CheckFailure is thrown at that frame.
+/// The thread count is handed to oneTBB (global_control) for the run.
+[[nodiscard]] Result runWorkloadA(const Config& config,
+                                  std::span<const std::uint64_t> expectedPairs = {});
+/// Workload B (and C, the sweep's points): World::step with the broad phase
+/// `config.structure` (a quadbin structure) and WorldDef::threadCount.
 [[nodiscard]] Result runWorkloadB(const Config& config);
+
+/// FNV-1a, 64 bits, over raw bytes, continuing from `hash`.
+[[nodiscard]] std::uint64_t fnv1a(const void* data, std::size_t size,
+                                  std::uint64_t hash = 0xcbf29ce484222325ull) noexcept;
 
 }  // namespace quadbin::perf

@@ -1,0 +1,66 @@
+#pragma once
+// quadbin-perf's subcommands (see docs/perf-cli.md for the contract). Each
+// returns the process exit code; bad input throws UsageError (exit 2), a
+// failed result check throws CheckFailure (exit 3).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace quadbin::perf {
+
+/// Options of the measuring subcommands (run, sweep, scaling). Empty lists
+/// mean "the subcommand's default".
+struct MeasureOptions {
+  std::vector<std::string> workloads;
+  std::vector<std::string> scenes;
+  std::vector<std::uint32_t> sizes;
+  std::vector<std::string> structures;
+  std::vector<std::uint32_t> threads;
+  std::vector<std::string> ranges;  // sweep: small, medium, large, all
+  std::uint32_t maxN = 0;           // sweep: 0 = no cap
+  std::uint32_t frames = 60;
+  std::uint32_t warmup = 10;
+  std::uint64_t seed = 42;
+  std::uint32_t driftSteps = 0;
+  double budget = 20.0;
+  std::string outDir;
+  bool verbose = false;
+  std::vector<std::string> argv;  // for the JSON
+};
+
+int runCommand(const MeasureOptions& options);
+int sweepCommand(const MeasureOptions& options);
+int scalingCommand(const MeasureOptions& options);
+
+struct PairsOptions {
+  std::vector<std::string> sceneFiles;
+  std::string structure;
+  std::uint32_t threads = 1;
+  std::string out;
+  bool check = false;  // also compare the last frame with brute force
+};
+int pairsCommand(const PairsOptions& options);
+
+struct SimulateOptions {
+  std::string sceneFile;
+  std::string scene;
+  std::uint32_t n = 0;
+  std::uint64_t seed = 42;
+  std::uint32_t steps = 0;
+  std::uint32_t threads = 1;
+  std::string structure = "auto";
+  std::string dumpState;
+};
+int simulateCommand(const SimulateOptions& options);
+
+struct SceneOptions {
+  std::string scene;
+  std::uint32_t n = 0;
+  std::uint64_t seed = 42;
+  std::uint32_t frames = 0;  // Workload A frames to advance before writing
+  std::string out;
+};
+int sceneCommand(const SceneOptions& options);
+
+}  // namespace quadbin::perf

@@ -1,0 +1,65 @@
+#pragma once
+// What quadbin-perf writes: result tables as CSV (header + rows, nothing
+// else) and JSON (the same rows, the options and the machine), and the
+// machine description (machine.json).
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace quadbin::perf {
+
+/// Where and with what the numbers were measured.
+struct Machine {
+  std::string cpu;  ///< "model name" of /proc/cpuinfo
+  unsigned logicalCpus = 0;
+  std::string hostname;
+  std::string os;        ///< uname: system, release, machine
+  std::string compiler;  ///< CMAKE_CXX_COMPILER_ID and version, baked in at build time
+  std::string buildType;
+  std::string cxxFlags;
+  std::string gitCommit;  ///< `git rev-parse --short HEAD` at configure time, or "unknown"
+  std::string date;       ///< UTC, ISO 8601, when the command started
+};
+
+[[nodiscard]] Machine describeMachine();
+/// The default result folder: perf/results/<hostname>, or the CPU model
+/// (as a file name) when the host has no name.
+[[nodiscard]] std::filesystem::path defaultResultDir(const Machine& machine);
+
+/// One value: its text ("" = blank in CSV, null in JSON) and whether JSON
+/// writes it as a number.
+struct Cell {
+  std::string text;
+  bool number = false;
+};
+[[nodiscard]] Cell text(std::string value);
+[[nodiscard]] Cell integer(unsigned long long value);
+/// A number with `precision` digits after the point (%.*f), or in
+/// scientific notation when `scientific`.
+[[nodiscard]] Cell real(double value, int precision, bool scientific = false);
+[[nodiscard]] Cell blank();
+
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+
+/// JSON text of a string (quoted, escaped).
+[[nodiscard]] std::string jsonString(const std::string& value);
+/// JSON members in order: key -> raw JSON text.
+using JsonObject = std::vector<std::pair<std::string, std::string>>;
+[[nodiscard]] std::string jsonObject(const JsonObject& members, int indent = 0);
+[[nodiscard]] std::string jsonArray(const std::vector<std::string>& rawItems);
+[[nodiscard]] std::string machineJson(const Machine& machine, int indent = 0);
+
+/// Writes `<dir>/<name>.csv`, `<dir>/<name>.json` and `<dir>/machine.json`;
+/// throws std::runtime_error naming the path when a file cannot be written.
+/// Returns the paths written.
+std::vector<std::filesystem::path> writeResults(const std::filesystem::path& dir,
+                                                const std::string& name, const Table& table,
+                                                const Machine& machine, const JsonObject& options,
+                                                const std::vector<std::string>& argv);
+
+}  // namespace quadbin::perf

@@ -1,0 +1,255 @@
+#include "runner.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace quadbin::perf {
+
+namespace {
+
+// Below this N a configuration runs without a prediction: even brute force
+// stays within seconds there. Above it, with no smaller N measured, a short
+// probe at kProbeN gives the prediction its basis.
+constexpr std::uint32_t kProbeAbove = 20000;
+constexpr std::uint32_t kProbeN = 10000;
+// A time per frame below this is mostly fixed overhead: too noisy to read
+// an exponent from.
+constexpr double kMinMsForExponent = 0.05;
+// An observed exponent from here up is taken as the structure's own.
+constexpr double kDegradingExponent = 1.75;
+
+double nLogN(double n) { return n * std::log2(std::max(n, 2.0)); }
+
+}  // namespace
+
+std::uint32_t stepsOf(const Config& c) noexcept {
+  const std::uint32_t timed = c.warmup + c.frames;
+  return c.workload == 'A' ? timed : std::max(timed, c.driftSteps);
+}
+
+bool isQuadratic(const std::string& structure) noexcept {
+  return structure.find("brute") != std::string::npos;
+}
+
+bool isQuadbinStructure(const std::string& structure) noexcept {
+  return parseBroadPhaseType(structure).has_value();
+}
+
+Predictor::Key Predictor::keyOf(const Config& c) {
+  return {c.workload == 'C' ? 'B' : c.workload, static_cast<int>(c.scene), c.structure};
+}
+
+void Predictor::record(const Config& c, double msPerFrame) {
+  points_[keyOf(c)].push_back({c.n, c.threads, msPerFrame});
+}
+
+std::optional<double> Predictor::predictSeconds(const Config& c) const {
+  const auto it = points_.find(keyOf(c));
+  if (it == points_.end()) return std::nullopt;
+  // The basis: the largest N <= c.n, preferring the same thread count.
+  const Point* base = nullptr;
+  for (const bool sameThreads : {true, false}) {
+    for (const auto& p : it->second) {
+      if (p.n > c.n || (sameThreads && p.threads != c.threads)) continue;
+      if (!base || p.n > base->n || (p.n == base->n && p.ms > base->ms)) base = &p;
+    }
+    if (base) break;
+  }
+  if (!base) return std::nullopt;
+  const double quadratic = isQuadratic(c.structure);
+  const double ratio = static_cast<double>(c.n) / base->n;
+  double factor = quadratic ? ratio * ratio : nLogN(c.n) / nLogN(base->n);
+  // An exponent observed between the basis and the next smaller N counts
+  // when it is closer to n^2 than to n log n: a structure that degrades.
+  // Milder growth is mostly caches filling up (the step from 10,000 to
+  // 100,000 bodies leaves L2), which does not go on at that rate, so the
+  // model stands.
+  const Point* lower = nullptr;
+  for (const auto& p : it->second) {
+    if (p.threads != base->threads || p.n >= base->n || p.ms < kMinMsForExponent) continue;
+    if (!lower || p.n > lower->n) lower = &p;
+  }
+  if (lower && base->ms > 0.0) {
+    const double observed = std::log(base->ms / lower->ms) / std::log(double(base->n) / lower->n);
+    if (quadratic || observed >= kDegradingExponent) {
+      factor = std::max(factor, std::pow(ratio, std::min(observed, 3.0)));
+    }
+  }
+  // The workload's own growth between the two sizes, as other structures
+  // saw it (the world step's solver grows with the contacts, whatever the
+  // broad phase): the smallest such factor, when it is larger.
+  const auto [workload, scene, name] = keyOf(c);
+  std::optional<double> others;
+  for (const auto& [key, points] : points_) {
+    const auto& [otherWorkload, otherScene, otherName] = key;
+    if (otherWorkload != workload || otherScene != scene || otherName == name) continue;
+    if (isQuadratic(otherName) && !quadratic) continue;
+    const Point *from = nullptr, *to = nullptr;
+    for (const auto& p : points) {
+      if (p.threads != base->threads) continue;
+      if (p.n == base->n) from = &p;
+      if (p.n == c.n) to = &p;
+    }
+    if (from && to && from->ms >= kMinMsForExponent) {
+      others = std::min(others.value_or(to->ms / from->ms), to->ms / from->ms);
+    }
+  }
+  if (others) factor = std::max(factor, *others);
+  return base->ms * factor * stepsOf(c) / 1000.0;
+}
+
+double estimateWeight(const Config& c) noexcept {
+  const double n = c.n;
+  const double perStep = isQuadratic(c.structure) ? n * n / 8.0 : nLogN(n);
+  return perStep * stepsOf(c) * (c.workload == 'A' ? 1.0 : 3.0) + 1.0;
+}
+
+Progress::Progress() : enabled_(isatty(STDERR_FILENO) == 1) {}
+
+void Progress::plan(std::vector<double> weights) {
+  weights_ = std::move(weights);
+  finished_.assign(weights_.size(), false);
+  start_ = std::chrono::steady_clock::now();
+}
+
+void Progress::show(std::size_t index, const std::string& what) {
+  if (!enabled_) return;
+  double done = 0.0, left = 0.0;
+  for (std::size_t i = 0; i < weights_.size(); ++i) (finished_[i] ? done : left) += weights_[i];
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const bool known = done > 0.0 && elapsed > 0.5;
+  char line[512];
+  std::snprintf(line, sizeof line, "[%zu/%zu, %s elapsed, %s%s] %s", index + 1, weights_.size(),
+                formatSeconds(elapsed).c_str(), known ? "~" : "",
+                known ? (formatSeconds(elapsed * left / done) + " left").c_str() : "? left",
+                what.c_str());
+  // A line wider than the terminal would wrap, and \r would then rewrite
+  // only its last part.
+  winsize ws{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 &&
+      std::strlen(line) >= ws.ws_col) {
+    line[ws.ws_col - 1] = '\0';
+  }
+  std::fprintf(stderr, "\r\033[K%s", line);
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+void Progress::finish(std::size_t index) {
+  if (index < finished_.size()) finished_[index] = true;
+}
+
+void Progress::clear() {
+  if (!enabled_ || !shown_) return;
+  std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
+  shown_ = false;
+}
+
+Session::Session(double budgetSeconds, bool verbose) : budget_(budgetSeconds), verbose_(verbose) {}
+
+void Session::plan(const std::vector<Config>& configs) {
+  std::vector<double> weights;
+  weights.reserve(configs.size());
+  for (const auto& c : configs) weights.push_back(estimateWeight(c));
+  planned_ = configs.size();
+  progress_.plan(std::move(weights));
+}
+
+std::string Session::describe(const Config& c) const {
+  return std::string(1, c.workload) + " " + std::string(scenes::toString(c.scene)) +
+         " n=" + std::to_string(c.n) + " " + c.structure + " threads=" + std::to_string(c.threads);
+}
+
+std::optional<double> Session::predictWithProbe(const Config& c) {
+  auto predicted = predictor_.predictSeconds(c);
+  if (predicted || c.n <= kProbeAbove) return predicted;
+  Config probe = c;
+  probe.n = kProbeN;
+  probe.warmup = 1;
+  probe.frames = 3;
+  probe.driftSteps = 0;
+  const Result r = c.workload == 'A' ? runWorkloadA(probe) : runWorkloadB(probe);
+  predictor_.record(probe, r.medianMs);
+  return predictor_.predictSeconds(c);
+}
+
+Result Session::measureA(const Config& c) {
+  const RefKey key{static_cast<int>(c.scene), c.n, c.seed, c.warmup + c.frames};
+  auto it = references_.find(key);
+  if (it == references_.end() && !isQuadbinStructure(c.structure)) {
+    // A peer first: the reference comes from quadbin's bin grid, untimed.
+    Config rc = c;
+    rc.structure = "bin-grid";
+    rc.threads = 1;
+    it = references_.emplace(key, Reference{"bin-grid", runWorkloadA(rc).framePairs}).first;
+  }
+  if (it == references_.end()) {
+    Result r = runWorkloadA(c);
+    references_.emplace(key, Reference{c.structure, r.framePairs});
+    return r;
+  }
+  try {
+    return runWorkloadA(c, it->second.framePairs);
+  } catch (const CheckFailure& e) {
+    throw CheckFailure(std::string(e.what()) + " (reference: " + it->second.structure + ")");
+  }
+}
+
+Outcome Session::measure(std::size_t index, const Config& c) {
+  progress_.show(index, describe(c));
+  Outcome o;
+  o.result.config = c;
+  if (budget_ > 0.0) o.predictedSeconds = predictWithProbe(c);
+  if (o.predictedSeconds && *o.predictedSeconds > budget_) {
+    o.skipped = true;
+  } else {
+    o.result = c.workload == 'A' ? measureA(c) : runWorkloadB(c);
+    predictor_.record(c, o.result.medianMs);
+  }
+  progress_.finish(index);
+  if (verbose_) {
+    progress_.clear();
+    if (o.skipped) {
+      std::fprintf(stderr, "%s: skipped, predicted %s > budget %s\n", describe(c).c_str(),
+                   formatSeconds(*o.predictedSeconds).c_str(), formatSeconds(budget_).c_str());
+    } else {
+      std::fprintf(stderr, "%s: %.4f ms per step, %llu %s\n", describe(c).c_str(),
+                   o.result.medianMs, static_cast<unsigned long long>(o.result.pairs),
+                   c.workload == 'A' ? "pairs" : "contacts");
+    }
+  }
+  if (index + 1 == planned_) progress_.clear();
+  return o;
+}
+
+std::string withCommas(unsigned long long value) {
+  std::string digits = std::to_string(value), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string formatSeconds(double seconds) {
+  char buf[32];
+  if (seconds < 60.0) {
+    std::snprintf(buf, sizeof buf, "%.1fs", seconds);
+  } else if (seconds < 3600.0) {
+    const auto s = static_cast<long>(seconds + 0.5);
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  } else {
+    const auto s = static_cast<long>(seconds + 0.5);
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s / 60) % 60);
+  }
+  return buf;
+}
+
+}  // namespace quadbin::perf

@@ -1,0 +1,123 @@
+#pragma once
+// What every measuring subcommand shares: the time budget (predicting a
+// configuration's cost from smaller N), the pair-count reference that every
+// Workload A structure must match frame by frame, and the progress line.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "workloads.hpp"
+
+namespace quadbin::perf {
+
+/// Bad command-line input or input file: exit code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Steps a configuration runs (timed and untimed).
+[[nodiscard]] std::uint32_t stepsOf(const Config& c) noexcept;
+/// True for structures whose cost grows as n^2 (brute force, ours or a peer's).
+[[nodiscard]] bool isQuadratic(const std::string& structure) noexcept;
+/// True for quadbin's own structures (those the World can run).
+[[nodiscard]] bool isQuadbinStructure(const std::string& structure) noexcept;
+
+/// Predicts the wall-clock seconds of a configuration from the measured
+/// time per frame of the same workload, scene and structure at the largest
+/// smaller (or equal) N, scaled to N by n^2 for brute force and n log n
+/// otherwise; raised to the exponent observed between its two largest
+/// measured sizes when that is larger and (for structures other than brute
+/// force) at least 1.75, i.e. the structure degrades; raised to the growth
+/// other structures showed between the same two sizes of the same workload
+/// and scene (the smallest of them) when that is larger; times the
+/// configuration's steps.
+class Predictor {
+ public:
+  void record(const Config& c, double msPerFrame);
+  [[nodiscard]] std::optional<double> predictSeconds(const Config& c) const;
+
+ private:
+  struct Point {
+    std::uint32_t n;
+    std::uint32_t threads;
+    double ms;
+  };
+  using Key = std::tuple<char, int, std::string>;
+  [[nodiscard]] static Key keyOf(const Config& c);
+  std::map<Key, std::vector<Point>> points_;
+};
+
+/// Rewrites one line on stderr in place (\r), only when stderr is a
+/// terminal: what runs, how many of how many, and a time-left estimate.
+class Progress {
+ public:
+  Progress();
+  /// Call before the first configuration with every configuration's
+  /// estimated relative cost.
+  void plan(std::vector<double> weights);
+  void show(std::size_t index, const std::string& what);
+  /// The configuration at `index` is over (measured or skipped).
+  void finish(std::size_t index);
+  /// Erases the line (before printing anything else to the terminal).
+  void clear();
+  [[nodiscard]] bool enabled() const noexcept { return enabled_; }
+
+ private:
+  bool enabled_ = false;
+  bool shown_ = false;
+  std::vector<double> weights_;
+  std::vector<bool> finished_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// A relative cost estimate for the progress line.
+[[nodiscard]] double estimateWeight(const Config& c) noexcept;
+
+struct Outcome {
+  Result result;
+  bool skipped = false;
+  std::optional<double> predictedSeconds;
+};
+
+/// Runs configurations one by one: skips those predicted over the budget
+/// (probing at a small N first when no smaller N was measured), checks
+/// Workload A pair counts against the reference, keeps the progress line.
+class Session {
+ public:
+  Session(double budgetSeconds, bool verbose);
+
+  void plan(const std::vector<Config>& configs);
+  /// The planned configuration `index` (plan() order).
+  [[nodiscard]] Outcome measure(std::size_t index, const Config& c);
+  Progress& progress() noexcept { return progress_; }
+
+ private:
+  struct Reference {
+    std::string structure;
+    std::vector<std::uint64_t> framePairs;
+  };
+  using RefKey = std::tuple<int, std::uint32_t, std::uint64_t, std::uint32_t>;
+  [[nodiscard]] std::optional<double> predictWithProbe(const Config& c);
+  [[nodiscard]] Result measureA(const Config& c);
+  [[nodiscard]] std::string describe(const Config& c) const;
+
+  double budget_;
+  bool verbose_;
+  Predictor predictor_;
+  Progress progress_;
+  std::size_t planned_ = 0;
+  std::map<RefKey, Reference> references_;
+};
+
+/// "12,345,678".
+[[nodiscard]] std::string withCommas(unsigned long long value);
+/// "1m05s", "12.3s".
+[[nodiscard]] std::string formatSeconds(double seconds);
+
+}  // namespace quadbin::perf
