@@ -28,6 +28,7 @@ Result runWorkloadA(const Config& c) {
   auto scene = scenes::generate(c.scene, c.n, c.seed);
   auto structure = makeStructure(c.structure);
   structure->setBounds(scene.world);
+  structure->setTaskSystem(makeTaskSystem(c.threads));
   std::vector<AABB> boxes;
   std::vector<Pair> pairs;
   std::vector<double> times;
