@@ -28,6 +28,9 @@ class Structure {
   virtual void findPairs(std::vector<Pair>& out) = 0;
   /// Heap bytes the structure holds.
   [[nodiscard]] virtual std::size_t memoryBytes() const noexcept = 0;
+  /// Where quadbin's structures run their parallel work (--threads);
+  /// peers and baselines ignore it.
+  virtual void setTaskSystem(std::shared_ptr<TaskSystem> tasks) { (void)tasks; }
 };
 
 /// Every name `--broadphase` accepts: quadbin's structures first (in

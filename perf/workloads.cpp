@@ -52,6 +52,7 @@ Result runWorkloadA(const Config& c, std::span<const std::uint64_t> expectedPair
   auto structure = makeStructure(c.structure);
   if (!structure) throw std::invalid_argument("unknown structure '" + c.structure + "'");
   structure->setBounds(scene.world);
+  structure->setTaskSystem(makeTaskSystem(c.threads));
   std::vector<AABB> boxes;
   std::vector<Pair> pairs;
   std::vector<double> times;

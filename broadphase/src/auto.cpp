@@ -20,6 +20,11 @@ AutoBroadPhase::AutoBroadPhase(const AutoOptions& options)
   }
 }
 
+void AutoBroadPhase::setTaskSystem(std::shared_ptr<TaskSystem> tasks) {
+  active_->setTaskSystem(tasks);
+  BroadPhase::setTaskSystem(std::move(tasks));
+}
+
 void AutoBroadPhase::setBounds(const AABB& bounds) {
   bounds_ = bounds;
   haveBounds_ = true;
@@ -44,6 +49,7 @@ void AutoBroadPhase::update(std::span<const AABB> boxes) {
   if (pick != active_->type()) {
     active_ = makeBroadPhase(pick);
     if (haveBounds_) active_->setBounds(bounds_);
+    active_->setTaskSystem(sharedTasks());
   }
   active_->update(boxes);
 }

@@ -18,6 +18,16 @@ constexpr std::uint32_t kMaxLevels = 200;
 constexpr std::size_t kSizeSample = 1024;
 constexpr std::uint32_t kFirstCell = 0x80000000u;  // Entry::item flag
 constexpr std::uint64_t kReorderEvery = 4;         // frames between re-orderings
+// Work split (constants, never the thread count, so results never depend on it).
+constexpr std::uint32_t kBoxChunk = 16384;     // boxes per task in the passes over boxes
+constexpr std::uint32_t kGroupBits = 8;        // at most 2^8 groups of buckets
+constexpr std::uint32_t kCrowdedChunk = 2048;  // crowded buckets per pair task
+constexpr std::uint32_t kAcrossChunk = 8192;   // items per task of the across-level pairs
+
+// Side of the cells of level l.
+inline float levelSize(float cellSize, std::uint32_t l) noexcept {
+  return static_cast<float>(std::ldexp(static_cast<double>(cellSize), static_cast<int>(l)));
+}
 
 // floor(x / cellSize) clamped into int32: monotonic in x, so the owner cell of
 // an intersection always lies inside both boxes' cell ranges, even for
@@ -72,7 +82,9 @@ void BinGrid::update(std::span<const AABB> boxes) {
   if (n < previous) std::erase_if(order_, [n](std::uint32_t p) { return p >= n; });
   for (std::uint32_t i = previous; i < n; ++i) order_.push_back(i);
   boxes_.resize(n);
-  for (std::uint32_t k = 0; k < n; ++k) boxes_[k] = boxes[order_[k]];
+  tasks().parallelFor(n, kBoxChunk, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) boxes_[k] = boxes[order_[k]];
+  });
   chooseCellSize();
   build();
   ++frame_;
@@ -110,46 +122,64 @@ void BinGrid::chooseCellSize() {
 }
 
 void BinGrid::build() {
-  const auto n = static_cast<std::uint32_t>(boxes_.size());
-  levelOf_.resize(n);
   levels_.clear();
   crowded_.clear();
+  chooseLevels();
+  binEntries();
+  // Every few frames, the next order: items by their first cell, in
+  // bucket order. Bodies move little between frames, so a slightly stale
+  // order keeps almost all of its locality.
+  if (frame_ % kReorderEvery == 0) computeNextOrder();
+}
 
-  // 1. The level of each box: the first whose cells are at least its size.
-  std::vector<std::uint32_t>& boxesPerLevel = levelCounts_;
-  boxesPerLevel.clear();
-  auto levelSize = [&](std::uint32_t l) {
-    return static_cast<float>(std::ldexp(static_cast<double>(cellSize_), static_cast<int>(l)));
-  };
+// 1. The level of each box (the first whose cells are at least its size),
+// counted per chunk of boxes; then each level's hash table: about two
+// buckets per box, plus one slot after them that marks the level's end.
+void BinGrid::chooseLevels() {
+  const auto n = static_cast<std::uint32_t>(boxes_.size());
+  levelOf_.resize(n);
   const double limit = options_.multiLevel ? 1.0 : kMaxCellsPerAxisSingleLevel;
   const double invCell = 1.0 / static_cast<double>(cellSize_);
-  for (std::uint32_t k = 0; k < n; ++k) {
-    const AABB& b = boxes_[k];
-    const double extent =
-        std::max(static_cast<double>(b.max.x) - b.min.x, static_cast<double>(b.max.y) - b.min.y);
-    const double ratio = extent * invCell;
-    std::uint32_t level = 0;
-    if (ratio > limit) {
-      int exp = 0;
-      const double m = std::frexp(ratio / limit, &exp);  // ratio/limit = m * 2^exp, m in [0.5, 1)
-      level = static_cast<std::uint32_t>(m == 0.5 ? exp - 1 : exp);
-      // Past float's range the cells stop growing; keep the level finite.
-      while (level > 0 && !std::isfinite(levelSize(level))) --level;
-      level = std::min(level, kMaxLevels - 1);
+  const float cellSize = cellSize_;
+  const std::uint32_t chunks = chunkCount(n, kBoxChunk);
+  chunkCounts_.resize(std::size_t{chunks} * kMaxLevels);
+  forEachChunk(tasks(), n, kBoxChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t* counts = chunkCounts_.data() + std::size_t{c} * kMaxLevels;
+    std::fill(counts, counts + kMaxLevels, 0u);
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const AABB& b = boxes_[k];
+      const double extent = std::max(static_cast<double>(b.max.x) - b.min.x,
+                                     static_cast<double>(b.max.y) - b.min.y);
+      const double ratio = extent * invCell;
+      std::uint32_t level = 0;
+      if (ratio > limit) {
+        int exp = 0;
+        const double m = std::frexp(ratio / limit, &exp);  // ratio/limit = m * 2^exp, m in [0.5, 1)
+        level = static_cast<std::uint32_t>(m == 0.5 ? exp - 1 : exp);
+        // Past float's range the cells stop growing; keep the level finite.
+        while (level > 0 && !std::isfinite(levelSize(cellSize, level))) --level;
+        level = std::min(level, kMaxLevels - 1);
+      }
+      levelOf_[k] = static_cast<std::uint8_t>(level);
+      ++counts[level];
     }
-    levelOf_[k] = static_cast<std::uint8_t>(level);
-    if (boxesPerLevel.size() <= level) boxesPerLevel.resize(level + 1, 0);
-    ++boxesPerLevel[level];
+  });
+  std::vector<std::uint32_t>& boxesPerLevel = levelCounts_;
+  boxesPerLevel.assign(kMaxLevels, 0);
+  std::uint32_t used = 0;
+  for (std::uint32_t l = 0; l < kMaxLevels; ++l) {
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+      boxesPerLevel[l] += chunkCounts_[std::size_t{c} * kMaxLevels + l];
+    }
+    if (boxesPerLevel[l] > 0) used = l + 1;
   }
+  boxesPerLevel.resize(used);
 
-  // 2. Each level's hash table: about two buckets per box, plus one slot in
-  // front that holds the level's first entry. Bucket b spans the entries
-  // [start[b], start[b + 1]) of its level's region.
-  levels_.resize(boxesPerLevel.size());
+  levels_.resize(used);
   std::uint32_t slots = 0;
-  for (std::uint32_t l = 0; l < levels_.size(); ++l) {
+  for (std::uint32_t l = 0; l < used; ++l) {
     Level& lv = levels_[l];
-    lv.cellSize = levelSize(l);
+    lv.cellSize = levelSize(cellSize, l);
     lv.invCellSize = 1.0f / lv.cellSize;
     const std::uint32_t boxesHere = boxesPerLevel[l];
     lv.bucketBits =
@@ -158,9 +188,29 @@ void BinGrid::build() {
     lv.firstBucket = slots;
     slots += (1u << lv.bucketBits) + 1;
   }
-  bucketStart_.assign(slots, 0);
+  bucketStart_.resize(slots);
+}
 
-  // 3. Count the entries of each bucket, straight from the boxes.
+// 2. A box goes into every cell it touches, as an entry of the cell's
+// bucket; entries end up grouped by bucket, in item order within one. A
+// stable counting sort in two passes, with no shared counter: (a) by chunks
+// of boxes, entries counted and scattered into groups of 2^groupShift_
+// buckets (per-chunk counts, prefix sums over group then chunk); (b) each
+// group, as one task, counted and scattered into its own buckets. The
+// result is exactly what one serial counting sort would give.
+void BinGrid::binEntries() {
+  const auto n = static_cast<std::uint32_t>(boxes_.size());
+  const auto slots = static_cast<std::uint32_t>(bucketStart_.size());
+  TaskSystem& ts = tasks();
+  if (slots == 0) {
+    entries_.clear();
+    return;
+  }
+  const auto slotBits = static_cast<std::uint32_t>(std::bit_width(slots - 1));
+  groupShift_ = slotBits > kGroupBits ? slotBits - kGroupBits : 0;
+  groupCount_ = ((slots - 1) >> groupShift_) + 1;
+  const std::uint32_t groups = groupCount_, shift = groupShift_;
+
   auto forEachCell = [&](std::uint32_t k, auto&& visit) {
     const Level& lv = levels_[levelOf_[k]];
     const AABB& b = boxes_[k];
@@ -171,74 +221,167 @@ void BinGrid::build() {
     bool first = true;
     for (std::int32_t cy = y0;; ++cy) {
       for (std::int32_t cx = x0;; ++cx) {
-        visit(lv, cx, cy, first);
+        visit(bucketOf(lv, cx, cy), cx, cy, first);
         first = false;
         if (cx == x1) break;
       }
       if (cy == y1) break;
     }
   };
-  std::uint32_t* start = bucketStart_.data();
-  for (std::uint32_t k = 0; k < n; ++k) {
-    forEachCell(k, [&](const Level& lv, std::int32_t cx, std::int32_t cy, bool) {
-      ++start[bucketOf(lv, cx, cy) + 1];
-    });
-  }
 
-  // 4. Prefix sums: each bucket's first entry; levels one after the other.
+  // (a) Count per chunk and group, prefix sums, scatter into groups.
+  const std::uint32_t chunks = chunkCount(n, kBoxChunk);
+  chunkCounts_.resize(std::size_t{chunks} * groups);
+  forEachChunk(ts, n, kBoxChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t* counts = chunkCounts_.data() + std::size_t{c} * groups;
+    std::fill(counts, counts + groups, 0u);
+    for (std::uint32_t k = begin; k < end; ++k) {
+      forEachCell(k, [&](std::uint32_t bucket, std::int32_t, std::int32_t, bool) {
+        ++counts[bucket >> shift];
+      });
+    }
+  });
+  groupBegin_.resize(groups + 1);
   std::uint32_t running = 0;
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    groupBegin_[g] = running;
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+      std::uint32_t& count = chunkCounts_[std::size_t{c} * groups + g];
+      const std::uint32_t here = count;
+      count = running;  // the chunk's cursor into the group
+      running += here;
+    }
+  }
+  groupBegin_[groups] = running;
+  const std::uint32_t total = running;
+  staged_.resize(total);
+  stagedBucket_.resize(total);
+  entries_.resize(total);
+  forEachChunk(ts, n, kBoxChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t* cursor = chunkCounts_.data() + std::size_t{c} * groups;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      forEachCell(k, [&](std::uint32_t bucket, std::int32_t cx, std::int32_t cy, bool first) {
+        const std::uint32_t at = cursor[bucket >> shift]++;
+        staged_[at] = {cx, cy, first ? (k | kFirstCell) : k};
+        stagedBucket_[at] = bucket;
+      });
+    }
+  });
+
+  // (b) Each group: count its buckets (in place in bucketStart_, which the
+  // groups share without overlap), note the crowded ones.
+  groupCrowded_.resize(groups + 1);
+  std::uint32_t* start = bucketStart_.data();
+  ts.forkJoin(groups, [&](std::uint32_t g) {
+    const std::uint32_t s0 = g << shift, s1 = std::min(slots, (g + 1) << shift);
+    std::fill(start + s0, start + s1, 0u);
+    for (std::uint32_t at = groupBegin_[g]; at < groupBegin_[g + 1]; ++at) {
+      ++start[stagedBucket_[at]];
+    }
+    std::uint32_t crowded = 0;
+    for (std::uint32_t s = s0; s < s1; ++s) crowded += start[s] >= 2 ? 1u : 0u;
+    groupCrowded_[g] = crowded;
+  });
+  std::uint32_t crowdedTotal = 0;
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    const std::uint32_t here = groupCrowded_[g];
+    groupCrowded_[g] = crowdedTotal;
+    crowdedTotal += here;
+  }
+  groupCrowded_[groups] = crowdedTotal;
+  crowded_.resize(crowdedTotal);
+  ts.forkJoin(groups, [&](std::uint32_t g) {
+    const std::uint32_t s0 = g << shift, s1 = std::min(slots, (g + 1) << shift);
+    std::uint32_t at = groupBegin_[g];
+    std::uint32_t crowdedAt = groupCrowded_[g];
+    for (std::uint32_t s = s0; s < s1; ++s) {
+      const std::uint32_t count = start[s];
+      if (count >= 2) crowded_[crowdedAt++] = s;
+      start[s] = at;
+      at += count;
+    }
+    // Scatter with each bucket's start as its cursor; afterwards start[s]
+    // is the bucket's end, i.e. the next bucket's start: shift back by one.
+    for (std::uint32_t e = groupBegin_[g]; e < groupBegin_[g + 1]; ++e) {
+      entries_[start[stagedBucket_[e]]++] = staged_[e];
+    }
+    for (std::uint32_t s = s1 - 1; s > s0; --s) start[s] = start[s - 1];
+    start[s0] = groupBegin_[g];
+  });
   for (auto& lv : levels_) {
-    lv.firstEntry = running;
-    start[lv.firstBucket] = running;
-    const std::uint32_t last = lv.firstBucket + (1u << lv.bucketBits);
-    for (std::uint32_t slot = lv.firstBucket; slot < last; ++slot) {
-      const std::uint32_t count = start[slot + 1];
-      if (count >= 2) crowded_.push_back(slot);
-      start[slot + 1] = running;
-      running += count;
-    }
-    lv.endEntry = running;
+    lv.firstEntry = start[lv.firstBucket];
+    lv.endEntry = start[lv.firstBucket + (1u << lv.bucketBits)];
   }
+}
 
-  // 5. Scatter, again straight from the boxes, with each bucket's start as
-  // its cursor: afterwards start[slot + 1] is the bucket's end, which is
-  // the next bucket's start.
-  entries_.resize(running);
-  for (std::uint32_t k = 0; k < n; ++k) {
-    forEachCell(k, [&](const Level& lv, std::int32_t cx, std::int32_t cy, bool first) {
-      entries_[start[bucketOf(lv, cx, cy) + 1]++] = {cx, cy, first ? (k | kFirstCell) : k};
-    });
-  }
-
-  // 6. Every few frames, the next order: items by their first cell, in
-  // bucket order. Bodies move little between frames, so a slightly stale
-  // order keeps almost all of its locality.
-  if (frame_ % kReorderEvery == 0) {
-    nextOrder_.clear();
-    for (const Entry& en : entries_) {
-      if (en.item & kFirstCell) nextOrder_.push_back(order_[en.item & ~kFirstCell]);
+void BinGrid::computeNextOrder() {
+  const auto n = static_cast<std::uint32_t>(boxes_.size());
+  nextOrder_.resize(n);
+  haveNextOrder_ = true;
+  if (n == 0) return;
+  const std::uint32_t groups = groupCount_;
+  // Entries of the groups are consecutive in entries_: count each group's
+  // first cells, then write them at prefix-sum offsets.
+  std::vector<std::uint32_t>& firsts = chunkCounts_;
+  firsts.resize(groups + 1);
+  tasks().forkJoin(groups, [&](std::uint32_t g) {
+    std::uint32_t count = 0;
+    for (std::uint32_t e = groupBegin_[g]; e < groupBegin_[g + 1]; ++e) {
+      count += (entries_[e].item & kFirstCell) != 0 ? 1u : 0u;
     }
-    assert(nextOrder_.size() == n);
-    haveNextOrder_ = true;
+    firsts[g] = count;
+  });
+  std::uint32_t running = 0;
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    const std::uint32_t here = firsts[g];
+    firsts[g] = running;
+    running += here;
   }
+  assert(running == n);
+  tasks().forkJoin(groups, [&](std::uint32_t g) {
+    std::uint32_t at = firsts[g];
+    for (std::uint32_t e = groupBegin_[g]; e < groupBegin_[g + 1]; ++e) {
+      const Entry en = entries_[e];
+      if (en.item & kFirstCell) nextOrder_[at++] = order_[en.item & ~kFirstCell];
+    }
+  });
 }
 
 void BinGrid::findPairs(std::vector<Pair>& out) {
-  for (const auto& lv : levels_) {
-    if (lv.endEntry - lv.firstEntry >= 2) pairsWithinLevel(lv, out);
-  }
-  pairsAcrossLevels(out);
+  // Tasks in the serial order: chunks of crowded buckets (bucket order,
+  // which is level order), then chunks of items for the pairs across levels.
+  const auto crowded = static_cast<std::uint32_t>(crowded_.size());
+  const auto n = static_cast<std::uint32_t>(boxes_.size());
+  const std::uint32_t bucketTasks = chunkCount(crowded, kCrowdedChunk);
+  const std::uint32_t acrossTasks = levels_.size() >= 2 ? chunkCount(n, kAcrossChunk) : 0;
+  pairBuffers_.reset(bucketTasks + acrossTasks);
+  tasks().forkJoin(bucketTasks + acrossTasks, [&](std::uint32_t t) {
+    if (t < bucketTasks) {
+      const std::uint32_t begin = t * kCrowdedChunk;
+      pairsInBuckets(begin, std::min(crowded, begin + kCrowdedChunk), pairBuffers_[t]);
+    } else {
+      const std::uint32_t begin = (t - bucketTasks) * kAcrossChunk;
+      pairsAcrossLevels(begin, std::min(n, begin + kAcrossChunk), pairBuffers_[t]);
+    }
+  });
+  pairBuffers_.appendTo(tasks(), out);
 }
 
-void BinGrid::pairsWithinLevel(const Level& lv, std::vector<Pair>& out) const {
-  const std::uint32_t lastBucket = lv.firstBucket + (1u << lv.bucketBits);
-  auto it = std::lower_bound(crowded_.begin(), crowded_.end(), lv.firstBucket);
-  for (; it != crowded_.end() && *it < lastBucket; ++it) {
-    const std::uint32_t begin = bucketStart_[*it], end = bucketStart_[*it + 1];
-    for (std::uint32_t i = begin; i + 1 < end; ++i) {
+void BinGrid::pairsInBuckets(std::uint32_t begin, std::uint32_t end,
+                             std::vector<Pair>& out) const {
+  if (begin == end) return;
+  // The level of the first bucket; later ones are at the same or a later level.
+  std::uint32_t l = 0;
+  while (l + 1 < levels_.size() && levels_[l + 1].firstBucket <= crowded_[begin]) ++l;
+  for (std::uint32_t c = begin; c < end; ++c) {
+    const std::uint32_t bucket = crowded_[c];
+    while (l + 1 < levels_.size() && levels_[l + 1].firstBucket <= bucket) ++l;
+    const Level& lv = levels_[l];
+    const std::uint32_t first = bucketStart_[bucket], last = bucketStart_[bucket + 1];
+    for (std::uint32_t i = first; i + 1 < last; ++i) {
       const Entry ei = entries_[i];
       const AABB a = boxes_[ei.item & ~kFirstCell];
-      for (std::uint32_t j = i + 1; j < end; ++j) {
+      for (std::uint32_t j = i + 1; j < last; ++j) {
         const Entry ej = entries_[j];
         if (ej.cx != ei.cx || ej.cy != ei.cy) continue;  // another cell, same bucket
         const AABB& b = boxes_[ej.item & ~kFirstCell];
@@ -255,10 +398,9 @@ void BinGrid::pairsWithinLevel(const Level& lv, std::vector<Pair>& out) const {
   }
 }
 
-void BinGrid::pairsAcrossLevels(std::vector<Pair>& out) const {
-  if (levels_.size() < 2) return;
-  const auto n = static_cast<std::uint32_t>(boxes_.size());
-  for (std::uint32_t k = 0; k < n; ++k) {
+void BinGrid::pairsAcrossLevels(std::uint32_t begin, std::uint32_t end,
+                                std::vector<Pair>& out) const {
+  for (std::uint32_t k = begin; k < end; ++k) {
     const AABB a = boxes_[k];
     for (std::uint32_t l = levelOf_[k] + 1u; l < levels_.size(); ++l) {
       const Level& lv = levels_[l];
@@ -336,8 +478,10 @@ std::uint32_t BinGrid::levelCount() const noexcept {
 
 std::size_t BinGrid::memoryBytes() const noexcept {
   return (order_.capacity() + nextOrder_.capacity() + bucketStart_.capacity() +
-          crowded_.capacity() + levelCounts_.capacity()) *
+          crowded_.capacity() + levelCounts_.capacity() + chunkCounts_.capacity() +
+          groupBegin_.capacity() + groupCrowded_.capacity() + stagedBucket_.capacity()) *
              sizeof(std::uint32_t) +
+         staged_.capacity() * sizeof(Entry) + pairBuffers_.memoryBytes() +
          boxes_.capacity() * sizeof(AABB) + levelOf_.capacity() +
          levels_.capacity() * sizeof(Level) + entries_.capacity() * sizeof(Entry) +
          sample_.capacity() * sizeof(float);

@@ -184,8 +184,8 @@ DiagonalBsp::DiagonalBsp(const DiagonalBspOptions& options)
 DiagonalBsp::~DiagonalBsp() = default;
 
 void DiagonalBsp::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void DiagonalBsp::update(std::span<const AABB> boxes) { impl_->update(boxes); }
-void DiagonalBsp::findPairs(std::vector<Pair>& out) { impl_->findPairs(out); }
+void DiagonalBsp::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void DiagonalBsp::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void DiagonalBsp::query(const AABB& box, std::vector<std::uint32_t>& out) const {
   impl_->query(box, out);
 }

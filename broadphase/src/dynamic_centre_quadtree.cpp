@@ -137,8 +137,8 @@ DynamicCentreQuadtree::DynamicCentreQuadtree(const DynamicCentreQuadtreeOptions&
 DynamicCentreQuadtree::~DynamicCentreQuadtree() = default;
 
 void DynamicCentreQuadtree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void DynamicCentreQuadtree::update(std::span<const AABB> boxes) { impl_->update(boxes); }
-void DynamicCentreQuadtree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out); }
+void DynamicCentreQuadtree::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void DynamicCentreQuadtree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void DynamicCentreQuadtree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
   impl_->query(box, out);
 }

@@ -35,8 +35,8 @@ LeafQuadtree::LeafQuadtree(const LeafQuadtreeOptions& options)
 LeafQuadtree::~LeafQuadtree() = default;
 
 void LeafQuadtree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void LeafQuadtree::update(std::span<const AABB> boxes) { impl_->update(boxes); }
-void LeafQuadtree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out); }
+void LeafQuadtree::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void LeafQuadtree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void LeafQuadtree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
   impl_->query(box, out);
 }
@@ -50,7 +50,7 @@ std::size_t LeafQuadtree::memoryBytes() const noexcept {
 void LeafQuadtree::clear() noexcept { impl_->clear(); }
 void LeafQuadtree::insert(std::uint32_t index, const AABB& box) { impl_->insert(index, box); }
 void LeafQuadtree::retrieve(const AABB& box, std::vector<std::uint32_t>& out) {
-  impl_->retrieve(box, out);
+  impl_->retrieve(box, out, tasks());
 }
 RegionTreeStats LeafQuadtree::stats() const noexcept { return impl_->stats(); }
 

@@ -40,8 +40,8 @@ NonaTree::NonaTree(const NonaTreeOptions& options)
 NonaTree::~NonaTree() = default;
 
 void NonaTree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void NonaTree::update(std::span<const AABB> boxes) { impl_->update(boxes); }
-void NonaTree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out); }
+void NonaTree::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void NonaTree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void NonaTree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
   impl_->query(box, out);
 }

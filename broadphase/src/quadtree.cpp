@@ -14,6 +14,10 @@ constexpr std::uint32_t kMaxDepthLimit = 24;
 // Depth-first traversals push at most 4 children per level and pop one:
 // the stack never holds more than 3 * depth + 4 nodes.
 constexpr std::size_t kStackSize = 3 * kMaxDepthLimit + 8;
+// Work split: constants, never the thread count.
+constexpr std::uint32_t kProxyChunk = 16384;  // proxies per task of the change scan
+constexpr std::uint32_t kTaskValues = 1024;   // values per pair-search task
+constexpr std::uint32_t kOutsideChunk = 256;  // outside values per pair-search task
 
 struct NodeStack {
   std::array<std::int32_t, kStackSize> items{};
@@ -289,117 +293,160 @@ void QuadtreeBroadPhase::updateIncrementally(std::span<const AABB> boxes, std::u
   maxY_.resize(n);
   node_.resize(n, kNone);
   slot_.resize(n, 0);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const AABB& b = boxes[i];
-    if (i < old && minX_[i] == b.min.x && minY_[i] == b.min.y && maxX_[i] == b.max.x &&
-        maxY_[i] == b.max.y) {
-      continue;
+  // In parallel, on the tree as it was: take the new boxes and find the
+  // proxies that must change node (each chunk lists its own, in index
+  // order; the tree is only read).
+  moverBuffers_.reset(chunkCount(n, kProxyChunk));
+  forEachChunk(tasks(), n, kProxyChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    std::vector<std::uint32_t>& movers = moverBuffers_[c];
+    for (std::uint32_t i = begin; i < end; ++i) {
+      const AABB& b = boxes[i];
+      if (i < old && minX_[i] == b.min.x && minY_[i] == b.min.y && maxX_[i] == b.max.x &&
+          maxY_[i] == b.max.y) {
+        continue;
+      }
+      minX_[i] = b.min.x;
+      minY_[i] = b.min.y;
+      maxX_[i] = b.max.x;
+      maxY_[i] = b.max.y;
+      if (i < old && staysPut(i)) continue;
+      movers.push_back(i);
     }
-    minX_[i] = b.min.x;
-    minY_[i] = b.min.y;
-    maxX_[i] = b.max.x;
-    maxY_[i] = b.max.y;
-    if (i < old && staysPut(i)) continue;
+  });
+  movers_.clear();
+  moverBuffers_.appendTo(tasks(), movers_);
+  // Then the movers, serially in index order: out of their node, into the
+  // smallest that holds them (splitting and merging nodes as they go).
+  for (const std::uint32_t i : movers_) {
     if (i < old) remove(i);
     insert(i);
-    ++moved_;
   }
+  moved_ = static_cast<std::uint32_t>(movers_.size());
 }
 
 void QuadtreeBroadPhase::findPairs(std::vector<Pair>& out) {
   if (!rootReady_) return;
-  if (options_.looseness == 1.0f) {
-    pairsTight(out);
-  } else {
-    pairsLoose(out);
-  }
-  pairsOutside(out);
-}
-
-void QuadtreeBroadPhase::pairsTight(std::vector<Pair>& out) {
-  // Every value against the later values of its node and against the
-  // values of the descendants its box overlaps. Two tight boxes can only
-  // overlap when one's node is an ancestor of (or is) the other's, so each
-  // pair is seen once, from the shallower side.
+  // The nodes' values in depth-first order, cut into segments of one node's
+  // values and grouped into tasks of about kTaskValues values: each task
+  // writes its own buffer, merged in this order, which is the serial order.
+  segments_.clear();
+  taskFirstSegment_.clear();
+  taskFirstSegment_.push_back(0);
+  std::uint32_t inTask = 0;
   NodeStack nodes;
   nodes.push(0);
   while (!nodes.empty()) {
     const std::int32_t at = nodes.pop();
     const Node& node = nodes_[at];
-    const std::size_t count = node.values.size();
-    for (std::size_t k = 0; k < count; ++k) {
-      const std::uint32_t a = node.values[k];
-      const float ax0 = minX_[a], ay0 = minY_[a], ax1 = maxX_[a], ay1 = maxY_[a];
-      for (std::size_t m = k + 1; m < count; ++m) {
-        const std::uint32_t b = node.values[m];
-        if (ax0 < maxX_[b] && minX_[b] < ax1 && ay0 < maxY_[b] && minY_[b] < ay1) {
-          out.push_back(a < b ? Pair{a, b} : Pair{b, a});
-        }
-      }
-      if (node.firstChild == kNone) continue;
-      const AABB ab{{ax0, ay0}, {ax1, ay1}};
-      NodeStack below;
-      for (int q = 3; q >= 0; --q) {
-        if (overlaps(ab, nodes_[node.firstChild + q].cell)) below.push(node.firstChild + q);
-      }
-      while (!below.empty()) {
-        const Node& d = nodes_[below.pop()];
-        for (const std::uint32_t b : d.values) {
-          if (ax0 < maxX_[b] && minX_[b] < ax1 && ay0 < maxY_[b] && minY_[b] < ay1) {
-            out.push_back(a < b ? Pair{a, b} : Pair{b, a});
-          }
-        }
-        if (d.firstChild == kNone) continue;
-        for (int q = 3; q >= 0; --q) {
-          if (overlaps(ab, nodes_[d.firstChild + q].cell)) below.push(d.firstChild + q);
-        }
+    const auto count = static_cast<std::uint32_t>(node.values.size());
+    for (std::uint32_t k = 0; k < count;) {
+      const std::uint32_t take = std::min(count - k, kTaskValues - inTask);
+      segments_.push_back({at, k, k + take});
+      k += take;
+      inTask += take;
+      if (inTask == kTaskValues) {
+        taskFirstSegment_.push_back(static_cast<std::uint32_t>(segments_.size()));
+        inTask = 0;
       }
     }
     if (node.firstChild != kNone) {
       for (int q = 3; q >= 0; --q) nodes.push(node.firstChild + q);
     }
   }
+  if (inTask > 0) taskFirstSegment_.push_back(static_cast<std::uint32_t>(segments_.size()));
+  const auto treeTasks = static_cast<std::uint32_t>(taskFirstSegment_.size() - 1);
+  const auto outsideCount = static_cast<std::uint32_t>(outside_.size());
+  const std::uint32_t outsideTasks = chunkCount(outsideCount, kOutsideChunk);
+  pairBuffers_.reset(treeTasks + outsideTasks);
+  const bool tight = options_.looseness == 1.0f;
+  tasks().forkJoin(treeTasks + outsideTasks, [&](std::uint32_t t) {
+    std::vector<Pair>& buffer = pairBuffers_[t];
+    if (t >= treeTasks) {
+      const std::uint32_t begin = (t - treeTasks) * kOutsideChunk;
+      pairsOutside(begin, std::min(outsideCount, begin + kOutsideChunk), buffer);
+      return;
+    }
+    for (std::uint32_t g = taskFirstSegment_[t]; g < taskFirstSegment_[t + 1]; ++g) {
+      const Segment seg = segments_[g];
+      for (std::uint32_t k = seg.begin; k < seg.end; ++k) {
+        if (tight) {
+          pairsTight(seg.node, k, buffer);
+        } else {
+          pairsLoose(seg.node, k, buffer);
+        }
+      }
+    }
+  });
+  pairBuffers_.appendTo(tasks(), out);
 }
 
-void QuadtreeBroadPhase::pairsLoose(std::vector<Pair>& out) {
+void QuadtreeBroadPhase::pairsTight(std::int32_t at, std::uint32_t k,
+                                    std::vector<Pair>& out) const {
+  // The value against the later values of its node and against the values
+  // of the descendants its box overlaps. Two tight boxes can only overlap
+  // when one's node is an ancestor of (or is) the other's, so each pair is
+  // seen once, from the shallower side.
+  const Node& node = nodes_[at];
+  const std::size_t count = node.values.size();
+  const std::uint32_t a = node.values[k];
+  const float ax0 = minX_[a], ay0 = minY_[a], ax1 = maxX_[a], ay1 = maxY_[a];
+  for (std::size_t m = k + 1; m < count; ++m) {
+    const std::uint32_t b = node.values[m];
+    if (ax0 < maxX_[b] && minX_[b] < ax1 && ay0 < maxY_[b] && minY_[b] < ay1) {
+      out.push_back(a < b ? Pair{a, b} : Pair{b, a});
+    }
+  }
+  if (node.firstChild == kNone) return;
+  const AABB ab{{ax0, ay0}, {ax1, ay1}};
+  NodeStack below;
+  for (int q = 3; q >= 0; --q) {
+    if (overlaps(ab, nodes_[node.firstChild + q].cell)) below.push(node.firstChild + q);
+  }
+  while (!below.empty()) {
+    const Node& d = nodes_[below.pop()];
+    for (const std::uint32_t b : d.values) {
+      if (ax0 < maxX_[b] && minX_[b] < ax1 && ay0 < maxY_[b] && minY_[b] < ay1) {
+        out.push_back(a < b ? Pair{a, b} : Pair{b, a});
+      }
+    }
+    if (d.firstChild == kNone) continue;
+    for (int q = 3; q >= 0; --q) {
+      if (overlaps(ab, nodes_[d.firstChild + q].cell)) below.push(d.firstChild + q);
+    }
+  }
+}
+
+void QuadtreeBroadPhase::pairsLoose(std::int32_t at, std::uint32_t k,
+                                    std::vector<Pair>& out) const {
   // Loose siblings overlap, so each value queries the whole tree; the pair
   // is kept by the value in the shallower node (ties: lower node index,
   // then earlier position), which sees it exactly once.
-  NodeStack nodes;
-  nodes.push(0);
-  while (!nodes.empty()) {
-    const std::int32_t at = nodes.pop();
-    const Node& node = nodes_[at];
-    for (std::size_t k = 0; k < node.values.size(); ++k) {
-      const std::uint32_t a = node.values[k];
-      const AABB ab = box(a);
-      NodeStack search;
-      search.push(0);
-      while (!search.empty()) {
-        const std::int32_t yi = search.pop();
-        const Node& y = nodes_[yi];
-        const bool deeper = y.depth > node.depth || (y.depth == node.depth && yi > at);
-        if (deeper || yi == at) {
-          const std::size_t from = yi == at ? k + 1 : 0;
-          for (std::size_t m = from; m < y.values.size(); ++m) {
-            const std::uint32_t b = y.values[m];
-            if (overlaps(ab, box(b))) out.push_back(a < b ? Pair{a, b} : Pair{b, a});
-          }
-        }
-        if (y.firstChild == kNone) continue;
-        for (int q = 3; q >= 0; --q) {
-          if (overlaps(ab, nodes_[y.firstChild + q].loose)) search.push(y.firstChild + q);
-        }
+  const Node& node = nodes_[at];
+  const std::uint32_t a = node.values[k];
+  const AABB ab = box(a);
+  NodeStack search;
+  search.push(0);
+  while (!search.empty()) {
+    const std::int32_t yi = search.pop();
+    const Node& y = nodes_[yi];
+    const bool deeper = y.depth > node.depth || (y.depth == node.depth && yi > at);
+    if (deeper || yi == at) {
+      const std::size_t from = yi == at ? k + 1 : 0;
+      for (std::size_t m = from; m < y.values.size(); ++m) {
+        const std::uint32_t b = y.values[m];
+        if (overlaps(ab, box(b))) out.push_back(a < b ? Pair{a, b} : Pair{b, a});
       }
     }
-    if (node.firstChild != kNone) {
-      for (int q = 3; q >= 0; --q) nodes.push(node.firstChild + q);
+    if (y.firstChild == kNone) continue;
+    for (int q = 3; q >= 0; --q) {
+      if (overlaps(ab, nodes_[y.firstChild + q].loose)) search.push(y.firstChild + q);
     }
   }
 }
 
-void QuadtreeBroadPhase::pairsOutside(std::vector<Pair>& out) {
-  for (std::size_t k = 0; k < outside_.size(); ++k) {
+void QuadtreeBroadPhase::pairsOutside(std::uint32_t begin, std::uint32_t end,
+                                      std::vector<Pair>& out) const {
+  for (std::uint32_t k = begin; k < end; ++k) {
     const std::uint32_t a = outside_[k];
     const AABB ab = box(a);
     for (std::size_t m = k + 1; m < outside_.size(); ++m) {
@@ -470,7 +517,11 @@ std::size_t QuadtreeBroadPhase::memoryBytes() const noexcept {
   bytes +=
       (minX_.capacity() + minY_.capacity() + maxX_.capacity() + maxY_.capacity()) * sizeof(float);
   bytes += (node_.capacity() + freeBlocks_.capacity()) * sizeof(std::int32_t);
-  bytes += (slot_.capacity() + outside_.capacity()) * sizeof(std::uint32_t);
+  bytes += (slot_.capacity() + outside_.capacity() + movers_.capacity() +
+            taskFirstSegment_.capacity()) *
+           sizeof(std::uint32_t);
+  bytes += segments_.capacity() * sizeof(Segment) + pairBuffers_.memoryBytes() +
+           moverBuffers_.memoryBytes();
   return bytes;
 }
 

@@ -33,9 +33,12 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <atomic>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/region_tree_stats.hpp>
 #include <quadbin/error.hpp>
+#include <quadbin/tasks/parallel.hpp>
 #include <span>
 #include <string>
 #include <utility>
@@ -241,12 +244,19 @@ class RegionTree {
   [[nodiscard]] BoxArrays& staged() noexcept { return input_; }
   [[nodiscard]] const BoxArrays& staged() const noexcept { return input_; }
 
-  /// Rebuilds the tree from the staged boxes. Allocates nothing once the
+  /// Rebuilds the tree from the staged boxes, in parallel on `tasks`: the
+  /// nodes holding many boxes are split level by level (each level's boxes
+  /// partitioned by chunks, per-chunk counts and prefix sums), and every
+  /// node small enough (kTaskItems boxes) becomes one task that builds its
+  /// whole subtree alone; the subtrees are then appended in task order. The
+  /// tree is the same for any task system. Allocates nothing once the
   /// buffers have grown to the frame's size.
-  void build();
+  void build(TaskSystem& tasks);
   /// Appends each strictly overlapping pair once: leaves in node order,
-  /// boxes in slot order inside a leaf, then the outside list.
-  void findPairs(std::vector<Pair>& out);
+  /// boxes in slot order inside a leaf, then the outside list. Chunks of
+  /// nodes are searched as tasks, each into its own buffer, merged in node
+  /// order: the same list for any task system.
+  void findPairs(std::vector<Pair>& out, TaskSystem& tasks);
   /// Appends (sorted, once each) every proxy whose box touches `box`.
   void query(const AABB& box, std::vector<std::uint32_t>& out) const { collect(box, out, true); }
   /// Appends (sorted, once each) every proxy in a leaf that `box` touches,
@@ -259,12 +269,7 @@ class RegionTree {
   void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const;
 
   [[nodiscard]] RegionTreeStats stats() const noexcept;
-  [[nodiscard]] std::size_t memoryBytes() const noexcept {
-    return input_.memoryBytes() + leaf_.memoryBytes() + outside_.memoryBytes() +
-           nodes_.capacity() * sizeof(Node) + shapes_.capacity() * sizeof(Shape) +
-           work_.capacity() * sizeof(Item) + order_.capacity() * sizeof(std::uint32_t) +
-           masks_.capacity() * sizeof(std::uint16_t) + row_.capacity() * sizeof(Pair);
-  }
+  [[nodiscard]] std::size_t memoryBytes() const noexcept;
 
  private:
   struct Node {
@@ -280,7 +285,104 @@ class RegionTree {
   static constexpr std::uint32_t kSweepAbove = 48;
   static constexpr std::uint32_t kStackSize = kDepthCap * (kMaxChildren - 1) + 2;
 
-  [[nodiscard]] AABB chooseRoot() const;
+  // Work split: constants, never the thread count.
+  static constexpr std::uint32_t kTaskItems = 4096;   // a node this small is one subtree task
+  static constexpr std::uint32_t kItemChunk = 16384;  // boxes per task in the passes over boxes
+  static constexpr std::uint32_t kNodeChunk = 256;    // nodes per pair-search task
+
+  // A subtree built by one task, with node numbers of its own (0: its root,
+  // which already has its place in nodes_); merged into nodes_ after.
+  struct Fragment {
+    std::uint32_t root = 0;        // its root's node
+    std::uint32_t begin = 0;       // its boxes in taskItems_
+    std::uint32_t end = 0;
+    bool leafOnly = false;         // the root could not be split: a leaf as it is
+    std::uint32_t nodeBase = 0;    // where its other nodes go in nodes_
+    std::uint32_t leafBase = 0;    // where its leaf boxes go in leaf_
+    std::vector<Node> nodes;
+    std::vector<Shape> shapes;
+    BoxArrays leaf;
+  };
+  // Working space of one running task; tasks take one from the pool (one
+  // lock per task, never per box or pair), so there are only as many as
+  // tasks ever ran at once.
+  struct Scratch {
+    ScratchBuffer<Item> work;             // the depth-first build stack
+    ScratchBuffer<std::uint16_t> masks;   // children of each item of the node being split
+    std::vector<std::uint32_t> order;     // sweep order of a big leaf
+    ScratchBuffer<Pair> row;              // pairs of one box in a leaf
+    [[nodiscard]] std::size_t memoryBytes() const noexcept {
+      return work.capacity() * sizeof(Item) + masks.capacity() * sizeof(std::uint16_t) +
+             order.capacity() * sizeof(std::uint32_t) + row.capacity() * sizeof(Pair);
+    }
+  };
+  class ScratchPool {
+   public:
+    Scratch* acquire() {
+      const std::lock_guard lock(mutex_);
+      if (free_.empty()) {
+        all_.push_back(std::make_unique<Scratch>());
+        return all_.back().get();
+      }
+      Scratch* s = free_.back();
+      free_.pop_back();
+      return s;
+    }
+    void release(Scratch* s) {
+      const std::lock_guard lock(mutex_);
+      free_.push_back(s);
+    }
+    [[nodiscard]] std::size_t memoryBytes() const noexcept {
+      std::size_t bytes = 0;
+      for (const auto& s : all_) bytes += sizeof(Scratch) + s->memoryBytes();
+      return bytes;
+    }
+
+   private:
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<Scratch>> all_;
+    std::vector<Scratch*> free_;
+  };
+  // The depth-first builder of one subtree, on its own node list and stack.
+  struct Builder {
+    const Policy& policy;
+    const TreeLimits& limits;
+    std::vector<Node>& nodes;
+    std::vector<Shape>& shapes;
+    BoxArrays& leaf;
+    Scratch& scratch;
+    std::uint32_t seedBase;  // node numbers handed to the policy
+    std::uint32_t top = 0;
+
+    void buildSubtree(std::uint32_t node);
+    bool trySplit(std::uint32_t node);
+    void makeLeaf(std::uint32_t node);
+    [[nodiscard]] std::uint32_t seed(std::uint32_t node) const noexcept {
+      return node == 0 ? seedBase : (seedBase << 16) ^ node;
+    }
+  };
+  // One chunk of a level's boxes: frontier node `frontier`, boxes [begin, end).
+  struct LevelChunk {
+    std::uint32_t frontier, begin, end;
+  };
+  // A node of the level being split: its boxes [begin, end) in the level
+  // buffer, its split and, per child, where the child's boxes go.
+  struct FrontierNode {
+    std::uint32_t node = 0, begin = 0, end = 0;
+    bool split = false;
+    std::uint32_t childCount = 0;
+    std::array<Shape, kMaxChildren> children{};
+    std::array<std::uint8_t, kMaxChildren> toNextLevel{};  // else to taskItems_
+  };
+
+  [[nodiscard]] AABB chooseRoot(TaskSystem& tasks);
+  void stageItems(TaskSystem& tasks);
+  void splitLevel(TaskSystem& tasks);
+  void addFragment(std::uint32_t node, std::uint32_t begin, std::uint32_t end, bool leafOnly);
+  void buildFragments(TaskSystem& tasks);
+  [[nodiscard]] bool isFrontier(std::uint32_t count, std::uint32_t depth) const noexcept {
+    return count > kTaskItems && count > limits_.threshold && depth < limits_.maxDepth;
+  }
   [[nodiscard]] bool rootOwns(float x, float y) const noexcept {
     if constexpr (Policy::kHalfOpenRoot) {
       return root_.min.x <= x && x < root_.max.x && root_.min.y <= y && y < root_.max.y;
@@ -326,13 +428,11 @@ class RegionTree {
       return policy_.leafOwns(shapes_[node], x, y);
     }
   }
-  void buildSubtree(std::uint32_t node);
-  bool trySplit(std::uint32_t node);
-  void makeLeaf(std::uint32_t node);
   template <class Order>
-  void emitPairs(std::uint32_t node, std::uint32_t count, Order order, std::vector<Pair>& out);
-  void pairsInLeaf(std::uint32_t node, std::vector<Pair>& out);
-  void sweepLeaf(std::uint32_t node, std::vector<Pair>& out);
+  void emitPairs(std::uint32_t node, std::uint32_t count, Order order, Scratch& scratch,
+                 std::vector<Pair>& out) const;
+  void pairsInLeaf(std::uint32_t node, Scratch& scratch, std::vector<Pair>& out) const;
+  void sweepLeaf(std::uint32_t node, Scratch& scratch, std::vector<Pair>& out) const;
   void pairsOutside(std::vector<Pair>& out) const;
   void collect(const AABB& box, std::vector<std::uint32_t>& out, bool exact) const;
 
@@ -347,26 +447,66 @@ class RegionTree {
   BoxArrays outside_;  // boxes with owner points outside the root
   std::vector<Node> nodes_;
   std::vector<Shape> shapes_;
-  // Build stack: the items of the nodes on the path being built and of
-  // their children, the live part ending at top_.
-  ScratchBuffer<Item> work_;
-  std::uint32_t top_ = 0;
-  ScratchBuffer<std::uint16_t> masks_;  // children of each item of the node being split
-  std::vector<std::uint32_t> order_;    // sweep order of a big leaf
-  ScratchBuffer<Pair> row_;             // pairs of one box in a leaf
+  // Parallel build: the boxes of the level being split and of the next,
+  // the boxes of the subtree tasks, the frontier, the subtrees.
+  ScratchBuffer<Item> level_, nextLevel_, taskItems_;
+  ScratchBuffer<std::uint16_t> levelMasks_;
+  std::vector<FrontierNode> frontier_, nextFrontier_;
+  std::vector<LevelChunk> chunks_;
+  std::vector<std::uint32_t> chunkCounts_;  // per chunk: per child count, then cursor
+  std::vector<Fragment> fragments_;
+  std::uint32_t fragmentCount_ = 0;
+  std::vector<std::uint32_t> stageCounts_;  // per chunk of staged boxes: inside, outside
+  std::vector<AABB> rootPartials_;          // per chunk of staged boxes: their bounds
+  ScratchPool scratch_;
+  OrderedBuffers<Pair> pairBuffers_;
 };
 
 template <class Policy>
-AABB RegionTree<Policy>::chooseRoot() const {
+std::size_t RegionTree<Policy>::memoryBytes() const noexcept {
+  std::size_t bytes = input_.memoryBytes() + leaf_.memoryBytes() + outside_.memoryBytes() +
+                      nodes_.capacity() * sizeof(Node) + shapes_.capacity() * sizeof(Shape) +
+                      (level_.capacity() + nextLevel_.capacity() + taskItems_.capacity()) *
+                          sizeof(Item) +
+                      levelMasks_.capacity() * sizeof(std::uint16_t) +
+                      (frontier_.capacity() + nextFrontier_.capacity()) * sizeof(FrontierNode) +
+                      chunks_.capacity() * sizeof(LevelChunk) +
+                      (chunkCounts_.capacity() + stageCounts_.capacity()) * sizeof(std::uint32_t) +
+                      fragments_.capacity() * sizeof(Fragment) + scratch_.memoryBytes() +
+                      rootPartials_.capacity() * sizeof(AABB) +
+                      pairBuffers_.memoryBytes();
+  for (const Fragment& f : fragments_) {
+    bytes += f.nodes.capacity() * sizeof(Node) + f.shapes.capacity() * sizeof(Shape) +
+             f.leaf.memoryBytes();
+  }
+  return bytes;
+}
+
+template <class Policy>
+AABB RegionTree<Policy>::chooseRoot(TaskSystem& tasks) {
   const std::uint32_t n = input_.size();
-  // Bounding box of the boxes (NaN boxes skipped: they overlap nothing).
-  AABB all{{std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()},
-           {-std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()}};
-  for (std::uint32_t s = 0; s < n; ++s) {
-    all.min.x = std::min(all.min.x, input_.minX[s]);
-    all.min.y = std::min(all.min.y, input_.minY[s]);
-    all.max.x = std::max(all.max.x, input_.maxX[s]);
-    all.max.y = std::max(all.max.y, input_.maxY[s]);
+  // Bounding box of the boxes (NaN boxes skipped: they overlap nothing),
+  // per chunk then over the chunks: min and max are exact in any order.
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::uint32_t chunks = chunkCount(n, kItemChunk);
+  std::vector<AABB>& partial = rootPartials_;
+  partial.resize(chunks);
+  forEachChunk(tasks, n, kItemChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    AABB all{{kInf, kInf}, {-kInf, -kInf}};
+    for (std::uint32_t s = begin; s < end; ++s) {
+      all.min.x = std::min(all.min.x, input_.minX[s]);
+      all.min.y = std::min(all.min.y, input_.minY[s]);
+      all.max.x = std::max(all.max.x, input_.maxX[s]);
+      all.max.y = std::max(all.max.y, input_.maxY[s]);
+    }
+    partial[c] = all;
+  });
+  AABB all{{kInf, kInf}, {-kInf, -kInf}};
+  for (const AABB& p : partial) {
+    all.min.x = std::min(all.min.x, p.min.x);
+    all.min.y = std::min(all.min.y, p.min.y);
+    all.max.x = std::max(all.max.x, p.max.x);
+    all.max.y = std::max(all.max.y, p.max.y);
   }
   if (!(all.min.x <= all.max.x && all.min.y <= all.max.y)) {
     return hasHint_ ? hint_ : AABB{{0, 0}, {1, 1}};
@@ -375,75 +515,335 @@ AABB RegionTree<Policy>::chooseRoot() const {
     // Keep the hint while the outside list stays cheap to brute-force
     // (k^2 / 2 tests for k boxes reaching outside): far-away stragglers
     // then do not blow the cells up to the size of the whole scene.
-    std::uint64_t outsideCount = 0;
-    for (std::uint32_t s = 0; s < n; ++s) outsideCount += insideRoot(hint_, s) ? 0u : 1u;
-    if (outsideCount * outsideCount <= 16u * std::uint64_t{n} + 1024u) return hint_;
+    std::atomic<std::uint64_t> outsideCount{0};
+    tasks.parallelFor(n, kItemChunk, [&](std::uint32_t begin, std::uint32_t end) {
+      std::uint64_t count = 0;
+      for (std::uint32_t s = begin; s < end; ++s) count += insideRoot(hint_, s) ? 0u : 1u;
+      outsideCount.fetch_add(count, std::memory_order_relaxed);
+    });
+    const std::uint64_t k = outsideCount.load(std::memory_order_relaxed);
+    if (k * k <= 16u * std::uint64_t{n} + 1024u) return hint_;
     all = unionOf(all, hint_);
   }
   // Nudge the maximum up so that owner points on it lie inside a
   // half-open root.
-  constexpr float kInf = std::numeric_limits<float>::infinity();
   all.max.x = std::nextafter(all.max.x, kInf);
   all.max.y = std::nextafter(all.max.y, kInf);
   return all;
 }
 
+// The root's boxes into level_, in slot order (a stable partition by
+// chunks): the ones with owner points outside also go to the outside list.
 template <class Policy>
-void RegionTree<Policy>::build() {
+void RegionTree<Policy>::stageItems(TaskSystem& tasks) {
+  const std::uint32_t n = input_.size();
+  const std::uint32_t chunks = chunkCount(n, kItemChunk);
+  stageCounts_.resize(2 * std::size_t{chunks});
+  forEachChunk(tasks, n, kItemChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t inTree = 0, outside = 0;
+    for (std::uint32_t s = begin; s < end; ++s) {
+      if (insideRoot(root_, s)) {
+        ++inTree;
+      } else {
+        ++outside;
+        inTree += reachesRoot(s) ? 1u : 0u;
+      }
+    }
+    stageCounts_[2 * c] = inTree;
+    stageCounts_[2 * c + 1] = outside;
+  });
+  std::uint32_t inTree = 0, outside = 0;
+  for (std::uint32_t c = 0; c < chunks; ++c) {
+    const std::uint32_t in = stageCounts_[2 * c], out = stageCounts_[2 * c + 1];
+    stageCounts_[2 * c] = inTree;
+    stageCounts_[2 * c + 1] = outside;
+    inTree += in;
+    outside += out;
+  }
+  level_.resize(inTree);
+  outside_.resize(outside);
+  forEachChunk(tasks, n, kItemChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t at = stageCounts_[2 * c], out = stageCounts_[2 * c + 1];
+    for (std::uint32_t s = begin; s < end; ++s) {
+      const Item item{input_.minX[s], input_.minY[s], input_.maxX[s], input_.maxY[s],
+                      input_.id[s]};
+      if (insideRoot(root_, s)) {
+        level_[at++] = item;
+        continue;
+      }
+      outside_.minX[out] = item.x0;
+      outside_.minY[out] = item.y0;
+      outside_.maxX[out] = item.x1;
+      outside_.maxY[out] = item.y1;
+      outside_.id[out] = item.id;
+      ++out;
+      if (reachesRoot(s)) level_[at++] = item;
+    }
+  });
+}
+
+template <class Policy>
+void RegionTree<Policy>::build(TaskSystem& tasks) {
   nodes_.clear();
   shapes_.clear();
   leaf_.clear();
   outside_.clear();
-  work_.clear();
-  root_ = chooseRoot();
+  root_ = chooseRoot(tasks);
+  stageItems(tasks);
+  const auto count = static_cast<std::uint32_t>(level_.size());
+  nodes_.push_back(Node{0, 0, count, 0, 0, 0});
+  shapes_.push_back(policy_.root(root_));
+  fragmentCount_ = 0;
+  taskItems_.clear();
+  frontier_.clear();
+  if (isFrontier(count, 0)) {
+    FrontierNode root;
+    root.node = 0;
+    root.begin = 0;
+    root.end = count;
+    frontier_.push_back(root);
+  } else {
+    addFragment(0, 0, count, false);
+    std::copy(level_.data(), level_.data() + count, taskItems_.data());
+  }
+  while (!frontier_.empty()) splitLevel(tasks);
+  buildFragments(tasks);
+}
 
-  const std::uint32_t n = input_.size();
-  for (std::uint32_t s = 0; s < n; ++s) {
-    const Item item{input_.minX[s], input_.minY[s], input_.maxX[s], input_.maxY[s], input_.id[s]};
-    if (insideRoot(root_, s)) {
-      work_.push_back(item);
+template <class Policy>
+void RegionTree<Policy>::addFragment(std::uint32_t node, std::uint32_t begin, std::uint32_t end,
+                                     bool leafOnly) {
+  (void)begin;
+  if (fragments_.size() <= fragmentCount_) fragments_.resize(fragmentCount_ + 1);
+  Fragment& f = fragments_[fragmentCount_++];
+  f.root = node;
+  f.begin = static_cast<std::uint32_t>(taskItems_.size());
+  f.end = f.begin + (end - begin);
+  f.leafOnly = leafOnly;
+  taskItems_.resize(f.end);
+}
+
+// One level of the big nodes: every frontier node chooses its cuts (a task
+// each), its boxes are masked and counted by chunks, children are made in
+// frontier order, and the boxes scattered by chunks: children still big go
+// to the next level, the others (and nodes that cannot split) become
+// subtree tasks. All stable, so the tree never depends on the split of work.
+template <class Policy>
+void RegionTree<Policy>::splitLevel(TaskSystem& tasks) {
+  const auto frontierCount = static_cast<std::uint32_t>(frontier_.size());
+  tasks.forkJoin(frontierCount, [&](std::uint32_t i) {
+    FrontierNode& f = frontier_[i];
+    const Node& nd = nodes_[f.node];
+    f.childCount = 0;
+    f.split = policy_.split(shapes_[f.node], nd.depth, f.node,
+                            std::span<const Item>(level_.data() + f.begin, f.end - f.begin),
+                            f.children.data(), f.childCount);
+    assert(!f.split || (f.childCount >= 2 && f.childCount <= kMaxChildren));
+  });
+  chunks_.clear();
+  for (std::uint32_t i = 0; i < frontierCount; ++i) {
+    for (std::uint32_t b = frontier_[i].begin; b < frontier_[i].end; b += kItemChunk) {
+      chunks_.push_back({i, b, std::min(frontier_[i].end, b + kItemChunk)});
+    }
+  }
+  const auto chunkTotal = static_cast<std::uint32_t>(chunks_.size());
+  levelMasks_.resize(level_.size());
+  chunkCounts_.resize(std::size_t{chunkTotal} * kMaxChildren);
+  tasks.forkJoin(chunkTotal, [&](std::uint32_t k) {
+    const LevelChunk ch = chunks_[k];
+    const FrontierNode& f = frontier_[ch.frontier];
+    if (!f.split) return;
+    const std::uint32_t count = ch.end - ch.begin;
+    std::uint16_t* masks = levelMasks_.data() + ch.begin;
+    policy_.insertMasks(shapes_[f.node], level_.data() + ch.begin, count, masks);
+    std::uint32_t* counts = chunkCounts_.data() + std::size_t{k} * kMaxChildren;
+    for (std::uint32_t c = 0; c < f.childCount; ++c) {
+      std::uint32_t sum = 0;
+      for (std::uint32_t j = 0; j < count; ++j) sum += (masks[j] >> c) & 1u;
+      counts[c] = sum;
+    }
+  });
+
+  // Children, their destinations, and each chunk's cursor per child.
+  nextFrontier_.clear();
+  std::uint32_t nextSize = 0;
+  std::uint32_t k = 0;
+  for (std::uint32_t i = 0; i < frontierCount; ++i) {
+    FrontierNode& f = frontier_[i];
+    const std::uint32_t firstChunk = k;
+    while (k < chunkTotal && chunks_[k].frontier == i) ++k;
+    const std::uint32_t count = f.end - f.begin;
+    std::array<std::uint32_t, kMaxChildren> totals{};
+    std::uint32_t total = 0;
+    if (f.split) {
+      for (std::uint32_t j = firstChunk; j < k; ++j) {
+        for (std::uint32_t c = 0; c < f.childCount; ++c) {
+          totals[c] += chunkCounts_[std::size_t{j} * kMaxChildren + c];
+        }
+      }
+      for (std::uint32_t c = 0; c < f.childCount; ++c) total += totals[c];
+      if (static_cast<double>(total) > static_cast<double>(limits_.growthPerSplit) * count) {
+        f.split = false;
+      }
+    }
+    if (!f.split) {
+      // A leaf as it is: its boxes are copied to a subtree task of its own.
+      const auto at = static_cast<std::uint32_t>(taskItems_.size());
+      addFragment(f.node, f.begin, f.end, true);
+      for (std::uint32_t j = firstChunk; j < k; ++j) {
+        chunkCounts_[std::size_t{j} * kMaxChildren] = at + (chunks_[j].begin - f.begin);
+      }
       continue;
     }
-    outside_.pushFrom(input_, s);
-    if (reachesRoot(s)) work_.push_back(item);
+    const auto first = static_cast<std::uint32_t>(nodes_.size());
+    const std::uint8_t depth = nodes_[f.node].depth;
+    std::array<std::uint32_t, kMaxChildren> dest{};
+    for (std::uint32_t c = 0; c < f.childCount; ++c) {
+      nodes_.push_back(
+          Node{0, 0, totals[c], f.node, 0, static_cast<std::uint8_t>(depth + 1)});
+      shapes_.push_back(f.children[c]);
+      if (isFrontier(totals[c], depth + 1u)) {
+        FrontierNode next;
+        next.node = first + c;
+        next.begin = nextSize;
+        next.end = nextSize + totals[c];
+        nextFrontier_.push_back(next);
+        f.toNextLevel[c] = 1;
+        dest[c] = nextSize;
+        nextSize += totals[c];
+      } else {
+        f.toNextLevel[c] = 0;
+        dest[c] = static_cast<std::uint32_t>(taskItems_.size());
+        addFragment(first + c, 0, totals[c], false);
+      }
+    }
+    nodes_[f.node].firstChild = first;
+    nodes_[f.node].childCount = static_cast<std::uint8_t>(f.childCount);
+    for (std::uint32_t j = firstChunk; j < k; ++j) {
+      std::uint32_t* cursor = chunkCounts_.data() + std::size_t{j} * kMaxChildren;
+      for (std::uint32_t c = 0; c < f.childCount; ++c) {
+        const std::uint32_t here = cursor[c];
+        cursor[c] = dest[c];
+        dest[c] += here;
+      }
+    }
   }
-  top_ = static_cast<std::uint32_t>(work_.size());
-  nodes_.push_back(Node{0, 0, top_, 0, 0, 0});
-  shapes_.push_back(policy_.root(root_));
-  buildSubtree(0);
+
+  // Scatter: each box copied only into its own children.
+  nextLevel_.resize(nextSize);
+  tasks.forkJoin(chunkTotal, [&](std::uint32_t j) {
+    const LevelChunk ch = chunks_[j];
+    const FrontierNode& f = frontier_[ch.frontier];
+    std::uint32_t* cursor = chunkCounts_.data() + std::size_t{j} * kMaxChildren;
+    const Item* items = level_.data();
+    if (!f.split) {
+      std::copy(items + ch.begin, items + ch.end, taskItems_.data() + cursor[0]);
+      return;
+    }
+    std::array<Item*, kMaxChildren> dst{};
+    for (std::uint32_t c = 0; c < f.childCount; ++c) {
+      dst[c] = (f.toNextLevel[c] ? nextLevel_.data() : taskItems_.data()) + cursor[c];
+    }
+    const std::uint16_t* masks = levelMasks_.data();
+    for (std::uint32_t i = ch.begin; i < ch.end; ++i) {
+      for (std::uint32_t m = masks[i]; m != 0; m &= m - 1) *dst[std::countr_zero(m)]++ = items[i];
+    }
+  });
+  std::swap(level_, nextLevel_);
+  std::swap(frontier_, nextFrontier_);
+}
+
+// Every subtree task builds alone, then the subtrees are appended to the
+// node pool and the leaf arrays in task order, their numbers shifted.
+template <class Policy>
+void RegionTree<Policy>::buildFragments(TaskSystem& tasks) {
+  const std::uint32_t count = fragmentCount_;
+  tasks.forkJoin(count, [&](std::uint32_t t) {
+    Fragment& f = fragments_[t];
+    f.nodes.clear();
+    f.shapes.clear();
+    f.leaf.clear();
+    const std::uint32_t items = f.end - f.begin;
+    f.nodes.push_back(Node{0, 0, items, 0, 0, nodes_[f.root].depth});
+    f.shapes.push_back(shapes_[f.root]);
+    Scratch* scratch = scratch_.acquire();
+    scratch->work.resize(items);
+    std::copy(taskItems_.data() + f.begin, taskItems_.data() + f.end, scratch->work.data());
+    Builder builder{policy_, limits_, f.nodes, f.shapes, f.leaf, *scratch, f.root, items};
+    if (f.leafOnly) {
+      builder.makeLeaf(0);
+    } else {
+      builder.buildSubtree(0);
+    }
+    scratch_.release(scratch);
+  });
+  auto nodeCount = static_cast<std::uint32_t>(nodes_.size());
+  std::uint32_t leafCount = 0;
+  for (std::uint32_t t = 0; t < count; ++t) {
+    Fragment& f = fragments_[t];
+    f.nodeBase = nodeCount;
+    f.leafBase = leafCount;
+    nodeCount += static_cast<std::uint32_t>(f.nodes.size()) - 1;
+    leafCount += f.leaf.size();
+  }
+  nodes_.resize(nodeCount);
+  shapes_.resize(nodeCount);
+  leaf_.resize(leafCount);
+  tasks.forkJoin(count, [&](std::uint32_t t) {
+    const Fragment& f = fragments_[t];
+    auto place = [&](std::uint32_t local) { return local == 0 ? f.root : f.nodeBase + local - 1; };
+    for (std::uint32_t local = 0; local < f.nodes.size(); ++local) {
+      Node nd = f.nodes[local];
+      if (nd.firstChild != 0) {
+        nd.firstChild = place(nd.firstChild);
+      } else {
+        nd.begin += f.leafBase;
+        nd.end += f.leafBase;
+      }
+      nd.parent = local == 0 ? nodes_[f.root].parent : place(nd.parent);
+      nodes_[place(local)] = nd;
+      shapes_[place(local)] = f.shapes[local];
+    }
+    const std::uint32_t n = f.leaf.size();
+    std::copy(f.leaf.minX.begin(), f.leaf.minX.begin() + n, leaf_.minX.begin() + f.leafBase);
+    std::copy(f.leaf.minY.begin(), f.leaf.minY.begin() + n, leaf_.minY.begin() + f.leafBase);
+    std::copy(f.leaf.maxX.begin(), f.leaf.maxX.begin() + n, leaf_.maxX.begin() + f.leafBase);
+    std::copy(f.leaf.maxY.begin(), f.leaf.maxY.begin() + n, leaf_.maxY.begin() + f.leafBase);
+    std::copy(f.leaf.id.begin(), f.leaf.id.begin() + n, leaf_.id.begin() + f.leafBase);
+  });
 }
 
 // Depth first: once a node's items fit in the cache, its whole subtree is
 // built there, where level-by-level passes would stream every item through
 // memory once per level. Recursion depth is bounded by maxDepth.
 template <class Policy>
-void RegionTree<Policy>::buildSubtree(std::uint32_t node) {
+void RegionTree<Policy>::Builder::buildSubtree(std::uint32_t node) {
   if (!trySplit(node)) {
     makeLeaf(node);
     return;
   }
-  // The children's items sit above the node's, up to top_; each child's
+  // The children's items sit above the node's, up to top; each child's
   // subtree stacks its own above them and is popped when it is done.
-  const std::uint32_t first = nodes_[node].firstChild;
-  const std::uint32_t childCount = nodes_[node].childCount;
-  const std::uint32_t top = top_;
+  const std::uint32_t first = nodes[node].firstChild;
+  const std::uint32_t childCount = nodes[node].childCount;
+  const std::uint32_t saved = top;
   for (std::uint32_t c = 0; c < childCount; ++c) {
     buildSubtree(first + c);
-    top_ = top;
+    top = saved;
   }
 }
 
 template <class Policy>
-bool RegionTree<Policy>::trySplit(std::uint32_t node) {
-  const Node parent = nodes_[node];
+bool RegionTree<Policy>::Builder::trySplit(std::uint32_t node) {
+  const Node parent = nodes[node];
   const std::uint32_t count = parent.end - parent.begin;
-  if (count <= limits_.threshold || parent.depth >= limits_.maxDepth) return false;
-  const Item* items = work_.data() + parent.begin;
+  if (count <= limits.threshold || parent.depth >= limits.maxDepth) return false;
+  const Item* items = scratch.work.data() + parent.begin;
 
   std::array<Shape, kMaxChildren> children{};
   std::uint32_t childCount = 0;
-  if (!policy_.split(shapes_[node], parent.depth, node, std::span<const Item>(items, count),
-                     children.data(), childCount)) {
+  if (!policy.split(shapes[node], parent.depth, seed(node), std::span<const Item>(items, count),
+                    children.data(), childCount)) {
     return false;
   }
   assert(childCount >= 2 && childCount <= kMaxChildren);
@@ -451,9 +851,9 @@ bool RegionTree<Policy>::trySplit(std::uint32_t node) {
   // Which children each item goes to, then how many each gets: one pass
   // per child over the masks (a loop the compiler vectorises, where a
   // histogram indexed by child would wait on its own stores).
-  masks_.resize(count);
-  std::uint16_t* masks = masks_.data();
-  policy_.insertMasks(shapes_[node], items, count, masks);
+  scratch.masks.resize(count);
+  std::uint16_t* masks = scratch.masks.data();
+  policy.insertMasks(shapes[node], items, count, masks);
   std::array<std::uint32_t, kMaxChildren> counts{};
   std::uint32_t total = 0;
   for (std::uint32_t c = 0; c < childCount; ++c) {
@@ -462,70 +862,83 @@ bool RegionTree<Policy>::trySplit(std::uint32_t node) {
     counts[c] = sum;
     total += sum;
   }
-  if (static_cast<double>(total) > static_cast<double>(limits_.growthPerSplit) * count) {
+  if (static_cast<double>(total) > static_cast<double>(limits.growthPerSplit) * count) {
     return false;
   }
 
   // Children, contiguous in the pool, their items contiguous on the stack.
-  const auto first = static_cast<std::uint32_t>(nodes_.size());
-  const std::uint32_t base = top_;
+  const auto first = static_cast<std::uint32_t>(nodes.size());
+  const std::uint32_t base = top;
   std::uint32_t offset = base;
   for (std::uint32_t c = 0; c < childCount; ++c) {
-    nodes_.push_back(
+    nodes.push_back(
         Node{0, offset, offset + counts[c], node, 0, static_cast<std::uint8_t>(parent.depth + 1)});
-    shapes_.push_back(children[c]);
+    shapes.push_back(children[c]);
     offset += counts[c];
   }
   // Scatter: each item copied only into its own children (a pass per child
   // writing every item branch-free would move kMaxChildren times the data).
-  work_.resize(std::size_t{base} + total);
-  top_ = base + total;
-  items = work_.data() + parent.begin;  // resize may have moved the stack
-  Item* dst = work_.data();
+  scratch.work.resize(std::size_t{base} + total);
+  top = base + total;
+  items = scratch.work.data() + parent.begin;  // resize may have moved the stack
+  Item* dst = scratch.work.data();
   std::array<std::uint32_t, kMaxChildren> fill{};
-  for (std::uint32_t c = 0; c < childCount; ++c) fill[c] = nodes_[first + c].begin;
+  for (std::uint32_t c = 0; c < childCount; ++c) fill[c] = nodes[first + c].begin;
   for (std::uint32_t k = 0; k < count; ++k) {
     for (std::uint32_t m = masks[k]; m != 0; m &= m - 1)
       dst[fill[std::countr_zero(m)]++] = items[k];
   }
-  nodes_[node].firstChild = first;
-  nodes_[node].childCount = static_cast<std::uint8_t>(childCount);
+  nodes[node].firstChild = first;
+  nodes[node].childCount = static_cast<std::uint8_t>(childCount);
   return true;
 }
 
 template <class Policy>
-void RegionTree<Policy>::makeLeaf(std::uint32_t node) {
-  Node& leaf = nodes_[node];
-  const std::uint32_t begin = leaf_.size();
-  const std::uint32_t count = leaf.end - leaf.begin;
-  leaf_.resize(begin + count);
+void RegionTree<Policy>::Builder::makeLeaf(std::uint32_t node) {
+  Node& nd = nodes[node];
+  const std::uint32_t begin = leaf.size();
+  const std::uint32_t count = nd.end - nd.begin;
+  leaf.resize(begin + count);
   for (std::uint32_t k = 0; k < count; ++k) {
-    const Item& it = work_[leaf.begin + k];
-    leaf_.minX[begin + k] = it.x0;
-    leaf_.minY[begin + k] = it.y0;
-    leaf_.maxX[begin + k] = it.x1;
-    leaf_.maxY[begin + k] = it.y1;
-    leaf_.id[begin + k] = it.id;
+    const Item& it = scratch.work[nd.begin + k];
+    leaf.minX[begin + k] = it.x0;
+    leaf.minY[begin + k] = it.y0;
+    leaf.maxX[begin + k] = it.x1;
+    leaf.maxY[begin + k] = it.y1;
+    leaf.id[begin + k] = it.id;
   }
-  leaf.begin = begin;
-  leaf.end = begin + count;
+  nd.begin = begin;
+  nd.end = begin + count;
 }
 
 template <class Policy>
-void RegionTree<Policy>::findPairs(std::vector<Pair>& out) {
+void RegionTree<Policy>::findPairs(std::vector<Pair>& out, TaskSystem& tasks) {
   const auto nodeCount = static_cast<std::uint32_t>(nodes_.size());
-  for (std::uint32_t node = 0; node < nodeCount; ++node) {
-    const Node& leaf = nodes_[node];
-    if (leaf.firstChild != 0) continue;
-    const std::uint32_t count = leaf.end - leaf.begin;
-    if (count < 2) continue;
-    if (count > kSweepAbove) {
-      sweepLeaf(node, out);
-    } else {
-      pairsInLeaf(node, out);
+  const std::uint32_t nodeTasks = chunkCount(nodeCount, kNodeChunk);
+  pairBuffers_.reset(nodeTasks + 1);
+  tasks.forkJoin(nodeTasks + 1, [&](std::uint32_t t) {
+    std::vector<Pair>& buffer = pairBuffers_[t];
+    if (t == nodeTasks) {
+      pairsOutside(buffer);
+      return;
     }
-  }
-  pairsOutside(out);
+    Scratch* scratch = nullptr;
+    const std::uint32_t end = std::min(nodeCount, (t + 1) * kNodeChunk);
+    for (std::uint32_t node = t * kNodeChunk; node < end; ++node) {
+      const Node& leaf = nodes_[node];
+      if (leaf.firstChild != 0) continue;
+      const std::uint32_t count = leaf.end - leaf.begin;
+      if (count < 2) continue;
+      if (scratch == nullptr) scratch = scratch_.acquire();
+      if (count > kSweepAbove) {
+        sweepLeaf(node, *scratch, buffer);
+      } else {
+        pairsInLeaf(node, *scratch, buffer);
+      }
+    }
+    if (scratch != nullptr) scratch_.release(scratch);
+  });
+  pairBuffers_.appendTo(tasks, out);
 }
 
 // Pairs of a leaf are first written to a row buffer, every candidate
@@ -536,14 +949,14 @@ void RegionTree<Policy>::findPairs(std::vector<Pair>& out) {
 template <class Policy>
 template <class Order>
 void RegionTree<Policy>::emitPairs(std::uint32_t node, std::uint32_t count, Order order,
-                                   std::vector<Pair>& out) {
+                                   Scratch& scratch, std::vector<Pair>& out) const {
   const float* x0 = leaf_.minX.data();
   const float* y0 = leaf_.minY.data();
   const float* x1 = leaf_.maxX.data();
   const float* y1 = leaf_.maxY.data();
   const std::uint32_t* id = leaf_.id.data();
-  row_.resize(count);
-  Pair* row = row_.data();
+  scratch.row.resize(count);
+  Pair* row = scratch.row.data();
   for (std::uint32_t k = 0; k < count; ++k) {
     const std::uint32_t i = order(k);
     const float ax0 = x0[i], ay0 = y0[i], ax1 = x1[i], ay1 = y1[i];
@@ -570,21 +983,24 @@ void RegionTree<Policy>::emitPairs(std::uint32_t node, std::uint32_t count, Orde
 }
 
 template <class Policy>
-void RegionTree<Policy>::pairsInLeaf(std::uint32_t node, std::vector<Pair>& out) {
+void RegionTree<Policy>::pairsInLeaf(std::uint32_t node, Scratch& scratch,
+                                     std::vector<Pair>& out) const {
   const Node& leaf = nodes_[node];
-  emitPairs(node, leaf.end - leaf.begin, InOrder{leaf.begin}, out);
+  emitPairs(node, leaf.end - leaf.begin, InOrder{leaf.begin}, scratch, out);
 }
 
 template <class Policy>
-void RegionTree<Policy>::sweepLeaf(std::uint32_t node, std::vector<Pair>& out) {
+void RegionTree<Policy>::sweepLeaf(std::uint32_t node, Scratch& scratch,
+                                   std::vector<Pair>& out) const {
   const Node& leaf = nodes_[node];
   const float* x0 = leaf_.minX.data();
-  order_.resize(leaf.end - leaf.begin);
-  for (std::uint32_t k = 0; k < order_.size(); ++k) order_[k] = leaf.begin + k;
-  std::sort(order_.begin(), order_.end(), [x0](std::uint32_t a, std::uint32_t b) {
+  std::vector<std::uint32_t>& order = scratch.order;
+  order.resize(leaf.end - leaf.begin);
+  for (std::uint32_t k = 0; k < order.size(); ++k) order[k] = leaf.begin + k;
+  std::sort(order.begin(), order.end(), [x0](std::uint32_t a, std::uint32_t b) {
     return x0[a] < x0[b] || (x0[a] == x0[b] && a < b);
   });
-  emitPairs(node, leaf.end - leaf.begin, SortedOnMinX{order_.data()}, out);
+  emitPairs(node, leaf.end - leaf.begin, SortedOnMinX{order.data()}, scratch, out);
 }
 
 template <class Policy>
@@ -879,18 +1295,20 @@ class TreeBroadPhase {
     tree_.setBounds(bounds);
     dirty_ = true;
   }
-  void update(std::span<const AABB> boxes) {
+  void update(std::span<const AABB> boxes, TaskSystem& tasks) {
     BoxArrays& in = tree_.staged();
     const auto n = static_cast<std::uint32_t>(boxes.size());
     in.resize(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      in.minX[i] = boxes[i].min.x;
-      in.minY[i] = boxes[i].min.y;
-      in.maxX[i] = boxes[i].max.x;
-      in.maxY[i] = boxes[i].max.y;
-      in.id[i] = i;
-    }
-    tree_.build();
+    tasks.parallelFor(n, 16384, [&](std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t i = begin; i < end; ++i) {
+        in.minX[i] = boxes[i].min.x;
+        in.minY[i] = boxes[i].min.y;
+        in.maxX[i] = boxes[i].max.x;
+        in.maxY[i] = boxes[i].max.y;
+        in.id[i] = i;
+      }
+    });
+    tree_.build(tasks);
     dirty_ = false;
   }
   void clear() noexcept {
@@ -901,12 +1319,12 @@ class TreeBroadPhase {
     tree_.staged().push(box.min.x, box.min.y, box.max.x, box.max.y, id);
     dirty_ = true;
   }
-  void findPairs(std::vector<Pair>& out) {
-    buildIfDirty();
-    tree_.findPairs(out);
+  void findPairs(std::vector<Pair>& out, TaskSystem& tasks) {
+    buildIfDirty(tasks);
+    tree_.findPairs(out, tasks);
   }
-  void retrieve(const AABB& box, std::vector<std::uint32_t>& out) {
-    buildIfDirty();
+  void retrieve(const AABB& box, std::vector<std::uint32_t>& out, TaskSystem& tasks) {
+    buildIfDirty(tasks);
     tree_.retrieve(box, out);
   }
   // Const queries never build (two threads may query at once): with
@@ -935,9 +1353,9 @@ class TreeBroadPhase {
   [[nodiscard]] RegionTreeStats stats() const noexcept { return tree_.stats(); }
 
  private:
-  void buildIfDirty() {
+  void buildIfDirty(TaskSystem& tasks) {
     if (!dirty_) return;
-    tree_.build();
+    tree_.build(tasks);
     dirty_ = false;
   }
 

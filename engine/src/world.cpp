@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -10,6 +11,7 @@
 #include <quadbin/engine/world.hpp>
 #include <quadbin/error.hpp>
 #include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/tasks/parallel.hpp>
 #include <string>
 
 #include "solver.hpp"
@@ -37,8 +39,12 @@ struct World::Impl {
   std::vector<std::uint32_t> generation;
   std::vector<std::uint32_t> freeSlots;
 
+  std::shared_ptr<TaskSystem> tasks;  // the step's parallel work runs here
   std::unique_ptr<BroadPhase> broad;
   Solver solver;
+  // Set for the duration of step(): calls from other threads meanwhile are
+  // refused instead of reading or writing arrays being rewritten.
+  std::atomic<bool> stepping{false};
 
   // Step scratch, kept between steps so a step allocates nothing once warm.
   std::vector<AABB> boxes;
@@ -47,6 +53,9 @@ struct World::Impl {
   // Touching pairs by (slot, generation), sorted; the previous step's set
   // turns into begin/end events.
   std::vector<TouchKey> touching, previousTouching;
+  OrderedBuffers<std::uint64_t> touchBuffers;
+  std::vector<std::uint64_t> touchKeys, touchScratch;
+  std::vector<std::uint32_t> touchCounts;
   std::vector<ContactEvent> beginEvents, endEvents;
   StepStats stats;
 
@@ -62,8 +71,25 @@ struct World::Impl {
   std::atomic<bool> queryFresh{false};
   std::vector<AABB> queryBoxes;
 
-  explicit Impl(const WorldDef& d) : def(d), broad(makeBroadPhase(d.broadPhase)) {
+  explicit Impl(const WorldDef& d)
+      : def(d),
+        tasks(d.taskSystem ? d.taskSystem : makeTaskSystem(d.threadCount)),
+        broad(makeBroadPhase(d.broadPhase)) {
     broad->setBounds(d.bounds);
+    broad->setTaskSystem(tasks);
+  }
+
+  // Refuses any call made while a step runs (from another thread: the
+  // step calls nothing public). Does not touch warnedRefusal, which the
+  // stepping thread owns.
+  void requireIdle(const char* what) const {
+    if (!stepping.load(std::memory_order_acquire)) return;
+    const std::string message = fmt::format(
+        "{}: called while World::step runs; nothing may be called on a world during its step "
+        "(see docs/concurrency.md)",
+        what);
+    logger()->warn("refused call: {}", message);
+    throw Error(message);
   }
 
   void markChanged() noexcept { queryFresh.store(false, std::memory_order_release); }
@@ -71,8 +97,7 @@ struct World::Impl {
     if (queryFresh.load(std::memory_order_acquire)) return;
     const std::lock_guard lock(queryMutex);
     if (queryFresh.load(std::memory_order_relaxed)) return;
-    queryBoxes.resize(bodies.size());
-    for (std::uint32_t i = 0; i < bodies.size(); ++i) queryBoxes[i] = bodies.tightBox(i);
+    bodies.tightBoxes(queryBoxes, *tasks);
     broad->update(queryBoxes);
     queryFresh.store(true, std::memory_order_release);
   }
@@ -96,6 +121,7 @@ struct World::Impl {
   }
 
   std::uint32_t denseIndex(BodyId id, const char* what) {
+    requireIdle(what);
     if (id.index >= denseOf.size() || denseOf[id.index] == kNone ||
         generation[id.index] != id.generation) {
       refuse(fmt::format("{}: BodyId{{index = {}, generation = {}}} is stale or unknown", what,
@@ -150,6 +176,9 @@ World::World(const WorldDef& def) {
                        def.restitutionThreshold));
   }
   if (def.solverPasses == 0) refuse("WorldDef.solverPasses = 0 must be at least 1");
+  if (def.threadCount > 1024 && !def.taskSystem) {
+    refuse(fmt::format("WorldDef.threadCount = {} must be at most 1024", def.threadCount));
+  }
   impl_ = std::make_unique<Impl>(def);
 }
 
@@ -159,6 +188,7 @@ World& World::operator=(World&&) noexcept = default;
 
 BodyId World::createBody(const BodyDef& d) {
   Impl& w = *impl_;
+  w.requireIdle("createBody");
   w.requireFinite(d.position.x, "BodyDef.position.x");
   w.requireFinite(d.position.y, "BodyDef.position.y");
   w.requireFinite(d.velocity.x, "BodyDef.velocity.x");
@@ -289,11 +319,23 @@ void World::setVelocity(BodyId id, Vec2 v) {
 
 void World::step(float dt) {
   Impl& w = *impl_;
+  if (w.stepping.exchange(true, std::memory_order_acq_rel)) {
+    w.requireIdle("step");  // throws: another thread is stepping this world
+  }
+  struct Done {
+    std::atomic<bool>& flag;
+    ~Done() { flag.store(false, std::memory_order_release); }
+  } done{w.stepping};
   if (!std::isfinite(dt) || !(dt > 0.0f)) {
     w.refuse(fmt::format("step: dt = {} must be finite and > 0", dt));
   }
   w.step(dt);
 }
+
+bool World::isStepping() const noexcept {
+  return impl_->stepping.load(std::memory_order_acquire);
+}
+TaskSystem& World::taskSystem() const noexcept { return *impl_->tasks; }
 
 void World::Impl::step(float dt) {
   const auto start = Clock::now();
@@ -315,8 +357,9 @@ void World::Impl::step(float dt) {
   SolverSettings settings{
       dt,         def.restitution,  def.restitutionThreshold, def.boundary == Boundary::Closed,
       def.bounds, def.solverPasses, def.positionPasses};
-  bodies.applyGravity(def.gravity, dt);
-  bodies.sweptBoxes(dt, boxes);
+  TaskSystem& ts = *tasks;
+  bodies.applyGravity(def.gravity, dt, ts);
+  bodies.sweptBoxes(dt, boxes, ts);
 
   auto t0 = Clock::now();
   broad->update(boxes);
@@ -326,11 +369,11 @@ void World::Impl::step(float dt) {
   stats.candidatePairs = static_cast<std::uint32_t>(pairs.size());
 
   t0 = Clock::now();
-  solver.buildContacts(bodies, settings, pairs);
+  solver.buildContacts(bodies, settings, pairs, ts);
   stats.narrowPhaseMs = millisSince(t0);
 
   t0 = Clock::now();
-  const SolverResult result = solver.solve(bodies, settings, *broad, boxes);
+  const SolverResult result = solver.solve(bodies, settings, *broad, boxes, ts);
   stats.solverMs = millisSince(t0);
   stats.impulses = result.impulses;
   if (result.unresolvedEscapes > 0 && !solver.warnedEscapes) {
@@ -341,18 +384,25 @@ void World::Impl::step(float dt) {
     solver.warnedEscapes = true;
   }
 
-  // Bodies outside the bounds (open worlds only: closed worlds clamp).
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (!contains(def.bounds, Vec2{bodies.px[i], bodies.py[i]})) {
-      ++stats.bodiesOutside;
-      if (!warnedOutside) {
-        logger()->warn(
-            "body {} left the world bounds at ({}, {}); it is still simulated "
-            "(reported once per world)",
-            slotOf[i], bodies.px[i], bodies.py[i]);
-        warnedOutside = true;
-      }
+  // Bodies outside the bounds (open worlds only: closed worlds clamp balls).
+  // Counted per range (one atomic add each); the first one is logged once.
+  std::atomic<std::uint32_t> outside{0};
+  ts.parallelFor(n, 4096, [&](std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t count = 0;
+    for (std::uint32_t i = begin; i < end; ++i) {
+      count += contains(def.bounds, Vec2{bodies.px[i], bodies.py[i]}) ? 0u : 1u;
     }
+    if (count != 0) outside.fetch_add(count, std::memory_order_relaxed);
+  });
+  stats.bodiesOutside = outside.load(std::memory_order_relaxed);
+  if (stats.bodiesOutside > 0 && !warnedOutside) {
+    std::uint32_t i = 0;
+    while (contains(def.bounds, Vec2{bodies.px[i], bodies.py[i]})) ++i;
+    logger()->warn(
+        "body {} left the world bounds at ({}, {}); it is still simulated "
+        "(reported once per world)",
+        slotOf[i], bodies.px[i], bodies.py[i]);
+    warnedOutside = true;
   }
 
   updateEvents();
@@ -360,13 +410,37 @@ void World::Impl::step(float dt) {
 }
 
 void World::Impl::updateEvents() {
-  touching.clear();
-  solver.touchingPairs([&](std::uint32_t a, std::uint32_t b) {
-    BodyId ia = bodyIdAt(a), ib = bodyIdAt(b);
-    if (ib.index < ia.index) std::swap(ia, ib);
-    touching.push_back({ia.index, ia.generation, ib.index, ib.generation});
+  // Touching pairs as keys slotA << bits | slotB (slotA < slotB), gathered
+  // per chunk of contacts, radix-sorted: a slot pair is unique, so this is
+  // the TouchKey order.
+  TaskSystem& ts = *tasks;
+  const std::span<const Solver::SolverContact> contacts = solver.contacts();
+  const auto count = static_cast<std::uint32_t>(contacts.size());
+  const auto slotBits = static_cast<unsigned>(std::bit_width(denseOf.size()));
+  constexpr std::uint32_t kChunk = 16384;
+  touchBuffers.reset(chunkCount(count, kChunk));
+  forEachChunk(ts, count, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const Solver::SolverContact& con = contacts[k];
+      if (!con.touched || con.b >= Solver::kWallBase) continue;
+      std::uint32_t sa = slotOf[con.a], sb = slotOf[con.b];
+      if (sb < sa) std::swap(sa, sb);
+      touchBuffers[c].push_back((std::uint64_t{sa} << slotBits) | sb);
+    }
   });
-  std::sort(touching.begin(), touching.end());
+  touchKeys.clear();
+  touchBuffers.appendTo(ts, touchKeys);
+  parallelRadixSort(ts, touchKeys, touchScratch, touchCounts, 2 * slotBits);
+  touching.resize(touchKeys.size());
+  const std::uint64_t lowMask = (std::uint64_t{1} << slotBits) - 1;
+  ts.parallelFor(static_cast<std::uint32_t>(touchKeys.size()), 4096,
+                 [&](std::uint32_t begin, std::uint32_t end) {
+                   for (std::uint32_t k = begin; k < end; ++k) {
+                     const auto sa = static_cast<std::uint32_t>(touchKeys[k] >> slotBits);
+                     const auto sb = static_cast<std::uint32_t>(touchKeys[k] & lowMask);
+                     touching[k] = {sa, generation[sa], sb, generation[sb]};
+                   }
+                 });
   stats.contacts = static_cast<std::uint32_t>(touching.size());
 
   beginEvents.clear();
@@ -399,6 +473,7 @@ std::uint32_t World::bodyCount() const noexcept {
   return static_cast<std::uint32_t>(impl_->slotOf.size());
 }
 BodyId World::bodyAt(std::uint32_t i) const {
+  impl_->requireIdle("bodyAt");
   if (i >= impl_->slotOf.size()) {
     impl_->refuse(fmt::format("bodyAt: index {} >= bodyCount() = {}", i, impl_->slotOf.size()));
   }
@@ -433,6 +508,7 @@ Vec2 World::momentum() const noexcept {
 
 void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
   Impl& w = *impl_;
+  w.requireIdle("queryBox");
   w.requireFiniteQuery(box.min.x, "queryBox box.min.x");
   w.requireFiniteQuery(box.min.y, "queryBox box.min.y");
   w.requireFiniteQuery(box.max.x, "queryBox box.max.x");
@@ -453,6 +529,7 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
 
 void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const {
   Impl& w = *impl_;
+  w.requireIdle("queryRadius");
   w.requireFiniteQuery(center.x, "queryRadius center.x");
   w.requireFiniteQuery(center.y, "queryRadius center.y");
   w.requireFiniteQuery(radius, "queryRadius radius");
@@ -491,6 +568,7 @@ std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
 
 void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
   Impl& w = *impl_;
+  w.requireIdle("raycast");
   w.requireFiniteQuery(ray.origin.x, "raycast origin.x");
   w.requireFiniteQuery(ray.origin.y, "raycast origin.y");
   w.requireFiniteQuery(ray.direction.x, "raycast direction.x");
@@ -530,6 +608,7 @@ std::optional<RayHit> World::raycast(const Ray& ray) const {
 
 void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const {
   Impl& w = *impl_;
+  w.requireIdle("nearest");
   w.requireFiniteQuery(point.x, "nearest point.x");
   w.requireFiniteQuery(point.y, "nearest point.y");
   out.clear();

@@ -43,6 +43,10 @@ class AutoBroadPhase final : public BroadPhase {
   }
   [[nodiscard]] std::size_t size() const noexcept override { return active_->size(); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override { return active_->memoryBytes(); }
+  /// Passed on to the structure in use, and to each one it switches to.
+  void setTaskSystem(std::shared_ptr<TaskSystem> tasks) override;
+  /// True: the structures it picks for more than a few bodies are parallel.
+  [[nodiscard]] bool usesTaskSystem() const noexcept override { return true; }
 
   /// The structure in use since the last update.
   [[nodiscard]] BroadPhaseType active() const noexcept { return active_->type(); }

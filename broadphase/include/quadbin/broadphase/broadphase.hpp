@@ -10,6 +10,7 @@
 #include <optional>
 #include <quadbin/geometry/aabb.hpp>
 #include <quadbin/geometry/ray.hpp>
+#include <quadbin/tasks/task_system.hpp>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,11 @@ enum class BroadPhaseType : std::uint8_t {
 /// - query appends every proxy whose box touches `box` (borders included),
 ///   each once.
 /// One virtual call per frame or per query, never per pair.
+///
+/// Threads: update and findPairs run their parallel parts on the structure's
+/// TaskSystem (setTaskSystem; serial by default) and give the same pairs, in
+/// the same order, on any of them. The const queries may be called from many
+/// threads at once, but not while update or findPairs runs.
 class BroadPhase {
  public:
   BroadPhase() = default;
@@ -90,6 +96,25 @@ class BroadPhase {
   [[nodiscard]] virtual std::size_t size() const noexcept = 0;
   /// Heap bytes the structure holds (capacity, not just size).
   [[nodiscard]] virtual std::size_t memoryBytes() const noexcept = 0;
+
+  /// Where update and findPairs run their parallel work; nullptr (the
+  /// default) runs it on the calling thread. The structure shares ownership
+  /// of the system, so it lives as long as the structure uses it. Not to be
+  /// called while another member runs.
+  virtual void setTaskSystem(std::shared_ptr<TaskSystem> tasks) { tasks_ = std::move(tasks); }
+  /// Whether update or findPairs use the task system at all (structures
+  /// without parallel code run serially whatever they are given).
+  [[nodiscard]] virtual bool usesTaskSystem() const noexcept { return false; }
+
+ protected:
+  /// The system set by setTaskSystem, or the serial one.
+  [[nodiscard]] TaskSystem& tasks() const noexcept {
+    return tasks_ ? *tasks_ : serialTaskSystem();
+  }
+  [[nodiscard]] const std::shared_ptr<TaskSystem>& sharedTasks() const noexcept { return tasks_; }
+
+ private:
+  std::shared_ptr<TaskSystem> tasks_;
 };
 
 /// A new, empty structure of the given type.

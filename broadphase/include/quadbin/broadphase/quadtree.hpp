@@ -26,9 +26,18 @@
 /// everything, never lost; the root is regrown when too many are outside.
 /// Pick it for a few hundred to a few thousand bodies, or when bodies move
 /// little between frames.
+///
+/// Parallel (setTaskSystem): the scan for boxes that changed and must move
+/// runs by chunks of proxies on the unchanged tree; the moves themselves
+/// are applied serially in index order (they split and merge nodes). Pairs
+/// are searched by tasks over the nodes' values in depth-first order, each
+/// pair reported by the task of its shallower value, into its own buffer;
+/// the buffers are merged in that order: the same pairs, in the same order,
+/// for any thread count.
 
 #include <cstdint>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/tasks/parallel.hpp>
 #include <vector>
 
 namespace quadbin {
@@ -52,6 +61,7 @@ class QuadtreeBroadPhase final : public BroadPhase {
   void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
   [[nodiscard]] std::size_t size() const noexcept override { return node_.size(); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+  [[nodiscard]] bool usesTaskSystem() const noexcept override { return true; }
 
   /// Nodes in use (for tests and statistics).
   [[nodiscard]] std::uint32_t nodeCount() const noexcept;
@@ -86,9 +96,10 @@ class QuadtreeBroadPhase final : public BroadPhase {
   void split(std::int32_t node);
   void collapse(std::int32_t node);
   std::int32_t allocateChildren();
-  void pairsTight(std::vector<Pair>& out);
-  void pairsLoose(std::vector<Pair>& out);
-  void pairsOutside(std::vector<Pair>& out);
+  // Pairs of value k of node `at` (and of outside values [begin, end)).
+  void pairsTight(std::int32_t at, std::uint32_t k, std::vector<Pair>& out) const;
+  void pairsLoose(std::int32_t at, std::uint32_t k, std::vector<Pair>& out) const;
+  void pairsOutside(std::uint32_t begin, std::uint32_t end, std::vector<Pair>& out) const;
 
   QuadtreeOptions options_;
   AABB bounds_{};
@@ -101,6 +112,17 @@ class QuadtreeBroadPhase final : public BroadPhase {
   std::vector<std::uint32_t> slot_;  // position in its node's (or outside) list
   std::vector<std::uint32_t> outside_;
   std::uint32_t moved_ = 0;
+  // Parallel work: movers found per chunk; pair tasks as segments of nodes'
+  // values in depth-first order.
+  struct Segment {
+    std::int32_t node;
+    std::uint32_t begin, end;
+  };
+  OrderedBuffers<std::uint32_t> moverBuffers_;
+  std::vector<std::uint32_t> movers_;
+  std::vector<Segment> segments_;
+  std::vector<std::uint32_t> taskFirstSegment_;
+  OrderedBuffers<Pair> pairBuffers_;
 };
 
 }  // namespace quadbin

@@ -19,6 +19,7 @@
 #include <quadbin/engine/log.hpp>
 #include <quadbin/geometry/aabb.hpp>
 #include <quadbin/geometry/ray.hpp>
+#include <quadbin/tasks/task_system.hpp>
 #include <span>
 #include <vector>
 
@@ -55,9 +56,18 @@ struct WorldDef {
   /// buzzing. 0 (the default) keeps every collision elastic, so e = 1
   /// conserves kinetic energy exactly.
   float restitutionThreshold = 0.0f;
-  /// Worker threads for the step; 0 = all hardware threads. Results are the
-  /// same for every count.
+  /// Threads for the step: 1 = the calling thread only (no TBB at all),
+  /// 0 = all hardware threads, n = a oneTBB arena of n threads (at most
+  /// 1024). Results are bit-identical for every count. Ignored when
+  /// `taskSystem` is set.
   std::uint32_t threadCount = 0;
+  /// The game's own scheduler (see quadbin/tasks/task_system.hpp); null:
+  /// one is made from `threadCount`. The world shares ownership, so the
+  /// system lives at least as long as the world; it may be shared by several
+  /// worlds and stepped from several threads at once if the implementation
+  /// allows concurrent calls (TaskSystem's contract asks it to). It must not
+  /// call back into the world.
+  std::shared_ptr<TaskSystem> taskSystem;
   BroadPhaseType broadPhase = BroadPhaseType::Auto;  ///< Auto: picked from the bodies
   /// Passes of the impulse solver over the contact list per step; a chain
   /// of k balls in contact needs about k passes to pass momentum along it.
@@ -122,7 +132,7 @@ struct StepStats {
 class World {
  public:
   /// Throws Error for invalid bounds, restitution outside [0, 1], non-finite
-  /// gravity or zero solver passes.
+  /// gravity, zero solver passes or more than 1024 threads.
   explicit World(const WorldDef& def = {});
   ~World();
   World(const World&) = delete;
@@ -150,9 +160,20 @@ class World {
   void setVelocity(BodyId id, Vec2 velocity);
 
   /// Advances the world by dt seconds: integrate -> swept boxes -> broad
-  /// phase -> narrow phase -> solver -> position correction -> events.
+  /// phase -> narrow phase -> solver -> position correction -> events,
+  /// each phase in parallel on the world's task system.
   /// Throws Error for dt that is not finite and > 0.
+  ///
+  /// While step() runs, nothing else may be called on this world from any
+  /// thread (docs/concurrency.md): bodies, queries and events are being
+  /// rewritten. Calls that do so anyway are refused with Error where they
+  /// can be detected (every member that can throw checks); the noexcept
+  /// accessors cannot refuse and must simply not be called.
   void step(float dt);
+  /// True while step() runs (for assertions in callers).
+  [[nodiscard]] bool isStepping() const noexcept;
+  /// The task system the world steps on.
+  [[nodiscard]] TaskSystem& taskSystem() const noexcept;
 
   [[nodiscard]] std::span<const ContactEvent> contactBeginEvents() const noexcept;
   [[nodiscard]] std::span<const ContactEvent> contactEndEvents() const noexcept;
@@ -172,8 +193,10 @@ class World {
 
   // Spatial queries: exact against the bodies' shapes (circles and boxes),
   // results in creation order (dense index) unless said otherwise. They may
-  // be called from many threads at once between steps; never during a step.
-  // Throw Error for non-finite arguments or negative radius.
+  // be called from many threads at once between steps, as long as no thread
+  // changes the world meanwhile (createBody, setPosition, step, ...).
+  // Throw Error for non-finite arguments or negative radius, and when
+  // called during a step.
 
   /// Bodies whose shape touches the box (culling).
   void queryBox(const AABB& box, std::vector<BodyId>& out) const;

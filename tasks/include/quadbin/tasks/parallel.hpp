@@ -1,0 +1,136 @@
+#pragma once
+/// \file
+/// Deterministic building blocks on top of a TaskSystem. Work is cut into
+/// chunks whose size is a constant of the caller (never the thread count),
+/// each chunk writes only its own output, and outputs are merged in chunk
+/// order; so results are the same, bit for bit, on any task system.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <quadbin/tasks/task_system.hpp>
+#include <vector>
+
+namespace quadbin {
+
+/// Chunks of `chunkSize` indices covering [0, count): the last may be shorter.
+[[nodiscard]] constexpr std::uint32_t chunkCount(std::uint32_t count,
+                                                 std::uint32_t chunkSize) noexcept {
+  return count == 0 ? 0 : (count - 1) / chunkSize + 1;
+}
+
+/// Runs fn(chunk, begin, end) for each chunk of `chunkSize` indices of
+/// [0, count), as independent tasks. The chunks depend only on count and
+/// chunkSize, so per-chunk outputs merged in chunk order are deterministic.
+template <class F>
+void forEachChunk(TaskSystem& tasks, std::uint32_t count, std::uint32_t chunkSize, F&& fn) {
+  const std::uint32_t chunks = chunkCount(count, chunkSize);
+  tasks.forkJoin(chunks, [&](std::uint32_t c) {
+    const std::uint32_t begin = c * chunkSize;
+    fn(c, begin, std::min(count, begin + chunkSize));
+  });
+}
+
+/// One output buffer per chunk, concatenated in chunk order: the merge step
+/// of "each task writes its own buffer". The buffers keep their capacity
+/// from frame to frame, so a warm frame allocates nothing.
+template <class T>
+class OrderedBuffers {
+ public:
+  /// `count` empty buffers.
+  void reset(std::uint32_t count) {
+    if (buffers_.size() < count) buffers_.resize(count);
+    for (std::uint32_t i = 0; i < count; ++i) buffers_[i].clear();
+    count_ = count;
+  }
+  [[nodiscard]] std::uint32_t size() const noexcept { return count_; }
+  [[nodiscard]] std::vector<T>& operator[](std::uint32_t i) noexcept { return buffers_[i]; }
+  [[nodiscard]] const std::vector<T>& operator[](std::uint32_t i) const noexcept {
+    return buffers_[i];
+  }
+  [[nodiscard]] std::size_t totalSize() const noexcept {
+    std::size_t total = 0;
+    for (std::uint32_t i = 0; i < count_; ++i) total += buffers_[i].size();
+    return total;
+  }
+
+  /// Appends buffer 0, then buffer 1, ... to `out` (copies in parallel).
+  void appendTo(TaskSystem& tasks, std::vector<T>& out) {
+    offsets_.resize(count_ + 1);
+    std::size_t at = out.size();
+    for (std::uint32_t i = 0; i < count_; ++i) {
+      offsets_[i] = at;
+      at += buffers_[i].size();
+    }
+    offsets_[count_] = at;
+    if (at == out.size()) return;
+    out.resize(at);
+    T* dst = out.data();
+    tasks.forkJoin(count_, [&](std::uint32_t i) {
+      std::copy(buffers_[i].begin(), buffers_[i].end(), dst + offsets_[i]);
+    });
+  }
+
+  [[nodiscard]] std::size_t memoryBytes() const noexcept {
+    std::size_t bytes = buffers_.capacity() * sizeof(std::vector<T>) +
+                        offsets_.capacity() * sizeof(std::size_t);
+    for (const auto& b : buffers_) bytes += b.capacity() * sizeof(T);
+    return bytes;
+  }
+
+ private:
+  std::vector<std::vector<T>> buffers_;
+  std::vector<std::size_t> offsets_;
+  std::uint32_t count_ = 0;
+};
+
+/// Stable LSD radix sort of 64-bit keys of which only the low `keyBits` bits
+/// may be set, 11 bits per pass, chunks counted and scattered in parallel
+/// (per-chunk histograms, prefix sums over digit then chunk). The result is
+/// the keys in ascending order, whatever the task system. `scratch` and
+/// `counts` are working space kept by the caller.
+inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& keys,
+                              std::vector<std::uint64_t>& scratch,
+                              std::vector<std::uint32_t>& counts, unsigned keyBits) {
+  constexpr unsigned kDigitBits = 11;
+  constexpr std::uint32_t kDigits = 1u << kDigitBits;
+  constexpr std::uint32_t kChunk = 1u << 16;
+  const auto n = static_cast<std::uint32_t>(keys.size());
+  if (n < 2) return;
+  const std::uint32_t chunks = chunkCount(n, kChunk);
+  scratch.resize(n);
+  counts.resize(std::size_t{chunks} * kDigits);
+  for (unsigned shift = 0; shift < keyBits; shift += kDigitBits) {
+    const std::uint64_t* src = keys.data();
+    std::uint64_t* dst = scratch.data();
+    std::uint32_t* count = counts.data();
+    forEachChunk(tasks, n, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+      std::uint32_t* h = count + std::size_t{c} * kDigits;
+      std::fill(h, h + kDigits, 0u);
+      for (std::uint32_t i = begin; i < end; ++i) ++h[(src[i] >> shift) & (kDigits - 1)];
+    });
+    // A digit that every key shares sorts nothing.
+    const std::uint64_t firstDigit = (src[0] >> shift) & (kDigits - 1);
+    std::uint32_t sharing = 0;
+    for (std::uint32_t c = 0; c < chunks; ++c) sharing += count[std::size_t{c} * kDigits + firstDigit];
+    if (sharing == n) continue;
+    std::uint32_t running = 0;
+    for (std::uint32_t d = 0; d < kDigits; ++d) {
+      for (std::uint32_t c = 0; c < chunks; ++c) {
+        std::uint32_t& slot = count[std::size_t{c} * kDigits + d];
+        const std::uint32_t here = slot;
+        slot = running;
+        running += here;
+      }
+    }
+    forEachChunk(tasks, n, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+      std::uint32_t* cursor = count + std::size_t{c} * kDigits;
+      for (std::uint32_t i = begin; i < end; ++i) {
+        dst[cursor[(src[i] >> shift) & (kDigits - 1)]++] = src[i];
+      }
+    });
+    keys.swap(scratch);
+  }
+}
+
+}  // namespace quadbin

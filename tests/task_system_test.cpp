@@ -1,0 +1,148 @@
+// The task seam: the serial, oneTBB and test thread-pool systems run every
+// index exactly once, nest, propagate exceptions; the deterministic helpers
+// give the same answer on all of them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <numeric>
+#include <quadbin/error.hpp>
+#include <quadbin/tasks.hpp>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "support/thread_pool_task_system.hpp"
+
+namespace {
+
+using namespace quadbin;
+
+struct NamedSystem {
+  const char* name;
+  std::shared_ptr<TaskSystem> system;
+};
+
+std::vector<NamedSystem> systems() {
+  std::vector<NamedSystem> all;
+  all.push_back({"serial", std::make_shared<SerialTaskSystem>()});
+  all.push_back({"pool-3", std::make_shared<test::ThreadPoolTaskSystem>(3)});
+#if !defined(__SANITIZE_THREAD__)
+  // Uninstrumented TBB: its hand-offs look like races to TSan.
+  all.push_back({"tbb-2", makeTbbTaskSystem(2)});
+  all.push_back({"tbb-8", makeTbbTaskSystem(8)});
+#endif
+  return all;
+}
+
+TEST(TaskSystem, ParallelForCoversEveryIndexOnce) {
+  for (auto& [name, ts] : systems()) {
+    for (std::uint32_t count : {0u, 1u, 7u, 1000u, 100003u}) {
+      for (std::uint32_t grain : {0u, 1u, 13u, 4096u}) {
+        std::vector<std::atomic<int>> hits(count);
+        ts->parallelFor(count, grain, [&](std::uint32_t begin, std::uint32_t end) {
+          ASSERT_LT(begin, end);
+          for (std::uint32_t i = begin; i < end; ++i) hits[i].fetch_add(1);
+        });
+        for (std::uint32_t i = 0; i < count; ++i) {
+          ASSERT_EQ(hits[i].load(), 1) << name << " count " << count << " grain " << grain;
+        }
+      }
+    }
+  }
+}
+
+TEST(TaskSystem, ForkJoinNestsAndRunsEveryTaskOnce) {
+  for (auto& [name, ts] : systems()) {
+    std::vector<std::atomic<int>> hits(64 * 100);
+    ts->forkJoin(64, [&](std::uint32_t outer) {
+      ts->parallelFor(100, 3, [&](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t i = begin; i < end; ++i) hits[outer * 100 + i].fetch_add(1);
+      });
+    });
+    for (auto& h : hits) ASSERT_EQ(h.load(), 1) << name;
+  }
+}
+
+TEST(TaskSystem, ExceptionsReachTheCaller) {
+  for (auto& [name, ts] : systems()) {
+    EXPECT_THROW(ts->parallelFor(1000, 10,
+                                 [](std::uint32_t begin, std::uint32_t end) {
+                                   if (begin <= 500 && 500 < end) throw std::runtime_error("boom");
+                                 }),
+                 std::runtime_error)
+        << name;
+    // Still usable afterwards.
+    std::atomic<int> sum{0};
+    ts->forkJoin(10, [&](std::uint32_t i) { sum += static_cast<int>(i); });
+    EXPECT_EQ(sum.load(), 45) << name;
+  }
+}
+
+TEST(TaskSystem, ThreadCounts) {
+  EXPECT_EQ(makeTaskSystem(1)->threadCount(), 1u);
+  EXPECT_EQ(serialTaskSystem().threadCount(), 1u);
+  EXPECT_EQ(makeTaskSystem(0)->threadCount(), hardwareThreads());
+  EXPECT_EQ(makeTbbTaskSystem(5)->threadCount(), 5u);
+  EXPECT_THROW((void)makeTbbTaskSystem(5000), Error);
+}
+
+TEST(TaskSystem, SeveralCallersAtOnce) {
+  // Two external threads sharing one system (two worlds on one scheduler).
+  for (auto& [name, ts] : systems()) {
+    std::vector<std::uint64_t> sums(2, 0);
+    std::vector<std::thread> callers;
+    for (int c = 0; c < 2; ++c) {
+      callers.emplace_back([&, c] {
+        for (int rep = 0; rep < 20; ++rep) {
+          std::vector<std::uint32_t> v(5000);
+          ts->parallelFor(5000, 100, [&](std::uint32_t begin, std::uint32_t end) {
+            for (std::uint32_t i = begin; i < end; ++i) v[i] = i;
+          });
+          sums[c] += std::accumulate(v.begin(), v.end(), std::uint64_t{0});
+        }
+      });
+    }
+    for (auto& t : callers) t.join();
+    EXPECT_EQ(sums[0], 20ull * 4999 * 5000 / 2) << name;
+    EXPECT_EQ(sums[1], sums[0]) << name;
+  }
+}
+
+TEST(ParallelHelpers, RadixSortMatchesStdSort) {
+  std::mt19937_64 rng(7);
+  for (std::uint32_t n : {0u, 1u, 100u, 70000u, 300000u}) {
+    std::vector<std::uint64_t> keys(n);
+    for (auto& k : keys) k = rng() & ((std::uint64_t{1} << 41) - 1);
+    auto expected = keys;
+    std::sort(expected.begin(), expected.end());
+    for (auto& [name, ts] : systems()) {
+      auto sorted = keys;
+      std::vector<std::uint64_t> scratch;
+      std::vector<std::uint32_t> counts;
+      parallelRadixSort(*ts, sorted, scratch, counts, 41);
+      ASSERT_EQ(sorted, expected) << name << " n " << n;
+    }
+  }
+}
+
+TEST(ParallelHelpers, OrderedBuffersConcatenateInChunkOrder) {
+  for (auto& [name, ts] : systems()) {
+    OrderedBuffers<std::uint32_t> buffers;
+    std::vector<std::uint32_t> out{999};
+    const std::uint32_t n = 100000;
+    buffers.reset(chunkCount(n, 1000));
+    forEachChunk(*ts, n, 1000, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t i = begin; i < end; ++i) {
+        if (i % 3 == 0) buffers[c].push_back(i);
+      }
+    });
+    buffers.appendTo(*ts, out);
+    std::vector<std::uint32_t> expected{999};
+    for (std::uint32_t i = 0; i < n; i += 3) expected.push_back(i);
+    EXPECT_EQ(out, expected) << name;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,191 @@
+// What may and may not be called while a world steps, queries from many
+// threads between steps, and worlds sharing one task system.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <bit>
+#include <functional>
+#include <quadbin/quadbin.hpp>
+#include <quadbin/scenes/scene.hpp>
+#include <thread>
+#include <vector>
+
+#include "support/thread_pool_task_system.hpp"
+
+namespace {
+
+using namespace quadbin;
+
+// Runs everything inline and, the first time the world hands it work,
+// calls `during` (from inside the step, as another thread could).
+class Spy final : public TaskSystem {
+ public:
+  std::function<void()> during;
+  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return 1; }
+
+ protected:
+  void runParallelFor(std::uint32_t count, std::uint32_t,
+                      FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
+    poke();
+    body(0, count);
+  }
+  void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
+    poke();
+    for (std::uint32_t i = 0; i < count; ++i) task(i);
+  }
+
+ private:
+  void poke() {
+    if (!during) return;
+    auto f = std::move(during);
+    during = nullptr;
+    f();
+  }
+};
+
+WorldDef quietDef() {
+  WorldDef def;
+  def.logLevel = LogLevel::Off;
+  def.bounds = {{0, 0}, {200, 200}};
+  return def;
+}
+
+void addBalls(World& w, int count) {
+  for (int i = 0; i < count; ++i) {
+    const float x = 5.0f + static_cast<float>(i % 60) * 3.0f;
+    const float y = 5.0f + static_cast<float>(i / 60) * 3.0f;
+    w.createBody(BodyDef::ball({x, y}, 1.0f, {static_cast<float>(i % 7) - 3.0f, 2.0f}));
+  }
+}
+
+TEST(WorldThreads, CallsDuringAStepAreRefused) {
+  auto spy = std::make_shared<Spy>();
+  WorldDef def = quietDef();
+  def.taskSystem = spy;
+  World w(def);
+  addBalls(w, 3000);  // enough for the step to hand out work
+  const BodyId ball = w.bodyAt(0);
+  int refused = 0, calls = 0;
+  auto expectRefused = [&](auto&& call) {
+    ++calls;
+    try {
+      call();
+    } catch (const Error& e) {
+      ++refused;
+      EXPECT_NE(std::string(e.what()).find("World::step"), std::string::npos) << e.what();
+    }
+  };
+  bool ran = false;
+  spy->during = [&] {
+    ran = true;
+    EXPECT_TRUE(w.isStepping());
+    std::vector<BodyId> ids;
+    std::vector<RayHit> hits;
+    expectRefused([&] { w.step(0.01f); });
+    expectRefused([&] { (void)w.createBody(BodyDef::ball({100, 100}, 1)); });
+    expectRefused([&] { w.destroyBody(ball); });
+    expectRefused([&] { w.setPosition(ball, {50, 50}); });
+    expectRefused([&] { w.setVelocity(ball, {1, 1}); });
+    expectRefused([&] { (void)w.position(ball); });
+    expectRefused([&] { (void)w.bodyAt(0); });
+    expectRefused([&] { w.queryBox({{0, 0}, {10, 10}}, ids); });
+    expectRefused([&] { w.queryRadius({5, 5}, 3, ids); });
+    expectRefused([&] { w.raycastAll(Ray{{0, 0}, {1, 1}, 100}, hits); });
+    expectRefused([&] { w.nearest({5, 5}, 3, ids); });
+  };
+  const std::uint32_t before = w.bodyCount();
+  w.step(1.0f / 60.0f);
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(refused, calls);
+  EXPECT_FALSE(w.isStepping());
+  EXPECT_EQ(w.bodyCount(), before);
+  // And everything works again after the step.
+  EXPECT_NO_THROW((void)w.position(ball));
+  EXPECT_NO_THROW(w.step(1.0f / 60.0f));
+}
+
+TEST(WorldThreads, QueriesFromManyThreadsBetweenSteps) {
+  WorldDef def = quietDef();
+  def.taskSystem = test::makeTestTaskSystem(2);
+  World w(def);
+  addBalls(w, 2000);
+  for (int s = 0; s < 3; ++s) w.step(1.0f / 60.0f);
+  // Expected answers, asked serially (after which the index is fresh).
+  std::vector<std::vector<BodyId>> expected(16);
+  for (int q = 0; q < 16; ++q) {
+    const float x = static_cast<float>(q) * 11.0f;
+    w.queryBox({{x, x}, {x + 20, x + 15}}, expected[q]);
+  }
+  for (int round = 0; round < 3; ++round) {
+    w.step(1.0f / 60.0f);  // the query index is stale again: the first query refreshes it
+    std::vector<std::vector<BodyId>> serial(16);
+    for (int q = 0; q < 16; ++q) {
+      const float x = static_cast<float>(q) * 11.0f;
+      std::vector<BodyId> ids;
+      w.queryBox({{x, x}, {x + 20, x + 15}}, ids);
+      serial[q] = ids;
+    }
+    w.step(1.0f / 60.0f);
+    std::vector<std::vector<BodyId>> again(16);
+    {
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&, t] {
+          for (int q = t; q < 16; q += 4) {
+            const float x = static_cast<float>(q) * 11.0f;
+            w.queryBox({{x, x}, {x + 20, x + 15}}, again[q]);
+            std::vector<RayHit> hits;
+            w.raycastAll(Ray{{x, 0}, {0, 1}, 200}, hits);
+          }
+        });
+      }
+      for (auto& t : threads) t.join();
+    }
+    for (int q = 0; q < 16; ++q) {
+      const float x = static_cast<float>(q) * 11.0f;
+      std::vector<BodyId> ids;
+      w.queryBox({{x, x}, {x + 20, x + 15}}, ids);
+      EXPECT_EQ(again[q], ids) << "query " << q;
+    }
+  }
+}
+
+TEST(WorldThreads, WorldsShareOneTaskSystem) {
+  auto shared = test::makeTestTaskSystem(3);
+  const auto scene = scenes::generate(scenes::SceneKind::Uniform, 3000);
+  auto finalBits = [&](std::shared_ptr<TaskSystem> tasks) {
+    WorldDef def;
+    def.logLevel = LogLevel::Off;
+    def.taskSystem = std::move(tasks);
+    World w = scenes::makeWorld(scene, def);
+    for (int s = 0; s < 30; ++s) w.step(1.0f / 60.0f);
+    std::vector<std::uint32_t> bits;
+    for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+      const Vec2 p = w.position(w.bodyAt(i));
+      bits.push_back(std::bit_cast<std::uint32_t>(p.x));
+      bits.push_back(std::bit_cast<std::uint32_t>(p.y));
+    }
+    return bits;
+  };
+  const auto reference = finalBits(std::make_shared<SerialTaskSystem>());
+  std::vector<std::uint32_t> a, b;
+  std::thread ta([&] { a = finalBits(shared); });
+  std::thread tb([&] { b = finalBits(shared); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(a, reference);
+  EXPECT_EQ(b, reference);
+}
+
+TEST(WorldThreads, ThreadCountIsValidated) {
+  WorldDef def = quietDef();
+  def.threadCount = 5000;
+  EXPECT_THROW(World{def}, Error);
+  def.threadCount = 3;
+  World w(def);
+  EXPECT_EQ(w.taskSystem().threadCount(), 3u);
+  def.threadCount = 1;
+  EXPECT_EQ(World{def}.taskSystem().threadCount(), 1u);
+}
+
+}  // namespace
