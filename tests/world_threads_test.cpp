@@ -62,8 +62,9 @@ TEST(WorldThreads, CallsDuringAStepAreRefused) {
   auto spy = std::make_shared<Spy>();
   WorldDef def = quietDef();
   def.taskSystem = spy;
+  def.broadPhase = BroadPhaseType::BinGrid;  // a parallel structure: the step hands out work
   World w(def);
-  addBalls(w, 3000);  // enough for the step to hand out work
+  addBalls(w, 3000);
   const BodyId ball = w.bodyAt(0);
   int refused = 0, calls = 0;
   auto expectRefused = [&](auto&& call) {

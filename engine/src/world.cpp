@@ -59,7 +59,7 @@ struct World::Impl {
   std::vector<ContactEvent> beginEvents, endEvents;
   StepStats stats;
 
-  bool warnedRefusal = false;
+  std::atomic<bool> warnedRefusal{false};  // queries may refuse from many threads
   bool warnedOutside = false;
   bool warnedBruteForce = false;
 
@@ -80,8 +80,7 @@ struct World::Impl {
   }
 
   // Refuses any call made while a step runs (from another thread: the
-  // step calls nothing public). Does not touch warnedRefusal, which the
-  // stepping thread owns.
+  // step calls nothing public).
   void requireIdle(const char* what) const {
     if (!stepping.load(std::memory_order_acquire)) return;
     const std::string message = fmt::format(
@@ -107,9 +106,8 @@ struct World::Impl {
   [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
 
   [[noreturn]] void refuse(const std::string& message) {
-    if (!warnedRefusal) {
+    if (!warnedRefusal.exchange(true, std::memory_order_relaxed)) {
       logger()->warn("refused input: {} (later refusals are logged at debug level)", message);
-      warnedRefusal = true;
     } else {
       logger()->debug("refused input: {}", message);
     }
