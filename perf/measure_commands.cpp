@@ -254,7 +254,10 @@ int runCommand(const MeasureOptions& o) {
       for (const auto n : sizes) {
         for (const auto& s : structures) {
           if (w == 'B' && !isQuadbinStructure(s)) {
-            peersInB.insert(s);
+            // A note for peers asked for by name; `all` means "all that take part".
+            if (std::find(o.structures.begin(), o.structures.end(), s) != o.structures.end()) {
+              peersInB.insert(s);
+            }
             continue;
           }
           for (const auto t : threads) {

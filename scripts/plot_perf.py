@@ -80,14 +80,21 @@ def thousands(x, _pos=None):
     return f"{x:g}"
 
 
-def machine_note(result_dir):
-    path = os.path.join(result_dir, "machine.json")
-    if not os.path.exists(path):
-        return ""
+def machine_note(result_dir, command):
+    """The machine the numbers come from: <command>.json's, else machine.json."""
     import json
 
-    with open(path) as f:
-        m = json.load(f)
+    m = None
+    path = os.path.join(result_dir, command + ".json")
+    if os.path.exists(path):
+        with open(path) as f:
+            m = json.load(f).get("machine")
+    if m is None:
+        path = os.path.join(result_dir, "machine.json")
+        if not os.path.exists(path):
+            return ""
+        with open(path) as f:
+            m = json.load(f)
     return f"{m.get('cpu', '?')}, {m.get('logical_cpus', '?')} threads, {m.get('compiler', '?')} " \
            f"{m.get('build_type', '')}, commit {m.get('git_commit', '?')}"
 
@@ -286,7 +293,6 @@ def main():
     args = parser.parse_args()
     out_dir = args.out or args.result_dir
     os.makedirs(out_dir, exist_ok=True)
-    note = machine_note(args.result_dir)
     styles = Styles()
     for name in QUADBIN_ORDER:
         styles(name)
@@ -299,6 +305,7 @@ def main():
             print(f"plot_perf: no {name} in {args.result_dir}", file=sys.stderr)
             continue
         found = True
+        note = machine_note(args.result_dir, name[:-len(".csv")])
         written += plot(rows, out_dir, note, styles)
     if not found:
         print(f"plot_perf: no results in {args.result_dir} (run quadbin-perf run/sweep/scaling)",
