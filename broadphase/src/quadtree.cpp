@@ -297,22 +297,23 @@ void QuadtreeBroadPhase::updateIncrementally(std::span<const AABB> boxes, std::u
   // proxies that must change node (each chunk lists its own, in index
   // order; the tree is only read).
   moverBuffers_.reset(chunkCount(n, kProxyChunk));
-  forEachChunk(tasks(), n, kProxyChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-    std::vector<std::uint32_t>& movers = moverBuffers_[c];
-    for (std::uint32_t i = begin; i < end; ++i) {
-      const AABB& b = boxes[i];
-      if (i < old && minX_[i] == b.min.x && minY_[i] == b.min.y && maxX_[i] == b.max.x &&
-          maxY_[i] == b.max.y) {
-        continue;
-      }
-      minX_[i] = b.min.x;
-      minY_[i] = b.min.y;
-      maxX_[i] = b.max.x;
-      maxY_[i] = b.max.y;
-      if (i < old && staysPut(i)) continue;
-      movers.push_back(i);
-    }
-  });
+  forEachChunk(tasks(), n, kProxyChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 std::vector<std::uint32_t>& movers = moverBuffers_[c];
+                 for (std::uint32_t i = begin; i < end; ++i) {
+                   const AABB& b = boxes[i];
+                   if (i < old && minX_[i] == b.min.x && minY_[i] == b.min.y &&
+                       maxX_[i] == b.max.x && maxY_[i] == b.max.y) {
+                     continue;
+                   }
+                   minX_[i] = b.min.x;
+                   minY_[i] = b.min.y;
+                   maxX_[i] = b.max.x;
+                   maxY_[i] = b.max.y;
+                   if (i < old && staysPut(i)) continue;
+                   movers.push_back(i);
+                 }
+               });
   movers_.clear();
   moverBuffers_.appendTo(tasks(), movers_);
   // Then the movers, serially in index order: out of their node, into the
@@ -517,9 +518,9 @@ std::size_t QuadtreeBroadPhase::memoryBytes() const noexcept {
   bytes +=
       (minX_.capacity() + minY_.capacity() + maxX_.capacity() + maxY_.capacity()) * sizeof(float);
   bytes += (node_.capacity() + freeBlocks_.capacity()) * sizeof(std::int32_t);
-  bytes += (slot_.capacity() + outside_.capacity() + movers_.capacity() +
-            taskFirstSegment_.capacity()) *
-           sizeof(std::uint32_t);
+  bytes +=
+      (slot_.capacity() + outside_.capacity() + movers_.capacity() + taskFirstSegment_.capacity()) *
+      sizeof(std::uint32_t);
   bytes += segments_.capacity() * sizeof(Segment) + pairBuffers_.memoryBytes() +
            moverBuffers_.memoryBytes();
   return bytes;
