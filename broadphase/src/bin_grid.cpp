@@ -148,8 +148,8 @@ void BinGrid::chooseLevels() {
     std::fill(counts, counts + kMaxLevels, 0u);
     for (std::uint32_t k = begin; k < end; ++k) {
       const AABB& b = boxes_[k];
-      const double extent = std::max(static_cast<double>(b.max.x) - b.min.x,
-                                     static_cast<double>(b.max.y) - b.min.y);
+      const double extent =
+          std::max(static_cast<double>(b.max.x) - b.min.x, static_cast<double>(b.max.y) - b.min.y);
       const double ratio = extent * invCell;
       std::uint32_t level = 0;
       if (ratio > limit) {
@@ -367,8 +367,7 @@ void BinGrid::findPairs(std::vector<Pair>& out) {
   pairBuffers_.appendTo(tasks(), out);
 }
 
-void BinGrid::pairsInBuckets(std::uint32_t begin, std::uint32_t end,
-                             std::vector<Pair>& out) const {
+void BinGrid::pairsInBuckets(std::uint32_t begin, std::uint32_t end, std::vector<Pair>& out) const {
   if (begin == end) return;
   // The level of the first bucket; later ones are at the same or a later level.
   std::uint32_t l = 0;

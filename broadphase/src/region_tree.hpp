@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cassert>
 #include <cmath>
@@ -34,7 +35,6 @@
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <atomic>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/region_tree_stats.hpp>
 #include <quadbin/error.hpp>
@@ -293,12 +293,12 @@ class RegionTree {
   // A subtree built by one task, with node numbers of its own (0: its root,
   // which already has its place in nodes_); merged into nodes_ after.
   struct Fragment {
-    std::uint32_t root = 0;        // its root's node
-    std::uint32_t begin = 0;       // its boxes in taskItems_
+    std::uint32_t root = 0;   // its root's node
+    std::uint32_t begin = 0;  // its boxes in taskItems_
     std::uint32_t end = 0;
-    bool leafOnly = false;         // the root could not be split: a leaf as it is
-    std::uint32_t nodeBase = 0;    // where its other nodes go in nodes_
-    std::uint32_t leafBase = 0;    // where its leaf boxes go in leaf_
+    bool leafOnly = false;       // the root could not be split: a leaf as it is
+    std::uint32_t nodeBase = 0;  // where its other nodes go in nodes_
+    std::uint32_t leafBase = 0;  // where its leaf boxes go in leaf_
     std::vector<Node> nodes;
     std::vector<Shape> shapes;
     BoxArrays leaf;
@@ -307,10 +307,10 @@ class RegionTree {
   // lock per task, never per box or pair), so there are only as many as
   // tasks ever ran at once.
   struct Scratch {
-    ScratchBuffer<Item> work;             // the depth-first build stack
-    ScratchBuffer<std::uint16_t> masks;   // children of each item of the node being split
-    std::vector<std::uint32_t> order;     // sweep order of a big leaf
-    ScratchBuffer<Pair> row;              // pairs of one box in a leaf
+    ScratchBuffer<Item> work;            // the depth-first build stack
+    ScratchBuffer<std::uint16_t> masks;  // children of each item of the node being split
+    std::vector<std::uint32_t> order;    // sweep order of a big leaf
+    ScratchBuffer<Pair> row;             // pairs of one box in a leaf
     [[nodiscard]] std::size_t memoryBytes() const noexcept {
       return work.capacity() * sizeof(Item) + masks.capacity() * sizeof(std::uint16_t) +
              order.capacity() * sizeof(std::uint32_t) + row.capacity() * sizeof(Pair);
@@ -464,17 +464,16 @@ class RegionTree {
 
 template <class Policy>
 std::size_t RegionTree<Policy>::memoryBytes() const noexcept {
-  std::size_t bytes = input_.memoryBytes() + leaf_.memoryBytes() + outside_.memoryBytes() +
-                      nodes_.capacity() * sizeof(Node) + shapes_.capacity() * sizeof(Shape) +
-                      (level_.capacity() + nextLevel_.capacity() + taskItems_.capacity()) *
-                          sizeof(Item) +
-                      levelMasks_.capacity() * sizeof(std::uint16_t) +
-                      (frontier_.capacity() + nextFrontier_.capacity()) * sizeof(FrontierNode) +
-                      chunks_.capacity() * sizeof(LevelChunk) +
-                      (chunkCounts_.capacity() + stageCounts_.capacity()) * sizeof(std::uint32_t) +
-                      fragments_.capacity() * sizeof(Fragment) + scratch_.memoryBytes() +
-                      rootPartials_.capacity() * sizeof(AABB) +
-                      pairBuffers_.memoryBytes();
+  std::size_t bytes =
+      input_.memoryBytes() + leaf_.memoryBytes() + outside_.memoryBytes() +
+      nodes_.capacity() * sizeof(Node) + shapes_.capacity() * sizeof(Shape) +
+      (level_.capacity() + nextLevel_.capacity() + taskItems_.capacity()) * sizeof(Item) +
+      levelMasks_.capacity() * sizeof(std::uint16_t) +
+      (frontier_.capacity() + nextFrontier_.capacity()) * sizeof(FrontierNode) +
+      chunks_.capacity() * sizeof(LevelChunk) +
+      (chunkCounts_.capacity() + stageCounts_.capacity()) * sizeof(std::uint32_t) +
+      fragments_.capacity() * sizeof(Fragment) + scratch_.memoryBytes() +
+      rootPartials_.capacity() * sizeof(AABB) + pairBuffers_.memoryBytes();
   for (const Fragment& f : fragments_) {
     bytes += f.nodes.capacity() * sizeof(Node) + f.shapes.capacity() * sizeof(Shape) +
              f.leaf.memoryBytes();
@@ -565,8 +564,7 @@ void RegionTree<Policy>::stageItems(TaskSystem& tasks) {
   forEachChunk(tasks, n, kItemChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
     std::uint32_t at = stageCounts_[2 * c], out = stageCounts_[2 * c + 1];
     for (std::uint32_t s = begin; s < end; ++s) {
-      const Item item{input_.minX[s], input_.minY[s], input_.maxX[s], input_.maxY[s],
-                      input_.id[s]};
+      const Item item{input_.minX[s], input_.minY[s], input_.maxX[s], input_.maxY[s], input_.id[s]};
       if (insideRoot(root_, s)) {
         level_[at++] = item;
         continue;
@@ -699,8 +697,7 @@ void RegionTree<Policy>::splitLevel(TaskSystem& tasks) {
     const std::uint8_t depth = nodes_[f.node].depth;
     std::array<std::uint32_t, kMaxChildren> dest{};
     for (std::uint32_t c = 0; c < f.childCount; ++c) {
-      nodes_.push_back(
-          Node{0, 0, totals[c], f.node, 0, static_cast<std::uint8_t>(depth + 1)});
+      nodes_.push_back(Node{0, 0, totals[c], f.node, 0, static_cast<std::uint8_t>(depth + 1)});
       shapes_.push_back(f.children[c]);
       if (isFrontier(totals[c], depth + 1u)) {
         FrontierNode next;

@@ -148,9 +148,11 @@ void Solver::buildContacts(const SolverBodies& bodies, const SolverSettings& s,
     auto emit = [&](std::uint32_t a, std::uint32_t b) { out.push_back(key(a, b)); };
     if (t < pairTasks) {
       const std::uint32_t begin = t * kPairChunk, end = std::min(pairCount, begin + kPairChunk);
-      for (std::uint32_t k = begin; k < end; ++k) addCandidate(bodies, pairs[k].a, pairs[k].b, emit);
+      for (std::uint32_t k = begin; k < end; ++k)
+        addCandidate(bodies, pairs[k].a, pairs[k].b, emit);
     } else {
-      const std::uint32_t begin = (t - pairTasks) * kBodyChunk, end = std::min(n, begin + kBodyChunk);
+      const std::uint32_t begin = (t - pairTasks) * kBodyChunk,
+                          end = std::min(n, begin + kBodyChunk);
       for (std::uint32_t i = begin; i < end; ++i) {
         if (bodies.type[i] == BodyType::Ball) addWalls(bodies, s, i, emit);
       }
@@ -160,8 +162,7 @@ void Solver::buildContacts(const SolverBodies& bodies, const SolverSettings& s,
   keyBuffers_.appendTo(tasks, keys_);
   // Keys are unique (the broad phase reports each pair once), so the
   // sorted order is the one canonical order whatever the split.
-  const unsigned keyBits =
-      static_cast<unsigned>(std::bit_width(std::uint64_t{n})) + codeBits_;
+  const unsigned keyBits = static_cast<unsigned>(std::bit_width(std::uint64_t{n})) + codeBits_;
   parallelRadixSort(tasks, keys_, keyScratch_, radixCounts_, keyBits);
   sortContacts(n, tasks);
 }
@@ -383,14 +384,15 @@ SolverResult Solver::solve(SolverBodies& bodies, const SolverSettings& s, const 
     // reach bodies the broad phase did not pair them with: look again.
     const std::size_t firstNew = grown.size();
     escapeBuffers_.reset(chunkCount(n, kBodyChunk));
-    forEachChunk(tasks, n, kBodyChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-      for (std::uint32_t i = begin; i < end; ++i) {
-        if (bodies.type[i] != BodyType::Ball) continue;
-        if (maxSpeed_[i] * s.dt > margin_[i] + kEscapeTolerance * bodies.radius[i]) {
-          escapeBuffers_[c].push_back(i);
-        }
-      }
-    });
+    forEachChunk(tasks, n, kBodyChunk,
+                 [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                   for (std::uint32_t i = begin; i < end; ++i) {
+                     if (bodies.type[i] != BodyType::Ball) continue;
+                     if (maxSpeed_[i] * s.dt > margin_[i] + kEscapeTolerance * bodies.radius[i]) {
+                       escapeBuffers_[c].push_back(i);
+                     }
+                   }
+                 });
     escapeBuffers_.appendTo(tasks, grown);
     if (grown.size() == firstNew) break;
     if (round == kMaxRounds - 1) {
@@ -429,29 +431,27 @@ void Solver::lookAgain(SolverBodies& bodies, const SolverSettings& s, const Broa
     }
   });
   extraBuffers_.reset(chunkCount(fresh, kEscapeeChunk));
-  forEachChunk(tasks, fresh, kEscapeeChunk,
-               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-                 std::vector<SolverContact>& out = extraBuffers_[c];
-                 auto emit = [&](std::uint32_t a, std::uint32_t b) {
-                   out.push_back({a, b, false});
-                 };
-                 std::vector<std::uint32_t> found;
-                 for (std::uint32_t k = begin; k < end; ++k) {
-                   const std::uint32_t i = newcomers[k];
-                   found.clear();
-                   broad.query(boxes[i], found);
-                   for (const std::uint32_t j : found) {
-                     if (j != i) addCandidate(bodies, i, j, emit);
-                   }
-                   if (s.closedWorld) addWalls(bodies, s, i, emit);
-                   // The broad phase still holds the old boxes of balls grown earlier.
-                   for (const std::uint32_t other : grown) {
-                     if (other != i && touches(boxes[i], boxes[other])) {
-                       addCandidate(bodies, i, other, emit);
-                     }
-                   }
-                 }
-               });
+  forEachChunk(
+      tasks, fresh, kEscapeeChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+        std::vector<SolverContact>& out = extraBuffers_[c];
+        auto emit = [&](std::uint32_t a, std::uint32_t b) { out.push_back({a, b, false}); };
+        std::vector<std::uint32_t> found;
+        for (std::uint32_t k = begin; k < end; ++k) {
+          const std::uint32_t i = newcomers[k];
+          found.clear();
+          broad.query(boxes[i], found);
+          for (const std::uint32_t j : found) {
+            if (j != i) addCandidate(bodies, i, j, emit);
+          }
+          if (s.closedWorld) addWalls(bodies, s, i, emit);
+          // The broad phase still holds the old boxes of balls grown earlier.
+          for (const std::uint32_t other : grown) {
+            if (other != i && touches(boxes[i], boxes[other])) {
+              addCandidate(bodies, i, other, emit);
+            }
+          }
+        }
+      });
   extra_.clear();
   extraBuffers_.appendTo(tasks, extra_);
   std::sort(extra_.begin(), extra_.end());
@@ -497,17 +497,16 @@ void Solver::separate(SolverBodies& bodies, const SolverSettings& s, TaskSystem&
     if (moved == 0) break;
   }
   if (!s.closedWorld) return;
-  tasks.parallelFor(static_cast<std::uint32_t>(bodies.size()), kBodyGrain,
-                    [&](std::uint32_t begin, std::uint32_t end) {
-                      for (std::uint32_t i = begin; i < end; ++i) {
-                        if (bodies.type[i] != BodyType::Ball) continue;
-                        const float r = bodies.radius[i];
-                        bodies.px[i] =
-                            std::clamp(bodies.px[i], s.bounds.min.x + r, s.bounds.max.x - r);
-                        bodies.py[i] =
-                            std::clamp(bodies.py[i], s.bounds.min.y + r, s.bounds.max.y - r);
-                      }
-                    });
+  tasks.parallelFor(
+      static_cast<std::uint32_t>(bodies.size()), kBodyGrain,
+      [&](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t i = begin; i < end; ++i) {
+          if (bodies.type[i] != BodyType::Ball) continue;
+          const float r = bodies.radius[i];
+          bodies.px[i] = std::clamp(bodies.px[i], s.bounds.min.x + r, s.bounds.max.x - r);
+          bodies.py[i] = std::clamp(bodies.py[i], s.bounds.min.y + r, s.bounds.max.y - r);
+        }
+      });
 }
 
 }  // namespace quadbin

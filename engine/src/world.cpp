@@ -330,9 +330,7 @@ void World::step(float dt) {
   w.step(dt);
 }
 
-bool World::isStepping() const noexcept {
-  return impl_->stepping.load(std::memory_order_acquire);
-}
+bool World::isStepping() const noexcept { return impl_->stepping.load(std::memory_order_acquire); }
 TaskSystem& World::taskSystem() const noexcept { return *impl_->tasks; }
 
 void World::Impl::step(float dt) {

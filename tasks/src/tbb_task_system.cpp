@@ -35,10 +35,9 @@ class TbbTaskSystem final : public TaskSystem {
     // execute() from a thread already in this arena runs the functor
     // directly, so nested calls cost nothing extra.
     arena_.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, count, grain),
-                        [&](const tbb::blocked_range<std::uint32_t>& r) {
-                          body(r.begin(), r.end());
-                        });
+      tbb::parallel_for(
+          tbb::blocked_range<std::uint32_t>(0, count, grain),
+          [&](const tbb::blocked_range<std::uint32_t>& r) { body(r.begin(), r.end()); });
     });
   }
   void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {

@@ -108,9 +108,7 @@ class BroadPhase {
 
  protected:
   /// The system set by setTaskSystem, or the serial one.
-  [[nodiscard]] TaskSystem& tasks() const noexcept {
-    return tasks_ ? *tasks_ : serialTaskSystem();
-  }
+  [[nodiscard]] TaskSystem& tasks() const noexcept { return tasks_ ? *tasks_ : serialTaskSystem(); }
   [[nodiscard]] const std::shared_ptr<TaskSystem>& sharedTasks() const noexcept { return tasks_; }
 
  private:

@@ -114,7 +114,7 @@ struct RayHit {
   BodyId body;
   float t = 0.0f;  ///< ray parameter: point = origin + t * direction
   Vec2 point;
-  Vec2 normal;     ///< the body's surface normal at the hit, facing the ray
+  Vec2 normal;  ///< the body's surface normal at the hit, facing the ray
 };
 
 /// What the last step did and how long its phases took.

@@ -72,8 +72,8 @@ class OrderedBuffers {
   }
 
   [[nodiscard]] std::size_t memoryBytes() const noexcept {
-    std::size_t bytes = buffers_.capacity() * sizeof(std::vector<T>) +
-                        offsets_.capacity() * sizeof(std::size_t);
+    std::size_t bytes =
+        buffers_.capacity() * sizeof(std::vector<T>) + offsets_.capacity() * sizeof(std::size_t);
     for (const auto& b : buffers_) bytes += b.capacity() * sizeof(T);
     return bytes;
   }
@@ -112,7 +112,8 @@ inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& key
     // A digit that every key shares sorts nothing.
     const std::uint64_t firstDigit = (src[0] >> shift) & (kDigits - 1);
     std::uint32_t sharing = 0;
-    for (std::uint32_t c = 0; c < chunks; ++c) sharing += count[std::size_t{c} * kDigits + firstDigit];
+    for (std::uint32_t c = 0; c < chunks; ++c)
+      sharing += count[std::size_t{c} * kDigits + firstDigit];
     if (sharing == n) continue;
     std::uint32_t running = 0;
     for (std::uint32_t d = 0; d < kDigits; ++d) {
