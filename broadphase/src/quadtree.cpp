@@ -15,9 +15,10 @@ constexpr std::uint32_t kMaxDepthLimit = 24;
 // the stack never holds more than 3 * depth + 4 nodes.
 constexpr std::size_t kStackSize = 3 * kMaxDepthLimit + 8;
 // Work split: constants, never the thread count.
-constexpr std::uint32_t kProxyChunk = 16384;  // proxies per task of the change scan
-constexpr std::uint32_t kTaskValues = 1024;   // values per pair-search task
-constexpr std::uint32_t kOutsideChunk = 256;  // outside values per pair-search task
+constexpr std::uint32_t kProxyChunk = 16384;    // proxies per task of the change scan
+constexpr std::uint32_t kTaskValues = 1024;     // values per pair-search task
+constexpr std::uint32_t kOutsideChunk = 256;    // outside values per pair-search task
+constexpr std::uint32_t kSubtreeValues = 4096;  // a node reached by this few is one build task
 
 struct NodeStack {
   std::array<std::int32_t, kStackSize> items{};
@@ -29,6 +30,22 @@ struct NodeStack {
   [[nodiscard]] bool empty() const noexcept { return size == 0; }
   std::int32_t pop() noexcept { return items[--size]; }
 };
+
+// Quadrant q (x then y: 0 low-low, 1 high-low, 2 low-high, 3 high-high)
+// of a cell, cut at its centre.
+AABB quadrant(const AABB& cell, int q) noexcept {
+  const Vec2 c = cell.center();
+  switch (q) {
+    case 0:
+      return {cell.min, c};
+    case 1:
+      return {{c.x, cell.min.y}, {cell.max.x, c.y}};
+    case 2:
+      return {{cell.min.x, c.y}, {c.x, cell.max.y}};
+    default:
+      return {c, cell.max};
+  }
+}
 
 AABB grow(const AABB& cell, float looseness) noexcept {
   const float gx = 0.5f * (looseness - 1.0f) * cell.width();
@@ -94,14 +111,277 @@ void QuadtreeBroadPhase::rebuildAll() {
     cell.max = cell.min + Vec2{side, side} * 1.001f;
   }
   resetRoot(cell);
-  node_.assign(n, kNone);
-  slot_.assign(n, 0);
-  for (std::uint32_t i = 0; i < n; ++i) insert(i);
+  node_.resize(n);
+  slot_.resize(n);
+  buildTopDown();
 }
 
-std::int32_t QuadtreeBroadPhase::childFor(const Node& node, const AABB& b) const noexcept {
-  if (node.firstChild == kNone) return kNone;
-  const Vec2 c = node.cell.center();
+// The tree that inserting the boxes one by one in index order would give
+// (a node splits when more than `threshold` boxes reach it; every node's
+// list in index order), built top-down and in parallel: nodes reached by
+// many boxes are split level by level (boxes sorted to their quadrants by
+// chunks: per-chunk counts, prefix sums, stable scatter), and every node
+// reached by at most kSubtreeValues boxes becomes one task that builds its
+// whole subtree alone; the subtrees are then appended to the node pool in
+// task order. Only the node numbering differs from one-by-one insertion,
+// and it is the same for any thread count.
+void QuadtreeBroadPhase::buildTopDown() {
+  const auto n = static_cast<std::uint32_t>(minX_.size());
+  TaskSystem& ts = tasks();
+  // The boxes in the root, and the outside list, both in index order.
+  const std::uint32_t chunks = chunkCount(n, kProxyChunk);
+  chunkCounts_.resize(2 * std::size_t{chunks});
+  const AABB rootBox = nodes_[0].loose;
+  forEachChunk(ts, n, kProxyChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t in = 0;
+    for (std::uint32_t i = begin; i < end; ++i) in += contains(rootBox, box(i)) ? 1u : 0u;
+    chunkCounts_[2 * c] = in;
+    chunkCounts_[2 * c + 1] = (end - begin) - in;
+  });
+  std::uint32_t inTree = 0, outside = 0;
+  for (std::uint32_t c = 0; c < chunks; ++c) {
+    const std::uint32_t in = chunkCounts_[2 * c], out = chunkCounts_[2 * c + 1];
+    chunkCounts_[2 * c] = inTree;
+    chunkCounts_[2 * c + 1] = outside;
+    inTree += in;
+    outside += out;
+  }
+  level_.resize(inTree);
+  outside_.resize(outside);
+  forEachChunk(ts, n, kProxyChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t in = chunkCounts_[2 * c], out = chunkCounts_[2 * c + 1];
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (contains(rootBox, box(i))) {
+        level_[in++] = i;
+      } else {
+        node_[i] = kOutside;
+        slot_[i] = out;
+        outside_[out++] = i;
+      }
+    }
+  });
+  nodes_[0].subtreeCount = inTree;
+  subtreeCount_ = 0;
+  subtreeValues_.clear();
+  frontier_.clear();
+  if (splitsInLevels(inTree, 0)) {
+    frontier_.push_back({0, 0, inTree});
+  } else {
+    addSubtree(0, level_.data(), inTree);
+  }
+  while (!frontier_.empty()) splitLevel();
+  buildSubtrees();
+}
+
+bool QuadtreeBroadPhase::splitsInLevels(std::uint32_t count, std::uint32_t depth) const noexcept {
+  return count > kSubtreeValues && count > options_.threshold && depth < options_.maxDepth;
+}
+
+void QuadtreeBroadPhase::addSubtree(std::int32_t root, const std::uint32_t* values,
+                                    std::uint32_t count) {
+  if (subtrees_.size() <= subtreeCount_) subtrees_.resize(subtreeCount_ + 1);
+  Subtree& t = subtrees_[subtreeCount_++];
+  t.root = root;
+  t.begin = static_cast<std::uint32_t>(subtreeValues_.size());
+  t.end = t.begin + count;
+  if (values != nullptr) {
+    subtreeValues_.insert(subtreeValues_.end(), values, values + count);
+  } else {
+    subtreeValues_.resize(t.end);
+  }
+}
+
+// One level of the nodes reached by many boxes: children made (in frontier
+// order), each box sorted to its quadrant or kept, by chunks.
+void QuadtreeBroadPhase::splitLevel() {
+  TaskSystem& ts = tasks();
+  const auto frontierCount = static_cast<std::uint32_t>(frontier_.size());
+  for (const Frontier& f : frontier_) {
+    const std::int32_t first = allocateChildren();  // may reallocate nodes_
+    initChildren(f.node, first);
+  }
+  levelChunks_.clear();
+  for (std::uint32_t i = 0; i < frontierCount; ++i) {
+    for (std::uint32_t b = frontier_[i].begin; b < frontier_[i].end; b += kProxyChunk) {
+      levelChunks_.push_back({i, b, std::min(frontier_[i].end, b + kProxyChunk)});
+    }
+  }
+  const auto chunkTotal = static_cast<std::uint32_t>(levelChunks_.size());
+  quadrant_.resize(level_.size());
+  chunkCounts_.resize(std::size_t{chunkTotal} * 5);
+  ts.forkJoin(chunkTotal, [&](std::uint32_t k) {
+    const LevelChunk ch = levelChunks_[k];
+    const AABB cell = nodes_[frontier_[ch.frontier].node].cell;
+    std::uint32_t* counts = chunkCounts_.data() + std::size_t{k} * 5;
+    std::fill(counts, counts + 5, 0u);
+    for (std::uint32_t j = ch.begin; j < ch.end; ++j) {
+      const int q = quadrantFor(cell, box(level_[j]));
+      const auto code = static_cast<std::uint8_t>(q < 0 ? 4 : q);  // 4: stays in the node
+      quadrant_[j] = code;
+      ++counts[code];
+    }
+  });
+  nextFrontier_.clear();
+  std::uint32_t nextSize = 0;
+  std::uint32_t k = 0;
+  for (std::uint32_t i = 0; i < frontierCount; ++i) {
+    Frontier& f = frontier_[i];
+    const std::uint32_t firstChunk = k;
+    while (k < chunkTotal && levelChunks_[k].frontier == i) ++k;
+    std::array<std::uint32_t, 5> totals{};
+    for (std::uint32_t j = firstChunk; j < k; ++j) {
+      for (std::uint32_t q = 0; q < 5; ++q) totals[q] += chunkCounts_[std::size_t{j} * 5 + q];
+    }
+    const std::int32_t first = nodes_[f.node].firstChild;
+    nodes_[f.node].values.resize(totals[4]);
+    std::array<std::uint32_t, 5> dest{};
+    for (std::uint32_t q = 0; q < 4; ++q) {
+      const std::int32_t child = first + static_cast<std::int32_t>(q);
+      nodes_[child].subtreeCount = totals[q];
+      if (splitsInLevels(totals[q], nodes_[child].depth)) {
+        nextFrontier_.push_back({child, nextSize, nextSize + totals[q]});
+        f.toNextLevel[q] = 1;
+        dest[q] = nextSize;
+        nextSize += totals[q];
+      } else {
+        f.toNextLevel[q] = 0;
+        dest[q] = static_cast<std::uint32_t>(subtreeValues_.size());
+        addSubtree(child, nullptr, totals[q]);
+      }
+    }
+    for (std::uint32_t j = firstChunk; j < k; ++j) {
+      std::uint32_t* cursor = chunkCounts_.data() + std::size_t{j} * 5;
+      for (std::uint32_t q = 0; q < 5; ++q) {
+        const std::uint32_t here = cursor[q];
+        cursor[q] = dest[q];
+        dest[q] += here;
+      }
+    }
+  }
+  nextLevel_.resize(nextSize);
+  ts.forkJoin(chunkTotal, [&](std::uint32_t j) {
+    const LevelChunk ch = levelChunks_[j];
+    const Frontier& f = frontier_[ch.frontier];
+    Node& node = nodes_[f.node];
+    std::uint32_t* cursor = chunkCounts_.data() + std::size_t{j} * 5;
+    std::array<std::uint32_t*, 4> dst{};
+    for (std::uint32_t q = 0; q < 4; ++q) {
+      dst[q] = (f.toNextLevel[q] ? nextLevel_.data() : subtreeValues_.data()) + cursor[q];
+    }
+    std::uint32_t kept = cursor[4];
+    for (std::uint32_t i = ch.begin; i < ch.end; ++i) {
+      const std::uint32_t v = level_[i];
+      const std::uint8_t code = quadrant_[i];
+      if (code == 4) {
+        node.values[kept] = v;
+        node_[v] = f.node;
+        slot_[v] = kept++;
+      } else {
+        *dst[code]++ = v;
+      }
+    }
+  });
+  level_.swap(nextLevel_);
+  frontier_.swap(nextFrontier_);
+}
+
+// Each subtree alone (local node numbers, 0 = its root), then all appended
+// to the pool in task order.
+void QuadtreeBroadPhase::buildSubtrees() {
+  TaskSystem& ts = tasks();
+  const std::uint32_t count = subtreeCount_;
+  ts.forkJoin(count, [&](std::uint32_t t) {
+    Subtree& st = subtrees_[t];
+    st.nodes.clear();
+    const Node& root = nodes_[st.root];
+    Node local;
+    local.cell = root.cell;
+    local.loose = root.loose;
+    local.depth = root.depth;
+    st.nodes.push_back(std::move(local));
+    st.work.assign(subtreeValues_.begin() + st.begin, subtreeValues_.begin() + st.end);
+    buildLocal(st, 0, 0, st.end - st.begin);
+  });
+  auto total = static_cast<std::int32_t>(nodes_.size());
+  for (std::uint32_t t = 0; t < count; ++t) {
+    subtrees_[t].base = total;
+    total += static_cast<std::int32_t>(subtrees_[t].nodes.size()) - 1;
+  }
+  nodes_.resize(static_cast<std::size_t>(total));
+  ts.forkJoin(count, [&](std::uint32_t t) {
+    Subtree& st = subtrees_[t];
+    auto place = [&](std::int32_t local) { return local == 0 ? st.root : st.base + local - 1; };
+    for (std::int32_t local = 0; local < static_cast<std::int32_t>(st.nodes.size()); ++local) {
+      Node& from = st.nodes[static_cast<std::size_t>(local)];
+      const std::int32_t at = place(local);
+      Node& to = nodes_[at];
+      to.cell = from.cell;
+      to.loose = from.loose;
+      to.depth = from.depth;
+      to.subtreeCount = from.subtreeCount;
+      to.firstChild = from.firstChild == kNone ? kNone : place(from.firstChild);
+      if (local != 0) to.parent = place(from.parent);
+      to.values = std::move(from.values);
+      for (std::uint32_t k = 0; k < to.values.size(); ++k) {
+        node_[to.values[k]] = at;
+        slot_[to.values[k]] = k;
+      }
+    }
+  });
+}
+
+// Depth first inside one subtree: the node's boxes are st.work[begin, end);
+// its children's are stacked above `end`, each child's subtree above those.
+void QuadtreeBroadPhase::buildLocal(Subtree& st, std::int32_t at, std::uint32_t begin,
+                                    std::uint32_t end) {
+  const std::uint32_t count = end - begin;
+  st.nodes[static_cast<std::size_t>(at)].subtreeCount = count;
+  const std::uint32_t depth = st.nodes[static_cast<std::size_t>(at)].depth;
+  if (count <= options_.threshold || depth >= options_.maxDepth) {
+    st.nodes[static_cast<std::size_t>(at)].values.assign(st.work.begin() + begin,
+                                                         st.work.begin() + end);
+    return;
+  }
+  const AABB cell = st.nodes[static_cast<std::size_t>(at)].cell;
+  const auto first = static_cast<std::int32_t>(st.nodes.size());
+  st.nodes.resize(st.nodes.size() + 4);
+  initChildren(st.nodes, at, first);
+  // Count per quadrant, then a stable scatter above the stack's top.
+  std::array<std::uint32_t, 5> counts{};
+  for (std::uint32_t i = begin; i < end; ++i) {
+    const int q = quadrantFor(cell, box(st.work[i]));
+    ++counts[q < 0 ? 4 : static_cast<std::uint32_t>(q)];
+  }
+  std::vector<std::uint32_t>& kept = st.nodes[static_cast<std::size_t>(at)].values;
+  kept.clear();
+  kept.reserve(counts[4]);
+  const auto base = static_cast<std::uint32_t>(st.work.size());
+  std::array<std::uint32_t, 4> fill{};
+  std::uint32_t offset = base;
+  for (std::uint32_t q = 0; q < 4; ++q) {
+    fill[q] = offset;
+    offset += counts[q];
+  }
+  st.work.resize(offset);
+  for (std::uint32_t i = begin; i < end; ++i) {
+    const std::uint32_t v = st.work[i];
+    const int q = quadrantFor(cell, box(v));
+    if (q < 0) {
+      st.nodes[static_cast<std::size_t>(at)].values.push_back(v);
+    } else {
+      st.work[fill[static_cast<std::size_t>(q)]++] = v;
+    }
+  }
+  std::uint32_t from = base;
+  for (std::uint32_t q = 0; q < 4; ++q) {
+    buildLocal(st, first + static_cast<std::int32_t>(q), from, from + counts[q]);
+    from += counts[q];
+  }
+  st.work.resize(base);
+}
+
+int QuadtreeBroadPhase::quadrantFor(const AABB& cell, const AABB& b) const noexcept {
+  const Vec2 c = cell.center();
   if (options_.looseness == 1.0f) {
     // Tight: the box must lie on one side of both split lines.
     int qx = 0, qy = 0;
@@ -110,22 +390,48 @@ std::int32_t QuadtreeBroadPhase::childFor(const Node& node, const AABB& b) const
     } else if (b.min.x >= c.x) {
       qx = 1;
     } else {
-      return kNone;
+      return -1;
     }
     if (b.max.y <= c.y) {
       qy = 0;
     } else if (b.min.y >= c.y) {
       qy = 1;
     } else {
-      return kNone;
+      return -1;
     }
-    return node.firstChild + qy * 2 + qx;
+    return qy * 2 + qx;
   }
   // Loose: the quadrant of the box's centre, if its grown box holds the box.
   const Vec2 bc = b.center();
-  const int qx = bc.x < c.x ? 0 : 1, qy = bc.y < c.y ? 0 : 1;
-  const std::int32_t child = node.firstChild + qy * 2 + qx;
-  return contains(nodes_[child].loose, b) ? child : kNone;
+  const int q = (bc.y < c.y ? 0 : 2) + (bc.x < c.x ? 0 : 1);
+  return contains(grow(quadrant(cell, q), options_.looseness), b) ? q : -1;
+}
+
+void QuadtreeBroadPhase::initChildren(std::int32_t parent, std::int32_t first) {
+  initChildren(nodes_, parent, first);
+}
+
+void QuadtreeBroadPhase::initChildren(std::vector<Node>& nodes, std::int32_t parent,
+                                      std::int32_t first) const {
+  const AABB cell = nodes[static_cast<std::size_t>(parent)].cell;
+  const std::uint32_t depth = nodes[static_cast<std::size_t>(parent)].depth + 1;
+  for (int q = 0; q < 4; ++q) {
+    Node& child = nodes[static_cast<std::size_t>(first + q)];
+    child.cell = quadrant(cell, q);
+    child.loose = grow(child.cell, options_.looseness);
+    child.firstChild = kNone;
+    child.parent = parent;
+    child.depth = depth;
+    child.subtreeCount = 0;
+    child.values.clear();
+  }
+  nodes[static_cast<std::size_t>(parent)].firstChild = first;
+}
+
+std::int32_t QuadtreeBroadPhase::childFor(const Node& node, const AABB& b) const noexcept {
+  if (node.firstChild == kNone) return kNone;
+  const int q = quadrantFor(node.cell, b);
+  return q < 0 ? kNone : node.firstChild + q;
 }
 
 std::int32_t QuadtreeBroadPhase::allocateChildren() {
@@ -166,23 +472,7 @@ void QuadtreeBroadPhase::insert(std::uint32_t i) {
 
 void QuadtreeBroadPhase::split(std::int32_t at) {
   const std::int32_t first = allocateChildren();  // may reallocate nodes_
-  const AABB cell = nodes_[at].cell;
-  const Vec2 c = cell.center();
-  const AABB quads[4] = {{cell.min, c},
-                         {{c.x, cell.min.y}, {cell.max.x, c.y}},
-                         {{cell.min.x, c.y}, {c.x, cell.max.y}},
-                         {c, cell.max}};
-  for (int q = 0; q < 4; ++q) {
-    Node& child = nodes_[first + q];
-    child.cell = quads[q];
-    child.loose = grow(quads[q], options_.looseness);
-    child.firstChild = kNone;
-    child.parent = at;
-    child.depth = nodes_[at].depth + 1;
-    child.subtreeCount = 0;
-    child.values.clear();
-  }
-  nodes_[at].firstChild = first;
+  initChildren(at, first);
   // Move down the values that fit a child; the rest stay, in order.
   std::vector<std::uint32_t>& values = nodes_[at].values;
   std::size_t kept = 0;
@@ -523,6 +813,15 @@ std::size_t QuadtreeBroadPhase::memoryBytes() const noexcept {
       sizeof(std::uint32_t);
   bytes += segments_.capacity() * sizeof(Segment) + pairBuffers_.memoryBytes() +
            moverBuffers_.memoryBytes();
+  bytes += (level_.capacity() + nextLevel_.capacity() + subtreeValues_.capacity() +
+            chunkCounts_.capacity()) *
+               sizeof(std::uint32_t) +
+           quadrant_.capacity() +
+           (frontier_.capacity() + nextFrontier_.capacity()) * sizeof(Frontier) +
+           levelChunks_.capacity() * sizeof(LevelChunk) + subtrees_.capacity() * sizeof(Subtree);
+  for (const Subtree& t : subtrees_) {
+    bytes += t.nodes.capacity() * sizeof(Node) + t.work.capacity() * sizeof(std::uint32_t);
+  }
   return bytes;
 }
 

@@ -27,7 +27,10 @@
 /// Pick it for a few hundred to a few thousand bodies, or when bodies move
 /// little between frames.
 ///
-/// Parallel (setTaskSystem): the scan for boxes that changed and must move
+/// Parallel (setTaskSystem): a full build (the first frame, a new root,
+/// `incremental = false`) sorts the boxes top-down into quadrants by chunks
+/// and builds small subtrees as independent tasks, giving the tree that
+/// one-by-one insertion would give. The scan for boxes that changed and must move
 /// runs by chunks of proxies on the unchanged tree; the moves themselves
 /// are applied serially in index order (they split and merge nodes). Pairs
 /// are searched by tasks over the nodes' values in depth-first order, each
@@ -35,6 +38,7 @@
 /// the buffers are merged in that order: the same pairs, in the same order,
 /// for any thread count.
 
+#include <array>
 #include <cstdint>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/tasks/parallel.hpp>
@@ -96,6 +100,18 @@ class QuadtreeBroadPhase final : public BroadPhase {
   void split(std::int32_t node);
   void collapse(std::int32_t node);
   std::int32_t allocateChildren();
+  // Parallel rebuild (see buildTopDown in quadtree.cpp).
+  struct Subtree;
+  void buildTopDown();
+  void addSubtree(std::int32_t root, const std::uint32_t* values, std::uint32_t count);
+  void splitLevel();
+  void buildSubtrees();
+  void buildLocal(Subtree& st, std::int32_t at, std::uint32_t begin, std::uint32_t end);
+  [[nodiscard]] bool splitsInLevels(std::uint32_t count, std::uint32_t depth) const noexcept;
+  /// The quadrant (0..3) of `cell` that holds b, or -1 if it stays in the cell.
+  [[nodiscard]] int quadrantFor(const AABB& cell, const AABB& b) const noexcept;
+  void initChildren(std::int32_t parent, std::int32_t first);
+  void initChildren(std::vector<Node>& nodes, std::int32_t parent, std::int32_t first) const;
   // Pairs of value k of node `at` (and of outside values [begin, end)).
   void pairsTight(std::int32_t at, std::uint32_t k, std::vector<Pair>& out) const;
   void pairsLoose(std::int32_t at, std::uint32_t k, std::vector<Pair>& out) const;
@@ -123,6 +139,30 @@ class QuadtreeBroadPhase final : public BroadPhase {
   std::vector<Segment> segments_;
   std::vector<std::uint32_t> taskFirstSegment_;
   OrderedBuffers<Pair> pairBuffers_;
+  // Parallel rebuild: the boxes of the level being split and of the next,
+  // the nodes of the level, the subtrees built as tasks.
+  struct Frontier {
+    std::int32_t node;
+    std::uint32_t begin, end;
+    std::array<std::uint8_t, 4> toNextLevel{};  // per quadrant: next level, or a subtree
+  };
+  struct LevelChunk {
+    std::uint32_t frontier, begin, end;
+  };
+  struct Subtree {
+    std::int32_t root = 0;    // its root's node
+    std::uint32_t begin = 0;  // its boxes in subtreeValues_
+    std::uint32_t end = 0;
+    std::int32_t base = 0;    // where its other nodes go in nodes_
+    std::vector<Node> nodes;  // local numbers, 0 = the root
+    std::vector<std::uint32_t> work;
+  };
+  std::vector<std::uint32_t> level_, nextLevel_, subtreeValues_, chunkCounts_;
+  std::vector<std::uint8_t> quadrant_;
+  std::vector<Frontier> frontier_, nextFrontier_;
+  std::vector<LevelChunk> levelChunks_;
+  std::vector<Subtree> subtrees_;
+  std::uint32_t subtreeCount_ = 0;
 };
 
 }  // namespace quadbin
