@@ -110,6 +110,35 @@ void BM_Query(benchmark::State& state, BroadPhaseType type) {
   }
 }
 
+// The bin grid on Workload A frames (every body moves, walls reflect) by
+// its cell size factor: args bodies, factor x 10.
+void BM_BinGridCellFactor(benchmark::State& state) {
+  auto scene =
+      scenes::generate(scenes::SceneKind::Uniform, static_cast<std::uint32_t>(state.range(0)));
+  BinGridOptions options;
+  options.cellSizeFactor = static_cast<float>(state.range(1)) / 10.0f;
+  BinGrid grid(options);
+  grid.setBounds(scene.world);
+  std::vector<AABB> boxes;
+  std::vector<Pair> pairs;
+  for (auto _ : state) {
+    state.PauseTiming();
+    scenes::advance(scene);
+    scenes::boxes(scene, boxes);
+    state.ResumeTiming();
+    grid.update(boxes);
+    pairs.clear();
+    grid.findPairs(pairs);
+    benchmark::DoNotOptimize(pairs.data());
+  }
+  state.counters["pairs"] = static_cast<double>(pairs.size());
+  state.counters["bytes_per_body"] =
+      static_cast<double>(grid.memoryBytes()) / static_cast<double>(state.range(0));
+}
+BENCHMARK(BM_BinGridCellFactor)
+    ->ArgsProduct({{1000000}, {15, 20, 30}})
+    ->Unit(benchmark::kMillisecond);
+
 void registerAll() {
   for (auto type : allBroadPhaseTypes()) {
     if (type == BroadPhaseType::BruteForce) continue;

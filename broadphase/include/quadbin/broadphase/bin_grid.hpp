@@ -1,29 +1,39 @@
 #pragma once
 /// \file
-/// BinGrid: the paper's bin algorithm (seed 002) made safe for any world.
+/// BinGrid: the paper's bin algorithm (seed 002) made fast and safe for any
+/// world.
 ///
-/// Space is cut into uniform square cells; a box goes into every cell it
-/// touches, and only cells holding two or more boxes are examined. Cells are
-/// found by hashing their integer coordinates, so memory follows the number
-/// of boxes, never the world's area: a huge world or a box far outside the
-/// bounds costs nothing extra. Boxes of very different sizes (the `mixed`
-/// scene) go to a hierarchy of levels whose cells double in size, so a big
-/// box never lands in thousands of small cells and small boxes never share
-/// a cell with a crowd: each box goes to the first level whose cells are at
-/// least as large as the box, and is tested against the coarser levels by
-/// lookup. A pair is reported once: by the one cell that holds the minimum
-/// corner of the two boxes' intersection.
+/// Space is cut into uniform square cells at least as large as the boxes
+/// they hold, and each box is binned once, by the cell of its minimum
+/// corner. Two boxes that overlap then sit in the same or adjacent cells, so
+/// a cell is tested against itself and four of its eight neighbours (right
+/// and the three above): every pair of cells is visited once and every pair
+/// of boxes reported once, with no duplicate check. Cells map onto a table of
+/// buckets that wraps around like a torus (column mod W, row mod H), sized by
+/// the number of boxes, never the world's area: a huge world or a box far
+/// outside the bounds costs nothing extra, it only shares a bucket.
+///
+/// Boxes of very different sizes (the `mixed` scene) go to a hierarchy of
+/// levels whose cells double in size: each box to the first level whose
+/// cells are larger than the box, so big boxes never force big cells on the
+/// small ones; a box is tested against the coarser levels by looking up the
+/// 3 x 3 cells its partners' corners may lie in.
+///
+/// The table is rebuilt every frame by a stable counting sort that walks the
+/// boxes in the previous frame's cell order: bodies move little between
+/// frames, so the sort's writes are almost sequential and the pair search
+/// reads boxes copied next to their neighbours. Its cost therefore does not
+/// depend on how far bodies move, and the memory is about 50 bytes per body.
 ///
 /// Pick it for many bodies of similar size (the paper's recommendation above
-/// about 1,000 bodies); it is rebuilt every frame, so its cost does not
-/// depend on how far bodies move.
+/// about 1,000 bodies).
 ///
-/// Parallel (setTaskSystem): boxes are binned by a two-pass counting sort,
-/// first into groups of buckets by chunks of boxes (per-chunk counts and
-/// prefix sums), then each group sorted into its buckets as one task; pairs
-/// are found by chunks of crowded buckets, each into its own buffer, and the
-/// buffers concatenated in bucket order. No locks, no atomics: the tables
-/// and the pairs are the same, in the same order, for any thread count.
+/// Parallel (setTaskSystem): boxes are binned in three passes over fixed
+/// chunks (count per chunk and group of buckets, scatter into groups from
+/// prefix sums, then each group sorted into its buckets as one task); pairs
+/// are found by chunks of buckets, each into its own buffer, and the buffers
+/// concatenated in bucket order. No locks, no atomics: the table and the
+/// pairs are the same, in the same order, for any thread count.
 
 #include <cstdint>
 #include <quadbin/broadphase/broadphase.hpp>
@@ -37,8 +47,9 @@ struct BinGridOptions {
   /// median box extent (max of width and height) of the frame.
   float cellSize = 0.0f;
   float cellSizeFactor = 2.0f;
-  /// Put larger boxes on coarser levels (cells doubling in size). With
-  /// false, every box goes to the finest level (the paper's single grid).
+  /// Put boxes larger than the finest cells on coarser levels (cells
+  /// doubling in size). With false, one level whose cells fit the largest
+  /// box (the paper's single grid).
   bool multiLevel = true;
 };
 
@@ -47,6 +58,7 @@ class BinGrid final : public BroadPhase {
   explicit BinGrid(const BinGridOptions& options = {});
 
   [[nodiscard]] BroadPhaseType type() const noexcept override { return BroadPhaseType::BinGrid; }
+  void setBounds(const AABB& bounds) override { bounds_ = bounds; }
   void update(std::span<const AABB> boxes) override;
   void findPairs(std::vector<Pair>& out) override;
   void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
@@ -57,63 +69,59 @@ class BinGrid final : public BroadPhase {
   /// The finest cell side used by the last update.
   [[nodiscard]] float cellSize() const noexcept { return cellSize_; }
   /// Levels holding at least one box after the last update.
-  [[nodiscard]] std::uint32_t levelCount() const noexcept;
+  [[nodiscard]] std::uint32_t levelCount() const noexcept {
+    return static_cast<std::uint32_t>(usedLevels_.size());
+  }
 
  private:
-  struct Entry {
-    std::int32_t cx, cy;  // the cell
-    std::uint32_t item;   // position in the frame's order; top bit: the box's first cell
-  };
   struct Level {
-    float cellSize = 0.0f;
-    float invCellSize = 0.0f;
-    std::uint32_t firstEntry = 0;  // entries of this level: [firstEntry, endEntry)
-    std::uint32_t endEntry = 0;
-    std::uint32_t firstBucket = 0;  // buckets of this level: [firstBucket, +2^bucketBits]
-    std::uint32_t bucketBits = 0;
-    std::uint32_t widthBits =
-        0;  // buckets form tiles of 2^widthBits x 2^(bucketBits - widthBits) cells
+    double cellSize = 0.0;
+    double invCellSize = 0.0;
+    double maxExtent = 0.0;         // boxes up to this extent belong here (or finer)
+    std::uint32_t firstBucket = 0;  // buckets [firstBucket, firstBucket + columns * rows)
+    std::uint32_t columns = 4;      // the table wraps: cell (x, y) is bucket
+    std::uint32_t rows = 4;         // (y mod rows) * columns + (x mod columns)
+    [[nodiscard]] std::uint32_t buckets() const noexcept { return columns * rows; }
   };
 
-  [[nodiscard]] std::uint32_t bucketOf(const Level& level, std::int32_t cx,
-                                       std::int32_t cy) const noexcept;
-  void chooseCellSize();
-  void build();
-  void chooseLevels();
-  void binEntries();
-  void computeNextOrder();
-  /// Pairs of the crowded buckets crowded_[begin, end).
-  void pairsInBuckets(std::uint32_t begin, std::uint32_t end, std::vector<Pair>& out) const;
-  /// Pairs of items [begin, end) with boxes on coarser levels.
-  void pairsAcrossLevels(std::uint32_t begin, std::uint32_t end, std::vector<Pair>& out) const;
+  void chooseCellSize(std::span<const AABB> boxes);
+  void planLevels(std::span<const AABB> boxes);
+  void refreshOrder(std::uint32_t n);
+  void bin(std::span<const AABB> boxes);
+  [[nodiscard]] std::uint32_t levelOf(const AABB& box) const noexcept;
+  [[nodiscard]] std::uint32_t bucketOf(const AABB& box) const noexcept;
+  /// Pairs of the items in buckets [begin, end) of level `level`, with
+  /// their own level and with the coarser ones.
+  void pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint32_t end,
+                      std::vector<Pair>& out) const;
 
   BinGridOptions options_;
+  AABB bounds_{{0.0f, 0.0f}, {0.0f, 0.0f}};
   float cellSize_ = 1.0f;
-  // The frame's boxes in processing order: item k is proxy order_[k]. The
-  // order is the previous frame's cell order, so consecutive items are
-  // neighbours in space and every pass below walks memory nearly in order.
-  std::vector<std::uint32_t> order_, nextOrder_;
-  std::vector<AABB> boxes_;
-  std::vector<std::uint8_t> levelOf_;  // level of each item
-  std::vector<Level> levels_;
-  std::vector<Entry> entries_;              // grouped by level, then by bucket
-  std::vector<std::uint32_t> bucketStart_;  // per level: bucket count + 1 offsets into entries_
-  std::vector<std::uint32_t> crowded_;      // buckets holding two or more entries
-  bool haveNextOrder_ = false;
-  std::uint64_t frame_ = 0;
-  // Scratch.
-  std::vector<float> sample_;
-  std::vector<std::uint32_t> levelCounts_;
-  // Binning in two passes: entries grouped by the high bits of their bucket
-  // (chunk by chunk of boxes), then each group sorted into its buckets.
-  std::vector<std::uint32_t> chunkCounts_;   // per chunk of boxes: per level, then per group
-  std::vector<std::uint32_t> groupBegin_;    // first staged entry of each group
-  std::vector<std::uint32_t> groupCrowded_;  // first crowded_ slot of each group
-  std::vector<Entry> staged_;
+  std::vector<Level> levels_;              // every possible level, finest first
+  std::vector<std::uint32_t> usedLevels_;  // levels holding boxes, finest first
+  std::uint32_t bucketCount_ = 0;          // buckets of all levels
+  // The frame's items in bucket order: item k is proxy order_[k], its box
+  // sorted_[k]; bucket b holds items [bucketStart_[b], bucketStart_[b + 1]).
+  // The order is also where the next frame's sort starts from.
+  std::vector<std::uint32_t> order_;
+  std::vector<AABB> sorted_;
+  std::vector<std::uint32_t> bucketStart_;
+  // Scratch of the sort: boxes and buckets in the previous order, then
+  // staged by groups of buckets.
+  std::vector<AABB> gathered_;
+  std::vector<std::uint32_t> bucketOfGathered_;
+  std::vector<AABB> staged_;
+  std::vector<std::uint32_t> stagedProxy_;
   std::vector<std::uint32_t> stagedBucket_;
+  std::vector<std::uint32_t> chunkCounts_;  // per chunk of boxes: per group, then per level
+  std::vector<std::uint32_t> groupBegin_;
   std::uint32_t groupShift_ = 0;
   std::uint32_t groupCount_ = 0;
+  std::vector<float> sample_;
+  std::vector<std::uint32_t> lastLevelCount_;  // items per level in the last frame
   OrderedBuffers<Pair> pairBuffers_;
+  std::vector<std::uint32_t> taskLevel_, taskBegin_, taskEnd_;  // pair tasks
 };
 
 }  // namespace quadbin
