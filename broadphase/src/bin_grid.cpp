@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cassert>
 #include <cmath>
@@ -17,7 +18,9 @@ constexpr std::size_t kSizeSample = 1024;
 // one level that overlap have cell coordinates at most 1 apart even after
 // the rounding of x * (1 / side).
 constexpr double kFill = 0.998;
-constexpr double kMinCellSize = 1e-30;  // so that 256 levels reach any float extent
+constexpr double kMinCellSize = 1e-30;
+constexpr double kBucketsPerItem =
+    2.0;  // table size: memory against crowding  // so that 256 levels reach any float extent
 // Work split (constants, never the thread count, so results never depend on it).
 constexpr std::uint32_t kBoxChunk = 16384;    // boxes per task of the binning passes
 constexpr std::uint32_t kGroupBits = 10;      // at most 2^10 groups of buckets
@@ -119,6 +122,15 @@ void BinGrid::chooseCellSize(std::span<const AABB> boxes) {
     }
   }
   if (!(size > 0.0) || !std::isfinite(size)) size = 1.0;
+  const bool haveBounds = bounds_.max.x > bounds_.min.x && bounds_.max.y > bounds_.min.y;
+  if (options_.cellSize == 0.0f && haveBounds && n > 0) {
+    // No finer than a table of kBucketsPerItem buckets per box can cover
+    // the bounds: finer cells would wrap around the table many times,
+    // which costs more (far-apart cells sharing buckets, scattered lookups
+    // across levels) than testing a few more boxes per cell.
+    const double area = static_cast<double>(bounds_.width()) * bounds_.height();
+    size = std::max(size, std::sqrt(area / (kBucketsPerItem * static_cast<double>(n))));
+  }
   if (!options_.multiLevel) {
     // One level: its cells must fit the largest box.
     double largest = 0.0;
@@ -152,7 +164,8 @@ void BinGrid::planLevels(std::span<const AABB> boxes) {
     const std::uint32_t items = std::min(n, std::max(expected[l], lastLevelCount_[l]));
     // About two buckets per item, laid out like the bounds' cells where
     // they fit (then the table is the grid itself, nothing wraps).
-    const std::uint64_t budget = std::max<std::uint64_t>(16, std::uint64_t{items} * 2);
+    const auto budget =
+        std::max<std::uint64_t>(16, static_cast<std::uint64_t>(items * kBucketsPerItem));
     std::uint64_t columns = 4, rows = 4;
     if (haveBounds) {
       const double cellsX = std::ceil(static_cast<double>(bounds_.width()) * lv.invCellSize) + 1;
@@ -290,6 +303,16 @@ void BinGrid::bin(std::span<const AABB> boxes) {
   });
 }
 
+bool BinGrid::searchesFrom(std::uint32_t level, std::uint32_t other) const noexcept {
+  // Pairs between a finer level f and a coarser level c are found either by
+  // each box of f looking up 3 x 3 cells of c, or by each box of c looking
+  // up (2^(c - f) + 2)^2 cells of f: whichever makes fewer lookups.
+  const std::uint32_t f = std::min(level, other), c = std::max(level, other);
+  const double ratio = std::ldexp(1.0, static_cast<int>(std::min(c - f, 30u)));
+  const bool fromFine = 9.0 * lastLevelCount_[f] <= (ratio + 2) * (ratio + 2) * lastLevelCount_[c];
+  return fromFine == (level == f);
+}
+
 void BinGrid::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint32_t end,
                              std::vector<Pair>& out) const {
   const Level& lv = levels_[level];
@@ -297,8 +320,14 @@ void BinGrid::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint
   const AABB* boxes = sorted_.data();
   const std::uint32_t* proxies = order_.data();
   const std::uint32_t columns = lv.columns, rows = lv.rows;
-  // Coarser levels holding boxes: their cells are looked up per box.
-  const auto firstCoarser = std::upper_bound(usedLevels_.begin(), usedLevels_.end(), level);
+  // The levels whose cells each box of this level looks up (pairs across
+  // levels are searched from one side only, the cheaper one).
+  std::array<std::uint32_t, kLevels> lookupLevels;
+  std::uint32_t lookupCount = 0;
+  for (const std::uint32_t m : usedLevels_) {
+    if (m != level && searchesFrom(level, m)) lookupLevels[lookupCount++] = m;
+  }
+  const std::span<const std::uint32_t> lookups(lookupLevels.data(), lookupCount);
   for (std::uint32_t b = begin; b < end; ++b) {
     const std::uint32_t s = start[b], e = start[b + 1];
     if (s == e) continue;
@@ -325,22 +354,23 @@ void BinGrid::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint
         for (const std::uint32_t u : above)
           testRange(a, pa, boxes, proxies, start[u], start[u + 1], out);
       }
-      // A coarser box overlapping this one has its minimum corner in the
-      // cells from (corner - 1) to the cell of this box's maximum corner:
-      // at most 3 x 3 cells, as this box is at most half a coarse cell.
-      for (auto it = firstCoarser; it != usedLevels_.end(); ++it) {
-        const Level& cl = levels_[*it];
-        const std::uint32_t* cstart = bucketStart_.data() + cl.firstBucket;
-        const std::int64_t x0 = cellCoord(a.min.x, cl.invCellSize) - 1;
-        const std::int64_t x1 = cellCoord(a.max.x, cl.invCellSize);
-        const std::int64_t y0 = cellCoord(a.min.y, cl.invCellSize) - 1;
-        const std::int64_t y1 = cellCoord(a.max.y, cl.invCellSize);
-        assert(x1 - x0 < 3 && y1 - y0 < 3);
-        for (std::int64_t y = y0; y <= y1; ++y) {
-          const std::uint32_t rowBase = wrap(y, cl.rows) * cl.columns;
-          for (std::int64_t x = x0; x <= x1; ++x) {
-            const std::uint32_t cb = rowBase + wrap(x, cl.columns);
-            testRange(a, pa, boxes, proxies, cstart[cb], cstart[cb + 1], out);
+      // Other levels: a box B of level m overlapping this one has its
+      // minimum corner in the cells of m from (this min - 1) to the cell of
+      // this max; each bucket of that range is visited once.
+      for (const std::uint32_t m : lookups) {
+        const Level& ol = levels_[m];
+        const std::uint32_t* ostart = bucketStart_.data() + ol.firstBucket;
+        const std::int64_t x0 = cellCoord(a.min.x, ol.invCellSize) - 1;
+        const std::int64_t y0 = cellCoord(a.min.y, ol.invCellSize) - 1;
+        const std::int64_t cols =
+            std::min<std::int64_t>(cellCoord(a.max.x, ol.invCellSize) - x0 + 1, ol.columns);
+        const std::int64_t rws =
+            std::min<std::int64_t>(cellCoord(a.max.y, ol.invCellSize) - y0 + 1, ol.rows);
+        for (std::int64_t y = y0; y < y0 + rws; ++y) {
+          const std::uint32_t rowBase = wrap(y, ol.rows) * ol.columns;
+          for (std::int64_t x = x0; x < x0 + cols; ++x) {
+            const std::uint32_t ob = rowBase + wrap(x, ol.columns);
+            testRange(a, pa, boxes, proxies, ostart[ob], ostart[ob + 1], out);
           }
         }
       }

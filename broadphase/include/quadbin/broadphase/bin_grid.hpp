@@ -90,8 +90,11 @@ class BinGrid final : public BroadPhase {
   void bin(std::span<const AABB> boxes);
   [[nodiscard]] std::uint32_t levelOf(const AABB& box) const noexcept;
   [[nodiscard]] std::uint32_t bucketOf(const AABB& box) const noexcept;
+  /// Whether the boxes of `level` search the cells of `other` for pairs
+  /// (otherwise those of `other` search `level`'s).
+  [[nodiscard]] bool searchesFrom(std::uint32_t level, std::uint32_t other) const noexcept;
   /// Pairs of the items in buckets [begin, end) of level `level`, with
-  /// their own level and with the coarser ones.
+  /// their own level and with the levels it searches.
   void pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint32_t end,
                       std::vector<Pair>& out) const;
 
