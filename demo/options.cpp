@@ -50,10 +50,16 @@ Parsed parseOptions(int argc, char** argv) {
       ->default_str("on");
   app.add_option("--font", o.font, "TrueType font for the text (default: DejaVu Sans Mono)");
   app.add_flag("--headless", o.headless, "no window: step --frames times, write --screenshot");
-  app.add_option("--frames", o.frames, "headless: steps before the screenshot")
-      ->check(CLI::Range(0u, 1000000u))
-      ->capture_default_str();
-  app.add_option("--screenshot", o.screenshot, "headless: the PNG file to write");
+  app.add_option("--frames", o.frames,
+                 "headless: steps before the screenshot (default 60); window: quit after this "
+                 "many frames")
+      ->check(CLI::Range(0u, 1000000u));
+  app.add_option("--screenshot", o.screenshot,
+                 "the PNG file to write (headless; window: the last frame, with --frames)");
+  app.add_option("--keys", o.script,
+                 "window: replay these keys, one per frame, for tests (e.g. Tab,3,A,Space,S,O,+,"
+                 "-,C,R,H, burst, grab, release)")
+      ->delimiter(',');
 
   try {
     app.parse(argc, argv);

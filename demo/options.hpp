@@ -6,6 +6,7 @@
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/scenes/scene.hpp>
 #include <string>
+#include <vector>
 
 namespace demo {
 
@@ -23,8 +24,15 @@ struct Options {
   std::string font;  ///< empty: look in the usual places
 
   bool headless = false;
-  std::uint32_t frames = 60;  ///< headless: steps before the screenshot
-  std::string screenshot;     ///< headless: the PNG to write
+  /// Headless: steps before the screenshot (default 60). Window: quit after
+  /// this many frames (default: run until closed).
+  std::optional<std::uint32_t> frames;
+  /// The PNG to write: headless, after the steps; window, of the last frame
+  /// (when --frames ends it).
+  std::string screenshot;
+  /// Window: keys and mouse actions to replay, one per frame (for tests):
+  /// what --keys takes, split at commas.
+  std::vector<std::string> script;
 };
 
 /// The options, or the exit code when the program should stop now (0 after
