@@ -79,7 +79,7 @@ class OverlayDraw final : public quadbin::BroadPhaseDraw {
     shape(corners, depth, count);
   }
   void treeBox(const quadbin::AABB& box, std::uint32_t depth, bool leaf) override {
-    // Boxes under 16 pixels wide are a blur of lines: skipped. Leaves hug
+    // Boxes under 20 pixels wide are a blur of lines: skipped. Leaves hug
     // their balls, so they are shown (faint) only when large enough on
     // screen to tell from the ball.
     const float pixels = std::max(box.max.x - box.min.x, box.max.y - box.min.y) / pixel_;
@@ -87,7 +87,7 @@ class OverlayDraw final : public quadbin::BroadPhaseDraw {
       if (pixels > 12.0f) outline(box, sf::Color(200, 200, 200, 60));
       return;
     }
-    if (pixels >= 16.0f) outline(box, depthColour(depth, 255));
+    if (pixels >= 20.0f) outline(box, depthColour(depth, 255));
   }
   void interval(std::uint32_t axis, float lo, float hi, std::uint32_t rank) override {
     axis_ = axis;
