@@ -93,6 +93,8 @@ TEST(WorldThreads, CallsDuringAStepAreRefused) {
     expectRefused([&] { w.queryRadius({5, 5}, 3, ids); });
     expectRefused([&] { w.raycastAll(Ray{{0, 0}, {1, 1}, 100}, hits); });
     expectRefused([&] { w.nearest({5, 5}, 3, ids); });
+    expectRefused([&] { w.setBroadPhase(BroadPhaseType::Quadtree); });
+    expectRefused([&] { w.setThreadCount(2); });
   };
   const std::uint32_t before = w.bodyCount();
   w.step(1.0f / 60.0f);

@@ -199,6 +199,34 @@ void BinGrid::refreshOrder(std::uint32_t n) {
   assert(order_.size() == n);
 }
 
+void BinGrid::draw(BroadPhaseDraw& out) const {
+  for (std::uint32_t l = 0; l < levels_.size(); ++l) {
+    const Level& lv = levels_[l];
+    if (lv.firstEntry == lv.endEntry) continue;
+    const std::uint32_t buckets = 1u << lv.bucketBits;
+    for (std::uint32_t b = lv.firstBucket; b < lv.firstBucket + buckets; ++b) {
+      const std::uint32_t first = bucketStart_[b], last = bucketStart_[b + 1];
+      // A bucket may hold several cells (tiles wrap around the table): each
+      // cell is drawn once, by its first entry in the bucket.
+      for (std::uint32_t e = first; e < last; ++e) {
+        const Entry& entry = entries_[e];
+        bool seen = false;
+        for (std::uint32_t p = first; p < e && !seen; ++p) {
+          seen = entries_[p].cx == entry.cx && entries_[p].cy == entry.cy;
+        }
+        if (seen) continue;
+        std::uint32_t count = 1;
+        for (std::uint32_t k = e + 1; k < last; ++k) {
+          count += entries_[k].cx == entry.cx && entries_[k].cy == entry.cy ? 1u : 0u;
+        }
+        const float x0 = static_cast<float>(static_cast<double>(entry.cx) * lv.cellSize);
+        const float y0 = static_cast<float>(static_cast<double>(entry.cy) * lv.cellSize);
+        out.cell({{x0, y0}, {x0 + lv.cellSize, y0 + lv.cellSize}}, l, count);
+      }
+    }
+  }
+}
+
 void BinGrid::update(std::span<const AABB> boxes) {
   const auto n = static_cast<std::uint32_t>(boxes.size());
   chooseCellSize(boxes);

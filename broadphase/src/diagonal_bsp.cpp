@@ -133,6 +133,18 @@ class BspPolicy {
     return side(s, x, y) >= 0.0f ? 0u : 1u;
   }
 
+  // The root is the rectangle a..b until its first cut; every other
+  // region is the triangle a, b, c.
+  static void drawLeaf(const Shape& s, std::uint32_t depth, std::uint32_t count,
+                       BroadPhaseDraw& out) {
+    if (depth == 0) {
+      out.cell({s.a, s.b}, depth, count);
+      return;
+    }
+    const Vec2 corners[3] = {s.a, s.b, s.c};
+    out.polygon(corners, depth, count);
+  }
+
   // The part of [t0, t1] on each side of the cut, widened by a tolerance
   // for rounding: side() along the ray is f0 + k t.
   std::uint32_t rayChildren(const Shape& s, const Shape* /*children*/, std::uint32_t /*count*/,
@@ -197,5 +209,6 @@ std::size_t DiagonalBsp::memoryBytes() const noexcept {
   return sizeof(Impl) + impl_->memoryBytes();
 }
 RegionTreeStats DiagonalBsp::stats() const noexcept { return impl_->stats(); }
+void DiagonalBsp::draw(BroadPhaseDraw& out) const { impl_->draw(out); }
 
 }  // namespace quadbin

@@ -462,6 +462,19 @@ void DynamicAabbTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) 
       });
 }
 
+void DynamicAabbTree::draw(BroadPhaseDraw& out) const {
+  if (root_ == kNull) return;
+  // Pool order with the depth found by walking up: no stack to size, and
+  // free nodes (height -1) are skipped on the way.
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+    const Node& node = nodes_[i];
+    if (node.height < 0) continue;
+    std::uint32_t depth = 0;
+    for (std::uint32_t p = node.parent; p != kNull; p = nodes_[p].parent) ++depth;
+    out.treeBox(bound(i), depth, node.isLeaf());
+  }
+}
+
 int DynamicAabbTree::height() const noexcept { return root_ == kNull ? -1 : nodes_[root_].height; }
 
 AABB DynamicAabbTree::fatBox(std::uint32_t proxy) const noexcept {

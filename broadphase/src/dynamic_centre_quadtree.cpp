@@ -150,5 +150,6 @@ std::size_t DynamicCentreQuadtree::memoryBytes() const noexcept {
   return sizeof(Impl) + impl_->memoryBytes();
 }
 RegionTreeStats DynamicCentreQuadtree::stats() const noexcept { return impl_->stats(); }
+void DynamicCentreQuadtree::draw(BroadPhaseDraw& out) const { impl_->draw(out); }
 
 }  // namespace quadbin

@@ -53,5 +53,6 @@ void LeafQuadtree::retrieve(const AABB& box, std::vector<std::uint32_t>& out) {
   impl_->retrieve(box, out, tasks());
 }
 RegionTreeStats LeafQuadtree::stats() const noexcept { return impl_->stats(); }
+void LeafQuadtree::draw(BroadPhaseDraw& out) const { impl_->draw(out); }
 
 }  // namespace quadbin

@@ -51,5 +51,6 @@ void NonaTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
 std::size_t NonaTree::size() const noexcept { return impl_->size(); }
 std::size_t NonaTree::memoryBytes() const noexcept { return sizeof(Impl) + impl_->memoryBytes(); }
 RegionTreeStats NonaTree::stats() const noexcept { return impl_->stats(); }
+void NonaTree::draw(BroadPhaseDraw& out) const { impl_->draw(out); }
 
 }  // namespace quadbin

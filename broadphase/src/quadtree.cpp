@@ -798,6 +798,18 @@ void QuadtreeBroadPhase::queryRay(const Ray& ray, std::vector<std::uint32_t>& ou
   }
 }
 
+void QuadtreeBroadPhase::draw(BroadPhaseDraw& out) const {
+  if (!rootReady_ || nodes_.empty()) return;
+  NodeStack stack;
+  stack.push(0);
+  while (!stack.empty()) {
+    const Node& node = nodes_[static_cast<std::size_t>(stack.pop())];
+    out.cell(node.cell, node.depth, static_cast<std::uint32_t>(node.values.size()));
+    if (node.firstChild == kNone) continue;
+    for (std::int32_t q = 3; q >= 0; --q) stack.push(node.firstChild + q);
+  }
+}
+
 std::uint32_t QuadtreeBroadPhase::nodeCount() const noexcept {
   return static_cast<std::uint32_t>(nodes_.size() - 4 * freeBlocks_.size());
 }

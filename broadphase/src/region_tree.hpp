@@ -36,6 +36,7 @@
 #include <memory>
 #include <mutex>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/debug_draw.hpp>
 #include <quadbin/broadphase/region_tree_stats.hpp>
 #include <quadbin/error.hpp>
 #include <quadbin/tasks/parallel.hpp>
@@ -270,6 +271,14 @@ class RegionTree {
 
   [[nodiscard]] RegionTreeStats stats() const noexcept;
   [[nodiscard]] std::size_t memoryBytes() const noexcept;
+  /// Each leaf of the last build, by Policy::drawLeaf, in node order.
+  void draw(BroadPhaseDraw& out) const {
+    for (const Node& nd : nodes_) {
+      if (nd.firstChild != 0) continue;
+      const auto index = static_cast<std::size_t>(&nd - nodes_.data());
+      Policy::drawLeaf(shapes_[index], nd.depth, nd.end - nd.begin, out);
+    }
+  }
 
  private:
   struct Node {
@@ -1228,6 +1237,11 @@ class RectGridPolicy {
     return (s.x0 <= x) & (x < s.x1) & (s.y0 <= y) & (y < s.y1);
   }
 
+  static void drawLeaf(const Shape& s, std::uint32_t depth, std::uint32_t count,
+                       BroadPhaseDraw& out) {
+    out.cell({{s.x0, s.y0}, {s.x1, s.y1}}, depth, count);
+  }
+
   // Children whose cell (grown by a rounding margin) the ray crosses. Every
   // box in the tree lies inside the closed root, so the bounded cells
   // suffice.
@@ -1348,6 +1362,8 @@ class TreeBroadPhase {
   [[nodiscard]] std::size_t memoryBytes() const noexcept { return tree_.memoryBytes(); }
   /// Of the last build.
   [[nodiscard]] RegionTreeStats stats() const noexcept { return tree_.stats(); }
+  /// The leaves of the last build.
+  void draw(BroadPhaseDraw& out) const { tree_.draw(out); }
 
  private:
   void buildIfDirty(TaskSystem& tasks) {

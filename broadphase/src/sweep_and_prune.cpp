@@ -159,6 +159,11 @@ void SweepAndPrune::gather(std::span<const AABB> boxes) {
   maxExtentA_ = widest;
 }
 
+void SweepAndPrune::draw(BroadPhaseDraw& out) const {
+  const auto axis = static_cast<std::uint32_t>(axis_);
+  for (std::uint32_t k = 0; k < ids_.size(); ++k) out.interval(axis, minA_[k], maxA_[k], k);
+}
+
 void SweepAndPrune::findPairs(std::vector<Pair>& out) {
   const std::size_t n = ids_.size();
   const float* minA = minA_.data();

@@ -478,6 +478,30 @@ BodyId World::bodyAt(std::uint32_t i) const {
 const WorldDef& World::def() const noexcept { return impl_->def; }
 const BroadPhase& World::broadPhase() const noexcept { return *impl_->broad; }
 
+void World::setBroadPhase(BroadPhaseType type) {
+  Impl& w = *impl_;
+  w.requireIdle("setBroadPhase");
+  auto broad = makeBroadPhase(type);
+  broad->setBounds(w.def.bounds);
+  broad->setTaskSystem(w.tasks);
+  w.broad = std::move(broad);
+  w.def.broadPhase = type;
+  w.warnedBruteForce = false;
+  w.markChanged();  // the query index is the broad phase: empty now
+}
+
+void World::setThreadCount(std::uint32_t threadCount) {
+  Impl& w = *impl_;
+  w.requireIdle("setThreadCount");
+  if (threadCount > 1024) {
+    w.refuse(fmt::format("setThreadCount: threadCount = {} must be at most 1024", threadCount));
+  }
+  w.tasks = makeTaskSystem(threadCount);
+  w.broad->setTaskSystem(w.tasks);
+  w.def.threadCount = threadCount;
+  w.def.taskSystem = nullptr;
+}
+
 double World::kineticEnergy() const noexcept {
   const SolverBodies& b = impl_->bodies;
   double e = 0.0;

@@ -6,6 +6,7 @@
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
+#include <quadbin/broadphase/debug_draw.hpp>
 #include <quadbin/broadphase/diagonal_bsp.hpp>
 #include <quadbin/broadphase/dynamic_aabb_tree.hpp>
 #include <quadbin/broadphase/dynamic_centre_quadtree.hpp>

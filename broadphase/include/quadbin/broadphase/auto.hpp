@@ -43,6 +43,8 @@ class AutoBroadPhase final : public BroadPhase {
   }
   [[nodiscard]] std::size_t size() const noexcept override { return active_->size(); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override { return active_->memoryBytes(); }
+  /// What the structure in use draws.
+  void draw(BroadPhaseDraw& out) const override { active_->draw(out); }
   /// Passed on to the structure in use, and to each one it switches to.
   void setTaskSystem(std::shared_ptr<TaskSystem> tasks) override;
   /// True: the structures it picks for more than a few bodies are parallel.

@@ -64,6 +64,9 @@ class BinGrid final : public BroadPhase {
   void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
   [[nodiscard]] std::size_t size() const noexcept override { return order_.size(); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+  /// One cell per non-empty cell of every level (depth = level, 0 the
+  /// finest), with the boxes binned into it; level by level, bucket order.
+  void draw(BroadPhaseDraw& out) const override;
   [[nodiscard]] bool usesTaskSystem() const noexcept override { return true; }
 
   /// The finest cell side used by the last update.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <quadbin/broadphase/debug_draw.hpp>
 #include <quadbin/geometry/aabb.hpp>
 #include <quadbin/geometry/ray.hpp>
 #include <quadbin/tasks/task_system.hpp>
@@ -96,6 +97,11 @@ class BroadPhase {
   [[nodiscard]] virtual std::size_t size() const noexcept = 0;
   /// Heap bytes the structure holds (capacity, not just size).
   [[nodiscard]] virtual std::size_t memoryBytes() const noexcept = 0;
+  /// Shows the structure as the last update left it to a debug drawer
+  /// (quadbin/broadphase/debug_draw.hpp says what each structure reports).
+  /// For viewers and tests: visits every node, allocates nothing. The base
+  /// reports nothing.
+  virtual void draw(BroadPhaseDraw& out) const { (void)out; }
 
   /// Where update and findPairs run their parallel work; nullptr (the
   /// default) runs it on the calling thread. The structure shares ownership

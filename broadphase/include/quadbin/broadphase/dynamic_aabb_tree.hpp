@@ -65,6 +65,9 @@ class DynamicAabbTree final : public BroadPhase {
   void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
   [[nodiscard]] std::size_t size() const noexcept override { return leafOf_.size(); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+  /// One treeBox per node in use, in pool order: internal nodes' boxes and
+  /// the leaves' fat boxes, each with its depth (root 0).
+  void draw(BroadPhaseDraw& out) const override;
 
   /// Height of the tree: 0 for a single leaf, -1 when empty.
   [[nodiscard]] int height() const noexcept;

@@ -44,6 +44,8 @@ class NonaTree final : public BroadPhase {
   void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
   [[nodiscard]] std::size_t size() const noexcept override;
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+  /// One cell (or region) per leaf, with the boxes it holds.
+  void draw(BroadPhaseDraw& out) const override;
   /// Built and searched in parallel on the task system (see region trees in
   /// docs/concurrency.md); the same tree and pairs for any thread count.
   [[nodiscard]] bool usesTaskSystem() const noexcept override { return true; }

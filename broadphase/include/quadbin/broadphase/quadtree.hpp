@@ -65,6 +65,9 @@ class QuadtreeBroadPhase final : public BroadPhase {
   void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
   [[nodiscard]] std::size_t size() const noexcept override { return node_.size(); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+  /// One cell per node in use (its own rectangle, not the loose one), with
+  /// the boxes stored in that node itself.
+  void draw(BroadPhaseDraw& out) const override;
   [[nodiscard]] bool usesTaskSystem() const noexcept override { return true; }
 
   /// Nodes in use (for tests and statistics).

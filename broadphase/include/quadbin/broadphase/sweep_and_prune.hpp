@@ -58,6 +58,9 @@ class SweepAndPrune final : public BroadPhase {
   void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
   [[nodiscard]] std::size_t size() const noexcept override { return ids_.size(); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;
+  /// One interval per proxy on the sort axis, in sweep order: how long
+  /// each proxy's window is shows in how many intervals overlap it.
+  void draw(BroadPhaseDraw& out) const override;
 
   /// 0 for x, 1 for y: the axis the proxies are sorted on now.
   [[nodiscard]] int sortAxis() const noexcept { return axis_; }

@@ -188,8 +188,21 @@ class World {
   [[nodiscard]] double kineticEnergy() const noexcept;
   [[nodiscard]] Vec2 momentum() const noexcept;  ///< sum of m * v, in double then rounded
 
-  /// The broad phase in use (for statistics and spatial queries).
+  /// The broad phase in use (for statistics, spatial queries and
+  /// BroadPhase::draw).
   [[nodiscard]] const BroadPhase& broadPhase() const noexcept;
+  /// Switches to a new, empty broad phase of `type` (def().broadPhase
+  /// follows); it is filled from the bodies at the next step or query. The
+  /// bodies are untouched. Pairs reach the solver in the new structure's
+  /// order, so the motion that follows may differ in the last bits from a
+  /// world that used `type` from the start. Throws Error during a step.
+  void setBroadPhase(BroadPhaseType type);
+  /// Steps on a new task system of `threadCount` threads, with the meaning
+  /// of WorldDef::threadCount (0 = all hardware threads); it replaces the
+  /// system the world had, WorldDef::taskSystem included. Results stay
+  /// bit-identical. Throws Error for more than 1024 threads or during a
+  /// step.
+  void setThreadCount(std::uint32_t threadCount);
 
   // Spatial queries: exact against the bodies' shapes (circles and boxes),
   // results in creation order (dense index) unless said otherwise. They may

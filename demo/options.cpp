@@ -1,0 +1,91 @@
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <string>
+
+namespace demo {
+
+namespace {
+
+std::map<std::string, bool> onOff() { return {{"on", true}, {"off", false}}; }
+
+}  // namespace
+
+Parsed parseOptions(int argc, char** argv) {
+  CLI::App app{
+      "quadbin-demo: bouncing balls with the broad phase's structure drawn over them.\n"
+      "Interactive by default (H shows the keys); --headless writes one PNG."};
+  Options o;
+  std::string scene = "uniform", broadPhase = std::string(toString(o.broadPhase));
+  bool listBroadPhases = false;
+  app.add_option("--scene", scene, "reference scene: uniform, clustered, mixed")
+      ->check(CLI::IsMember({"uniform", "clustered", "mixed"}))
+      ->capture_default_str();
+  app.add_option("--n", o.n, "number of balls")
+      ->check(CLI::Range(0u, 2000000u))
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "scene seed")->capture_default_str();
+  app.add_option("--broadphase", broadPhase, "broad phase (--list-broadphases)")
+      ->capture_default_str();
+  app.add_flag("--list-broadphases", listBroadPhases, "print the broad phase names and exit");
+  app.add_option("--threads", o.threads, "threads of the step (0: all hardware threads)")
+      ->check(CLI::Range(0u, 1024u))
+      ->capture_default_str();
+  app.add_option("--width", o.width, "window or picture width in pixels")
+      ->check(CLI::Range(16u, 8192u))
+      ->capture_default_str();
+  app.add_option("--height", o.height, "window or picture height in pixels")
+      ->check(CLI::Range(16u, 8192u))
+      ->capture_default_str();
+  app.add_option("--overlay", o.overlay, "draw the broad phase's structure: on or off")
+      ->transform(CLI::CheckedTransformer(onOff()))
+      ->default_str("on");
+  app.add_option("--contacts", o.contacts, "highlight touching balls: on or off")
+      ->transform(CLI::CheckedTransformer(onOff()))
+      ->default_str("on");
+  app.add_option("--hud", o.hud, "show the statistics text: on or off")
+      ->transform(CLI::CheckedTransformer(onOff()))
+      ->default_str("on");
+  app.add_option("--font", o.font, "TrueType font for the text (default: DejaVu Sans Mono)");
+  app.add_flag("--headless", o.headless, "no window: step --frames times, write --screenshot");
+  app.add_option("--frames", o.frames,
+                 "headless: steps before the screenshot (default 60); window: quit after this "
+                 "many frames")
+      ->check(CLI::Range(0u, 1000000u));
+  app.add_option("--screenshot", o.screenshot,
+                 "the PNG file to write (headless; window: the last frame, with --frames)");
+  app.add_option("--keys", o.script,
+                 "window: replay these keys, one per frame, for tests (e.g. Tab,3,A,Space,S,O,+,"
+                 "-,C,R,H, burst, grab, release)")
+      ->delimiter(',');
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return {std::nullopt, rc == 0 ? 0 : 2};
+  }
+  if (listBroadPhases) {
+    for (const quadbin::BroadPhaseType type : quadbin::allBroadPhaseTypes()) {
+      std::cout << toString(type) << '\n';
+    }
+    return {std::nullopt, 0};
+  }
+  const auto type = quadbin::parseBroadPhaseType(broadPhase);
+  if (!type) {
+    std::cerr << "quadbin-demo: unknown broad phase '" << broadPhase
+              << "' (quadbin-demo --list-broadphases lists them)\n";
+    return {std::nullopt, 2};
+  }
+  o.broadPhase = *type;
+  o.scene = *quadbin::scenes::parseSceneKind(scene);
+  if (o.headless && o.screenshot.empty()) {
+    std::cerr << "quadbin-demo: --headless needs --screenshot FILE.png\n";
+    return {std::nullopt, 2};
+  }
+  return {o, 0};
+}
+
+}  // namespace demo

@@ -1,0 +1,47 @@
+#pragma once
+// quadbin-demo's command line (docs/demo.md).
+
+#include <cstdint>
+#include <optional>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/scenes/scene.hpp>
+#include <string>
+#include <vector>
+
+namespace demo {
+
+struct Options {
+  quadbin::scenes::SceneKind scene = quadbin::scenes::SceneKind::Uniform;
+  std::uint32_t n = 3000;
+  std::uint64_t seed = quadbin::scenes::kDefaultSeed;
+  quadbin::BroadPhaseType broadPhase = quadbin::BroadPhaseType::Quadtree;
+  std::uint32_t threads = 0;  ///< 0: all hardware threads
+  std::uint32_t width = 960;
+  std::uint32_t height = 960;
+  bool overlay = true;
+  bool contacts = true;
+  bool hud = true;
+  std::string font;  ///< empty: look in the usual places
+
+  bool headless = false;
+  /// Headless: steps before the screenshot (default 60). Window: quit after
+  /// this many frames (default: run until closed).
+  std::optional<std::uint32_t> frames;
+  /// The PNG to write: headless, after the steps; window, of the last frame
+  /// (when --frames ends it).
+  std::string screenshot;
+  /// Window: keys and mouse actions to replay, one per frame (for tests):
+  /// what --keys takes, split at commas.
+  std::vector<std::string> script;
+};
+
+/// The options, or the exit code when the program should stop now (0 after
+/// --help or --list-broadphases, 2 for a bad command line, with a message
+/// on stderr).
+struct Parsed {
+  std::optional<Options> options;
+  int exitCode = 0;
+};
+[[nodiscard]] Parsed parseOptions(int argc, char** argv);
+
+}  // namespace demo

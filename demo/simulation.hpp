@@ -1,0 +1,69 @@
+#pragma once
+// The demo's world: a reference scene in a quadbin::World, and what the keys
+// and the mouse do to it (add, remove, burst, drag, switch structure and
+// threads), with the step timed.
+
+#include <cstdint>
+#include <optional>
+#include <quadbin/engine/world.hpp>
+#include <quadbin/scenes/scene.hpp>
+
+#include "options.hpp"
+
+namespace demo {
+
+class Simulation {
+ public:
+  static constexpr float kDt = 1.0f / 60.0f;
+
+  explicit Simulation(const Options& options);
+
+  /// The scene of the options again (the structure and threads in use stay).
+  void reset();
+  /// One step of kDt, timed.
+  void step();
+
+  /// `count` balls of the scene's kind at random places (bounds unchanged).
+  void addBalls(std::uint32_t count);
+  /// Removes the last `count` balls (the most recently added).
+  void removeBalls(std::uint32_t count);
+  /// `count` balls flying out of `at` (placed on a spiral, no overlaps).
+  void burst(quadbin::Vec2 at, std::uint32_t count);
+
+  /// The ball nearest to `at` if it lies within `reach` of its surface.
+  [[nodiscard]] std::optional<quadbin::BodyId> pick(quadbin::Vec2 at, float reach) const;
+  /// Starts/stops pulling a ball towards a point (by its velocity, so that it
+  /// still collides on the way).
+  void grab(quadbin::BodyId ball) { grabbed_ = ball; }
+  void release() { grabbed_.reset(); }
+  void pullTo(quadbin::Vec2 target) { target_ = target; }
+  [[nodiscard]] std::optional<quadbin::BodyId> grabbed() const;
+
+  void setBroadPhase(quadbin::BroadPhaseType type) { world_.setBroadPhase(type); }
+  [[nodiscard]] quadbin::BroadPhaseType broadPhase() const { return world_.def().broadPhase; }
+  /// 1 or more threads (0 is turned into the hardware's count first).
+  void setThreads(std::uint32_t threads) { world_.setThreadCount(threads); }
+  [[nodiscard]] std::uint32_t threads() const { return world_.taskSystem().threadCount(); }
+
+  [[nodiscard]] const quadbin::World& world() const noexcept { return world_; }
+  [[nodiscard]] const quadbin::scenes::Scene& scene() const noexcept { return scene_; }
+  [[nodiscard]] quadbin::scenes::SceneKind sceneKind() const noexcept { return options_.scene; }
+  /// Steps since the last reset.
+  [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
+  /// Wall time of one step (World::step alone), smoothed over recent steps.
+  [[nodiscard]] double stepMs() const noexcept { return stepMs_; }
+
+ private:
+  void addScene(const quadbin::scenes::Scene& scene, float scale);
+
+  Options options_;
+  quadbin::scenes::Scene scene_;
+  quadbin::World world_;
+  std::uint64_t steps_ = 0;
+  std::uint64_t added_ = 0;  // seeds of the added batches
+  double stepMs_ = 0.0;
+  std::optional<quadbin::BodyId> grabbed_;
+  quadbin::Vec2 target_{};
+};
+
+}  // namespace demo

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Regenerates docs/images/demo-<structure>.png: one headless quadbin-demo
+# shot per broad phase (480x480, the clustered scene), re-encoded smaller by
+# scripts/shrink_png.py. Needs a Release build with the demo:
+#   cmake --preset release && cmake --build --preset release -j2 --target quadbin-demo
+#   scripts/demo_screenshots.sh [BUILD_DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build/release}
+demo=$build/demo/quadbin-demo
+out=$root/docs/images
+mkdir -p "$out"
+for s in $("$demo" --list-broadphases); do
+  "$root/demo/run_headless.sh" "$demo" --headless --scene clustered --n 2000 --frames 30 \
+    --threads 2 --broadphase "$s" --width 480 --height 480 --screenshot "$out/demo-$s.png"
+done
+python3 "$root/scripts/shrink_png.py" "$out"/demo-*.png
