@@ -7,6 +7,7 @@
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/error.hpp>
 #include <string>
+#include <utility>
 
 namespace quadbin {
 
@@ -200,28 +201,28 @@ void BinGrid::refreshOrder(std::uint32_t n) {
 }
 
 void BinGrid::draw(BroadPhaseDraw& out) const {
-  for (std::uint32_t l = 0; l < levels_.size(); ++l) {
+  for (const std::uint32_t l : usedLevels_) {
     const Level& lv = levels_[l];
-    if (lv.firstEntry == lv.endEntry) continue;
-    const std::uint32_t buckets = 1u << lv.bucketBits;
-    for (std::uint32_t b = lv.firstBucket; b < lv.firstBucket + buckets; ++b) {
-      const std::uint32_t first = bucketStart_[b], last = bucketStart_[b + 1];
-      // A bucket may hold several cells (tiles wrap around the table): each
-      // cell is drawn once, by its first entry in the bucket.
-      for (std::uint32_t e = first; e < last; ++e) {
-        const Entry& entry = entries_[e];
+    const std::uint32_t* start = bucketStart_.data() + lv.firstBucket;
+    for (std::uint32_t b = 0; b < lv.buckets(); ++b) {
+      const std::uint32_t first = start[b], last = start[b + 1];
+      // A bucket may hold several cells (the table wraps): each cell is
+      // drawn once, by its first box in the bucket.
+      auto cellOf = [&](std::uint32_t k) {
+        return std::pair{cellCoord(sorted_[k].min.x, lv.invCellSize),
+                         cellCoord(sorted_[k].min.y, lv.invCellSize)};
+      };
+      for (std::uint32_t k = first; k < last; ++k) {
+        const auto cell = cellOf(k);
         bool seen = false;
-        for (std::uint32_t p = first; p < e && !seen; ++p) {
-          seen = entries_[p].cx == entry.cx && entries_[p].cy == entry.cy;
-        }
+        for (std::uint32_t p = first; p < k && !seen; ++p) seen = cellOf(p) == cell;
         if (seen) continue;
         std::uint32_t count = 1;
-        for (std::uint32_t k = e + 1; k < last; ++k) {
-          count += entries_[k].cx == entry.cx && entries_[k].cy == entry.cy ? 1u : 0u;
-        }
-        const float x0 = static_cast<float>(static_cast<double>(entry.cx) * lv.cellSize);
-        const float y0 = static_cast<float>(static_cast<double>(entry.cy) * lv.cellSize);
-        out.cell({{x0, y0}, {x0 + lv.cellSize, y0 + lv.cellSize}}, l, count);
+        for (std::uint32_t q = k + 1; q < last; ++q) count += cellOf(q) == cell ? 1u : 0u;
+        const auto x0 = static_cast<float>(static_cast<double>(cell.first) * lv.cellSize);
+        const auto y0 = static_cast<float>(static_cast<double>(cell.second) * lv.cellSize);
+        const auto side = static_cast<float>(lv.cellSize);
+        out.cell({{x0, y0}, {x0 + side, y0 + side}}, l, count);
       }
     }
   }
