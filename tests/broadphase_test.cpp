@@ -103,11 +103,11 @@ TEST(Auto, FollowsTheCountWithHysteresis) {
   EXPECT_EQ(bp.active(), BroadPhaseType::SweepAndPrune);
   bp.update(boxesOf(20));
   EXPECT_EQ(bp.active(), BroadPhaseType::BruteForce);
-  EXPECT_EQ(bp.choose(200000), BroadPhaseType::LeafQuadtree);
+  EXPECT_EQ(bp.choose(200000), BroadPhaseType::BinGrid);
   bp.update(boxesOf(100000));
-  EXPECT_EQ(bp.active(), BroadPhaseType::LeafQuadtree);
-  bp.update(boxesOf(90000));  // within the hysteresis band
-  EXPECT_EQ(bp.active(), BroadPhaseType::LeafQuadtree);
+  EXPECT_EQ(bp.active(), BroadPhaseType::BinGrid);
+  bp.update(boxesOf(27000));  // within the hysteresis band below 30,000
+  EXPECT_EQ(bp.active(), BroadPhaseType::BinGrid);
   std::vector<Pair> pairs;
   bp.findPairs(pairs);
   EXPECT_FALSE(pairs.empty());

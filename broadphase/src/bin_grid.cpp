@@ -8,6 +8,9 @@
 #include <quadbin/error.hpp>
 #include <string>
 #include <utility>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace quadbin {
 
@@ -23,9 +26,10 @@ constexpr double kMinCellSize = 1e-30;
 constexpr double kBucketsPerItem =
     2.0;  // table size: memory against crowding  // so that 256 levels reach any float extent
 // Work split (constants, never the thread count, so results never depend on it).
-constexpr std::uint32_t kBoxChunk = 16384;    // boxes per task of the binning passes
-constexpr std::uint32_t kGroupBits = 10;      // at most 2^10 groups of buckets
-constexpr std::uint32_t kBucketChunk = 4096;  // buckets per pair task
+constexpr std::uint32_t kBoxChunk = 16384;      // boxes per task of the binning passes
+constexpr std::uint32_t kGroupBits = 10;        // at most 2^10 groups of buckets
+constexpr std::uint32_t kItemsPerGroup = 4096;  // about this many boxes per group
+constexpr std::uint32_t kBucketChunk = 4096;    // buckets per pair task
 
 // floor(x / side) as an integer clamped into int32 (monotonic in x, so
 // clamping far-away coordinates never separates neighbours). NaN goes low.
@@ -52,20 +56,49 @@ inline double extentOf(const AABB& b) noexcept {
   return std::max(static_cast<double>(b.max.x) - b.min.x, static_cast<double>(b.max.y) - b.min.y);
 }
 
-inline bool strictOverlap(const AABB& a, const AABB& b) noexcept {
-  return (b.min.x < a.max.x) & (a.min.x < b.max.x) & (b.min.y < a.max.y) & (a.min.y < b.max.y);
-}
+// The sorted boxes, one array per coordinate (the pair test reads four
+// candidates at a time); each array has kPadding readable slots past n.
+struct SortedBoxes {
+  const float* minX;
+  const float* minY;
+  const float* maxX;
+  const float* maxY;
+  const std::uint32_t* proxies;
+};
+constexpr std::uint32_t kPadding = 4;
 
-// Tests box `a` (proxy pa) against items [j0, j1).
-inline void testRange(const AABB& a, std::uint32_t pa, const AABB* boxes,
-                      const std::uint32_t* proxies, std::uint32_t j0, std::uint32_t j1,
-                      std::vector<Pair>& out) {
-  for (std::uint32_t j = j0; j < j1; ++j) {
-    if (strictOverlap(a, boxes[j])) {
-      const std::uint32_t pb = proxies[j];
-      out.push_back(pa < pb ? Pair{pa, pb} : Pair{pb, pa});
+// Tests box `a` (proxy pa) against items [j0, j1), reporting in item order.
+inline void testRange(const AABB& a, std::uint32_t pa, const SortedBoxes& s, std::uint32_t j0,
+                      std::uint32_t j1, std::vector<Pair>& out) {
+  auto report = [&](std::uint32_t j) {
+    const std::uint32_t pb = s.proxies[j];
+    out.push_back(pa < pb ? Pair{pa, pb} : Pair{pb, pa});
+  };
+#if defined(__SSE2__)
+  // Four candidates per step, no branch per candidate: ranges are short
+  // (a cell holds one or two boxes), so branches on each would mispredict.
+  const __m128 aMinX = _mm_set1_ps(a.min.x), aMinY = _mm_set1_ps(a.min.y);
+  const __m128 aMaxX = _mm_set1_ps(a.max.x), aMaxY = _mm_set1_ps(a.max.y);
+  for (std::uint32_t j = j0; j < j1; j += 4) {
+    const __m128 hit = _mm_and_ps(_mm_and_ps(_mm_cmplt_ps(_mm_loadu_ps(s.minX + j), aMaxX),
+                                             _mm_cmplt_ps(aMinX, _mm_loadu_ps(s.maxX + j))),
+                                  _mm_and_ps(_mm_cmplt_ps(_mm_loadu_ps(s.minY + j), aMaxY),
+                                             _mm_cmplt_ps(aMinY, _mm_loadu_ps(s.maxY + j))));
+    auto mask = static_cast<unsigned>(_mm_movemask_ps(hit));
+    if (j1 - j < 4) mask &= (1u << (j1 - j)) - 1;  // lanes past the range
+    while (mask != 0) {
+      report(j + static_cast<std::uint32_t>(std::countr_zero(mask)));
+      mask &= mask - 1;
     }
   }
+#else
+  for (std::uint32_t j = j0; j < j1; ++j) {
+    if ((s.minX[j] < a.max.x) & (a.min.x < s.maxX[j]) & (s.minY[j] < a.max.y) &
+        (a.min.y < s.maxY[j])) {
+      report(j);
+    }
+  }
+#endif
 }
 
 }  // namespace
@@ -209,8 +242,7 @@ void BinGrid::draw(BroadPhaseDraw& out) const {
       // A bucket may hold several cells (the table wraps): each cell is
       // drawn once, by its first box in the bucket.
       auto cellOf = [&](std::uint32_t k) {
-        return std::pair{cellCoord(sorted_[k].min.x, lv.invCellSize),
-                         cellCoord(sorted_[k].min.y, lv.invCellSize)};
+        return std::pair{cellCoord(minX_[k], lv.invCellSize), cellCoord(minY_[k], lv.invCellSize)};
       };
       for (std::uint32_t k = first; k < last; ++k) {
         const auto cell = cellOf(k);
@@ -239,13 +271,16 @@ void BinGrid::update(std::span<const AABB> boxes) {
 void BinGrid::bin(std::span<const AABB> boxes) {
   const auto n = static_cast<std::uint32_t>(boxes.size());
   const std::uint32_t total = bucketCount_;
-  const std::uint32_t bits = ceilLog2(total);
-  groupShift_ = bits > kGroupBits ? bits - kGroupBits : 0;
+  // Groups of buckets: at most 2^kGroupBits, and about one per
+  // kItemsPerGroup boxes, so that small frames are one task, not thousands.
+  const std::uint32_t wantedGroups =
+      std::clamp<std::uint32_t>(n / kItemsPerGroup, 1, 1u << kGroupBits);
+  groupShift_ = ceilLog2((std::uint64_t{total} + wantedGroups - 1) / wantedGroups);
   groupCount_ = ((total - 1) >> groupShift_) + 1;
   const std::uint32_t stride = groupCount_ + kLevels;  // per chunk: groups, then levels
   const std::uint32_t chunks = chunkCount(n, kBoxChunk);
   chunkCounts_.resize(std::size_t{chunks} * stride);
-  sorted_.resize(n);
+  for (auto* v : {&minX_, &minY_, &maxX_, &maxY_}) v->resize(std::size_t{n} + kPadding);
   bucketOfGathered_.resize(n);
   stagedBucket_.resize(n);
   staged_.resize(n);
@@ -254,7 +289,7 @@ void BinGrid::bin(std::span<const AABB> boxes) {
   bucketStart_[0] = 0;
   groupBegin_.resize(std::size_t{groupCount_} + 1);
 
-  // Pass 1: gather the boxes in the starting order (sorted_ is scratch
+  // Pass 1: gather the boxes in the starting order (the sorted arrays are scratch
   // until pass 3) and count them per chunk, group of buckets and level.
   const std::uint32_t shift = groupShift_;
   std::uint32_t* counts = chunkCounts_.data();
@@ -266,7 +301,10 @@ void BinGrid::bin(std::span<const AABB> boxes) {
     for (std::uint32_t k = begin; k < end; ++k) {
       if (k + kAhead < n) __builtin_prefetch(&boxes[order_[k + kAhead]]);
       const AABB box = boxes[order_[k]];
-      sorted_[k] = box;
+      minX_[k] = box.min.x;
+      minY_[k] = box.min.y;
+      maxX_[k] = box.max.x;
+      maxY_[k] = box.max.y;
       const std::uint32_t bucket = bucketOf(box);
       bucketOfGathered_[k] = bucket;
       ++h[groupCount_ + levelOf(box)];
@@ -302,7 +340,7 @@ void BinGrid::bin(std::span<const AABB> boxes) {
       const std::uint32_t bucket = bucketOfGathered_[k];
       const std::uint32_t dst = cursor[bucket >> shift]++;
       stagedBucket_[dst] = bucket;
-      staged_[dst] = sorted_[k];
+      staged_[dst] = {{minX_[k], minY_[k]}, {maxX_[k], maxY_[k]}};
       stagedProxy_[dst] = order_[k];
     }
   });
@@ -325,7 +363,11 @@ void BinGrid::bin(std::span<const AABB> boxes) {
     }
     for (std::uint32_t k = from; k < to; ++k) {
       const std::uint32_t dst = start[bucketOfStaged[k]]++;
-      sorted_[dst] = staged_[k];
+      const AABB& box = staged_[k];
+      minX_[dst] = box.min.x;
+      minY_[dst] = box.min.y;
+      maxX_[dst] = box.max.x;
+      maxY_[dst] = box.max.y;
       order_[dst] = stagedProxy_[k];
     }
     // Now start[b] is the end of bucket b, that is bucketStart_[b + 1].
@@ -346,8 +388,7 @@ void BinGrid::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint
                              std::vector<Pair>& out) const {
   const Level& lv = levels_[level];
   const std::uint32_t* start = bucketStart_.data() + lv.firstBucket;
-  const AABB* boxes = sorted_.data();
-  const std::uint32_t* proxies = order_.data();
+  const SortedBoxes boxes{minX_.data(), minY_.data(), maxX_.data(), maxY_.data(), order_.data()};
   const std::uint32_t columns = lv.columns, rows = lv.rows;
   // The levels whose cells each box of this level looks up (pairs across
   // levels are searched from one side only, the cheaper one).
@@ -369,19 +410,18 @@ void BinGrid::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint
     const std::uint32_t up = (row + 1 == rows ? 0 : row + 1) * columns;
     const std::uint32_t above[3] = {up + left, up + col, up + next};
     for (std::uint32_t i = s; i < e; ++i) {
-      const AABB a = boxes[i];
-      const std::uint32_t pa = proxies[i];
+      const AABB a{{boxes.minX[i], boxes.minY[i]}, {boxes.maxX[i], boxes.maxY[i]}};
+      const std::uint32_t pa = boxes.proxies[i];
       if (next != 0) {  // this bucket's later items and the right one are consecutive
-        testRange(a, pa, boxes, proxies, i + 1, start[right + 1], out);
+        testRange(a, pa, boxes, i + 1, start[right + 1], out);
       } else {
-        testRange(a, pa, boxes, proxies, i + 1, e, out);
-        testRange(a, pa, boxes, proxies, start[right], start[right + 1], out);
+        testRange(a, pa, boxes, i + 1, e, out);
+        testRange(a, pa, boxes, start[right], start[right + 1], out);
       }
       if (col > 0 && next != 0) {  // the three above are consecutive
-        testRange(a, pa, boxes, proxies, start[above[0]], start[above[2] + 1], out);
+        testRange(a, pa, boxes, start[above[0]], start[above[2] + 1], out);
       } else {
-        for (const std::uint32_t u : above)
-          testRange(a, pa, boxes, proxies, start[u], start[u + 1], out);
+        for (const std::uint32_t u : above) testRange(a, pa, boxes, start[u], start[u + 1], out);
       }
       // Other levels: a box B of level m overlapping this one has its
       // minimum corner in the cells of m from (this min - 1) to the cell of
@@ -399,7 +439,7 @@ void BinGrid::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint
           const std::uint32_t rowBase = wrap(y, ol.rows) * ol.columns;
           for (std::int64_t x = x0; x < x0 + cols; ++x) {
             const std::uint32_t ob = rowBase + wrap(x, ol.columns);
-            testRange(a, pa, boxes, proxies, ostart[ob], ostart[ob + 1], out);
+            testRange(a, pa, boxes, ostart[ob], ostart[ob + 1], out);
           }
         }
       }
@@ -437,7 +477,7 @@ void BinGrid::query(const AABB& box, std::vector<std::uint32_t>& out) const {
     const std::uint32_t first = start[0], last = start[buckets];
     auto report = [&](std::uint32_t from, std::uint32_t to) {
       for (std::uint32_t k = from; k < to; ++k) {
-        if (touches(sorted_[k], box)) out.push_back(order_[k]);
+        if (touches({{minX_[k], minY_[k]}, {maxX_[k], maxY_[k]}}, box)) out.push_back(order_[k]);
       }
     };
     // A box touching the query has its minimum corner in the cells from
@@ -468,9 +508,10 @@ std::size_t BinGrid::memoryBytes() const noexcept {
           groupBegin_.capacity() + usedLevels_.capacity() + lastLevelCount_.capacity() +
           taskLevel_.capacity() + taskBegin_.capacity() + taskEnd_.capacity()) *
              sizeof(std::uint32_t) +
-         (sorted_.capacity() + staged_.capacity()) * sizeof(AABB) +
-         levels_.capacity() * sizeof(Level) + sample_.capacity() * sizeof(float) +
-         pairBuffers_.memoryBytes();
+         (minX_.capacity() + minY_.capacity() + maxX_.capacity() + maxY_.capacity()) *
+             sizeof(float) +
+         staged_.capacity() * sizeof(AABB) + levels_.capacity() * sizeof(Level) +
+         sample_.capacity() * sizeof(float) + pairBuffers_.memoryBytes();
 }
 
 }  // namespace quadbin

@@ -7,9 +7,10 @@
 /// grid above) was the starting point; the defaults come from our own
 /// Workload A measurements (docs/perf.md): brute force only below about 32
 /// boxes (it is as fast as anything there and has nothing to maintain),
-/// sweep and prune up to about 100,000 (its incremental sort wins on every
-/// reference scene, mixed sizes included), and the leaf quadtree above,
-/// where sweep-and-prune's n^1.5 catches up with it. A switch back happens
+/// sweep and prune up to about 30,000 (its incremental sort wins at 10,000
+/// on every reference scene, mixed sizes included), and the bin grid above
+/// (it wins at 100,000 on every scene and is 2x the plain grid at
+/// 1,000,000; the crossover lies between, 30,000 is its geometric middle). A switch back happens
 /// only `hysteresis` below a threshold, so a world hovering at one does not
 /// rebuild every frame.
 
@@ -19,11 +20,11 @@
 namespace quadbin {
 
 struct AutoOptions {
-  std::uint32_t smallBelow = 32;       ///< use `small` below this many boxes
-  std::uint32_t mediumBelow = 100000;  ///< use `medium` below this many, `large` above
+  std::uint32_t smallBelow = 32;      ///< use `small` below this many boxes
+  std::uint32_t mediumBelow = 30000;  ///< use `medium` below this many, `large` above
   BroadPhaseType small = BroadPhaseType::BruteForce;
   BroadPhaseType medium = BroadPhaseType::SweepAndPrune;
-  BroadPhaseType large = BroadPhaseType::LeafQuadtree;
+  BroadPhaseType large = BroadPhaseType::BinGrid;
   float hysteresis = 0.2f;  ///< fraction of a threshold to go below before switching down
 };
 

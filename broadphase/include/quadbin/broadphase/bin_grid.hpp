@@ -46,7 +46,7 @@ struct BinGridOptions {
   /// Side of the finest cells. 0 = automatic: `cellSizeFactor` times the
   /// median box extent (max of width and height) of the frame.
   float cellSize = 0.0f;
-  float cellSizeFactor = 2.0f;
+  float cellSizeFactor = 3.0f;
   /// Put boxes larger than the finest cells on coarser levels (cells
   /// doubling in size). With false, one level whose cells fit the largest
   /// box (the paper's single grid).
@@ -108,10 +108,10 @@ class BinGrid final : public BroadPhase {
   std::vector<std::uint32_t> usedLevels_;  // levels holding boxes, finest first
   std::uint32_t bucketCount_ = 0;          // buckets of all levels
   // The frame's items in bucket order: item k is proxy order_[k], its box
-  // sorted_[k]; bucket b holds items [bucketStart_[b], bucketStart_[b + 1]).
-  // The order is also where the next frame's sort starts from.
+  // (minX_[k], minY_[k]) - (maxX_[k], maxY_[k]); bucket b holds items [bucketStart_[b],
+  // bucketStart_[b + 1]). The order is also where the next frame's sort starts from.
   std::vector<std::uint32_t> order_;
-  std::vector<AABB> sorted_;
+  std::vector<float> minX_, minY_, maxX_, maxY_;  // the sorted boxes (+ padding)
   std::vector<std::uint32_t> bucketStart_;
   // Scratch of the sort: boxes and buckets in the previous order, then
   // staged by groups of buckets.
