@@ -24,6 +24,9 @@ struct MeasureOptions {
   std::uint64_t seed = 42;
   std::uint32_t driftSteps = 0;
   double budget = 20.0;
+  /// Seconds a configuration should take at most: slower ones measure fewer
+  /// frames (never below kMinTimedFrames). 0: always --frames.
+  double configSeconds = 0.0;
   std::string outDir;
   bool verbose = false;
   std::vector<std::string> argv;  // for the JSON

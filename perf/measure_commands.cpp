@@ -281,6 +281,7 @@ int runCommand(const MeasureOptions& o) {
   if (plan.empty()) throw UsageError("nothing to run: no structure takes part in these workloads");
 
   Session session(o.budget, o.verbose);
+  session.setConfigSeconds(o.configSeconds);
   const auto outcomes = measureAll(session, plan);
 
   // Speed against Box2D: its median over ours, same workload/scene/n/threads.
@@ -340,10 +341,13 @@ int runCommand(const MeasureOptions& o) {
       rows.push_back(std::move(row));
     }
     if (rows.empty()) continue;
-    std::printf("%sWorkload %c: %s, median of %u %s after %u warm-up\n",
+    std::printf("%sWorkload %c: %s, median of %u %s after %u warm-up%s\n",
                 w == workloads.front() ? "" : "\n", w,
                 w == 'A' ? "broad phase alone" : "full world step", o.frames,
-                w == 'A' ? "frames" : "steps", o.warmup);
+                w == 'A' ? "frames" : "steps", o.warmup,
+                o.configSeconds > 0.0 ? " (fewer, at least 10, where a configuration would "
+                                        "take over --config-seconds: see the CSV's frames)"
+                                      : "");
     std::vector<std::string> header{"scene",
                                     "n",
                                     "structure",

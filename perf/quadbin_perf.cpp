@@ -48,6 +48,10 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
   cmd->add_option("--budget", o.budget,
                   "seconds: skip (and report as skipped) configurations predicted to take "
                   "longer; 0 runs everything");
+  cmd->add_option("--config-seconds", o.configSeconds,
+                  "seconds a configuration should take: slower ones (predicted from smaller N) "
+                  "time fewer frames, at least 10 (the frames column says how many); 0 always "
+                  "times --frames");
   cmd->add_option("--drift-steps", o.driftSteps,
                   "world workloads: take the kinetic energy drift after this many steps (more "
                   "steps run untimed); default: the measured steps");
@@ -65,6 +69,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   MeasureOptions runOpts, sweepOpts, scalingOpts;
+  // The main job's run must finish in a few minutes with the slow peers
+  // and world steps at 100,000 included.
+  runOpts.configSeconds = 3.0;
   sweepOpts.frames = 30;
   sweepOpts.warmup = 5;
   // Scaling exists for N = 1,000,000, where one world-step configuration
@@ -82,7 +89,7 @@ int main(int argc, char** argv) {
   addMeasureOptions(run, runOpts,
                     "--workload A,B --scene all --n 10000,100000 (and 1000000 for A on uniform) "
                     "--broadphase all (peers in Workload A only) --threads 1 --frames 60 "
-                    "--warmup 10 --seed 42 --budget 20");
+                    "--warmup 10 --seed 42 --budget 20 --config-seconds 3");
 
   auto* sweep = app.add_subcommand(
       "sweep",

@@ -181,25 +181,39 @@ std::optional<double> Session::predictWithProbe(const Config& c) {
 }
 
 Result Session::measureA(const Config& c) {
-  const RefKey key{static_cast<int>(c.scene), c.n, c.seed, c.warmup + c.frames};
+  // Pair counts are checked frame by frame against the reference: the
+  // first quadbin structure measured on this scene, N and seed (frames are
+  // the same sequence whatever the count, so a shorter run checks against
+  // the first frames of a longer one, and a longer run, once it agrees,
+  // becomes the reference).
+  const RefKey key{static_cast<int>(c.scene), c.n, c.seed};
+  const std::uint32_t frames = c.warmup + c.frames;
   auto it = references_.find(key);
-  if (it == references_.end() && !isQuadbinStructure(c.structure)) {
-    // A peer first: the reference comes from quadbin's bin grid, untimed.
+  if ((it == references_.end() || it->second.framePairs.size() < frames) &&
+      !isQuadbinStructure(c.structure)) {
+    // A peer first (or longer than the reference): the reference comes
+    // from quadbin's bin grid, untimed.
     Config rc = c;
     rc.structure = "bin-grid";
     rc.threads = 1;
-    it = references_.emplace(key, Reference{"bin-grid", runWorkloadA(rc).framePairs}).first;
+    it =
+        references_.insert_or_assign(key, Reference{"bin-grid", runWorkloadA(rc).framePairs}).first;
   }
   if (it == references_.end()) {
     Result r = runWorkloadA(c);
     references_.emplace(key, Reference{c.structure, r.framePairs});
     return r;
   }
+  Result r;
   try {
-    return runWorkloadA(c, it->second.framePairs);
+    r = runWorkloadA(c, it->second.framePairs);
   } catch (const CheckFailure& e) {
     throw CheckFailure(std::string(e.what()) + " (reference: " + it->second.structure + ")");
   }
+  if (r.framePairs.size() > it->second.framePairs.size()) {
+    it->second = Reference{c.structure, r.framePairs};
+  }
+  return r;
 }
 
 Outcome Session::measure(std::size_t index, const Config& c) {
@@ -207,11 +221,22 @@ Outcome Session::measure(std::size_t index, const Config& c) {
   Outcome o;
   o.result.config = c;
   if (budget_ > 0.0) o.predictedSeconds = predictWithProbe(c);
+  if (o.predictedSeconds && configSeconds_ > 0.0 && c.workload != 'C') {
+    // Time-boxed: the warm-up, then timed frames up to configSeconds_ (at
+    // least kMinTimedFrames of them).
+    const double perFrame = *o.predictedSeconds / stepsOf(c);
+    const double timed = std::clamp(configSeconds_ / perFrame,
+                                    static_cast<double>(std::min(kMinTimedFrames, c.frames)),
+                                    static_cast<double>(c.frames));
+    o.predictedSeconds = perFrame * (c.warmup + timed);
+  }
   if (o.predictedSeconds && *o.predictedSeconds > budget_) {
     o.skipped = true;
   } else {
-    o.result = c.workload == 'A' ? measureA(c) : runWorkloadB(c);
-    predictor_.record(c, o.result.medianMs);
+    Config run = c;
+    if (c.workload != 'C') run.timeBoxSeconds = configSeconds_;
+    o.result = run.workload == 'A' ? measureA(run) : runWorkloadB(run);
+    predictor_.record(o.result.config, o.result.medianMs);
   }
   progress_.finish(index);
   if (verbose_) {

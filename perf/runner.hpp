@@ -91,6 +91,9 @@ struct Outcome {
 class Session {
  public:
   Session(double budgetSeconds, bool verbose);
+  /// Slower configurations time fewer frames so as to take about this long
+  /// (never fewer than kMinTimedFrames); 0: always the configured frames.
+  void setConfigSeconds(double seconds) noexcept { configSeconds_ = seconds; }
 
   void plan(const std::vector<Config>& configs);
   /// The planned configuration `index` (plan() order).
@@ -102,12 +105,13 @@ class Session {
     std::string structure;
     std::vector<std::uint64_t> framePairs;
   };
-  using RefKey = std::tuple<int, std::uint32_t, std::uint64_t, std::uint32_t>;
+  using RefKey = std::tuple<int, std::uint32_t, std::uint64_t>;  // scene, n, seed
   [[nodiscard]] std::optional<double> predictWithProbe(const Config& c);
   [[nodiscard]] Result measureA(const Config& c);
   [[nodiscard]] std::string describe(const Config& c) const;
 
   double budget_;
+  double configSeconds_ = 0.0;
   bool verbose_;
   Predictor predictor_;
   Progress progress_;

@@ -31,6 +31,14 @@ std::string frameName(const Config& c, std::uint32_t frame) {
          std::to_string(c.warmup + c.frames) + ", warm-up included, 0-based)";
 }
 
+// Whether a time-boxed configuration has timed enough frames.
+bool timeBoxUp(const Config& c, const std::vector<double>& times) {
+  if (!(c.timeBoxSeconds > 0.0) || times.size() < kMinTimedFrames) return false;
+  double ms = 0.0;
+  for (const double t : times) ms += t;
+  return ms >= c.timeBoxSeconds * 1000.0;
+}
+
 }  // namespace
 
 std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t hash) noexcept {
@@ -69,12 +77,15 @@ Result runWorkloadA(const Config& c, std::span<const std::uint64_t> expectedPair
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (frame >= c.warmup) times.push_back(ms);
     r.framePairs.push_back(pairs.size());
+    const bool timeUp = timeBoxUp(c, times);
     if (frame < expectedPairs.size() && pairs.size() != expectedPairs[frame]) {
       throw CheckFailure("pair count mismatch: " + c.structure + " on " + frameName(c, frame) +
                          " reported " + std::to_string(pairs.size()) + " pairs, the reference " +
                          std::to_string(expectedPairs[frame]));
     }
+    if (timeUp) break;
   }
+  r.config.frames = static_cast<std::uint32_t>(times.size());
   summarise(times, r);
   r.pairs = pairs.size();
   r.bytesPerBody = c.n ? static_cast<double>(structure->memoryBytes()) / c.n : 0.0;
@@ -112,10 +123,13 @@ Result runWorkloadB(const Config& c) {
     world.step(dt);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (frame >= c.warmup && frame < total) times.push_back(ms);
-    if (frame + 1 == total) r.pairs = world.stats().contacts;
+    const bool timeUp = frame < total && timeBoxUp(c, times);
+    if (frame + 1 == total || timeUp) r.pairs = world.stats().contacts;
     const std::uint32_t contacts = world.stats().contacts;
     hash = fnv1a(&contacts, sizeof contacts, hash);
+    if (timeUp) break;
   }
+  r.config.frames = static_cast<std::uint32_t>(times.size());
   summarise(times, r);
   r.bytesPerBody = c.n ? static_cast<double>(world.broadPhase().memoryBytes()) / c.n : 0.0;
   if (energy0 > 0.0) r.energyDrift = (world.kineticEnergy() - energy0) / energy0;

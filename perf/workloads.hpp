@@ -32,7 +32,14 @@ struct Config {
   /// B/C: steps after which the kinetic energy drift is taken; when larger
   /// than warmup + frames the world keeps stepping, untimed, up to it.
   std::uint32_t driftSteps = 0;
+  /// When > 0: stop timing once the timed frames add up to this many
+  /// seconds and at least kMinTimedFrames are timed (Result::config.frames
+  /// then says how many were); the world's untimed drift steps are left out.
+  double timeBoxSeconds = 0.0;
 };
+
+/// The fewest timed frames a time-boxed configuration keeps.
+inline constexpr std::uint32_t kMinTimedFrames = 10;
 
 struct Result {
   Config config;
