@@ -220,6 +220,12 @@ Outcome Session::measure(std::size_t index, const Config& c) {
   progress_.show(index, describe(c));
   Outcome o;
   o.result.config = c;
+  if (!c.skipReason.empty()) {
+    o.skipped = true;
+    o.skipReason = c.skipReason;
+    progress_.finish(index);
+    return o;
+  }
   if (budget_ > 0.0) o.predictedSeconds = predictWithProbe(c);
   if (o.predictedSeconds && configSeconds_ > 0.0 && c.workload != 'C') {
     // Time-boxed: the warm-up, then timed frames up to configSeconds_ (at

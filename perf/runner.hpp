@@ -83,6 +83,7 @@ struct Outcome {
   Result result;
   bool skipped = false;
   std::optional<double> predictedSeconds;
+  std::string skipReason;  // why, when not the budget's prediction
 };
 
 /// Runs configurations one by one: skips those predicted over the budget

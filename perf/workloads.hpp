@@ -36,6 +36,8 @@ struct Config {
   /// seconds and at least kMinTimedFrames are timed (Result::config.frames
   /// then says how many were); the world's untimed drift steps are left out.
   double timeBoxSeconds = 0.0;
+  /// Not run at all, for this reason (shown as skipped): set by a plan.
+  std::string skipReason;
 };
 
 /// The fewest timed frames a time-boxed configuration keeps.

@@ -106,7 +106,7 @@ TEST(Auto, FollowsTheCountWithHysteresis) {
   EXPECT_EQ(bp.choose(200000), BroadPhaseType::BinGrid);
   bp.update(boxesOf(100000));
   EXPECT_EQ(bp.active(), BroadPhaseType::BinGrid);
-  bp.update(boxesOf(27000));  // within the hysteresis band below 30,000
+  bp.update(boxesOf(18000));  // within the hysteresis band below 20,000
   EXPECT_EQ(bp.active(), BroadPhaseType::BinGrid);
   std::vector<Pair> pairs;
   bp.findPairs(pairs);

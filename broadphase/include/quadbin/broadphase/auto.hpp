@@ -7,10 +7,11 @@
 /// grid above) was the starting point; the defaults come from our own
 /// Workload A measurements (docs/perf.md): brute force only below about 32
 /// boxes (it is as fast as anything there and has nothing to maintain),
-/// sweep and prune up to about 30,000 (its incremental sort wins at 10,000
-/// on every reference scene, mixed sizes included), and the bin grid above
-/// (it wins at 100,000 on every scene and is 2x the plain grid at
-/// 1,000,000; the crossover lies between, 30,000 is its geometric middle). A switch back happens
+/// sweep and prune up to 20,000 (fastest from ~30 bodies in the world-step
+/// sweep, and at 10,000 on every scene of Workload A, mixed sizes
+/// included), and the bin grid above (it overtakes sweep and prune at about
+/// 12,000 bodies in the uniform world-step sweep, later on mixed sizes, wins
+/// at 100,000 on every scene and is over 2x the plain grid at 1,000,000). A switch back happens
 /// only `hysteresis` below a threshold, so a world hovering at one does not
 /// rebuild every frame.
 
@@ -21,7 +22,7 @@ namespace quadbin {
 
 struct AutoOptions {
   std::uint32_t smallBelow = 32;      ///< use `small` below this many boxes
-  std::uint32_t mediumBelow = 30000;  ///< use `medium` below this many, `large` above
+  std::uint32_t mediumBelow = 20000;  ///< use `medium` below this many, `large` above
   BroadPhaseType small = BroadPhaseType::BruteForce;
   BroadPhaseType medium = BroadPhaseType::SweepAndPrune;
   BroadPhaseType large = BroadPhaseType::BinGrid;
