@@ -52,7 +52,8 @@ def main():
                   f"{int(r['pairs']):,} | {fmt(r['bytes_per_body'])} | {last} |")
         for r in rs:
             if r["status"] != "ok":
-                print(f"| {r['structure']} | {r['status']} (predicted {fmt(r['predicted_s'])} s) | | | | |")
+                why = f"predicted {fmt(r['predicted_s'])} s over the budget" if r.get("predicted_s") else "left out: see the run's table"
+                print(f"| {r['structure']} | {r['status']} ({why}) | | | | |")
         print()
     scaling = rows(os.path.join(folder, "scaling.csv"))
     if scaling:

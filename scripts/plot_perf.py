@@ -40,7 +40,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 RANGES = [(10, 100, "10-100"), (100, 1000, "100-1000"), (1000, 30000, "1000-30000")]
-QUADBIN_ORDER = ["brute-force", "quadtree", "bin-grid", "sweep-and-prune", "dynamic-aabb-tree", "auto"]
+# quadbin's own structures, in `quadbin-perf list` order; anything else is a peer.
+QUADBIN_ORDER = ["brute-force", "quadtree", "bin-grid", "sweep-and-prune", "dynamic-aabb-tree",
+                 "leaf-quadtree", "dynamic-centre-quadtree", "nona-tree", "diagonal-bsp", "auto"]
 MARKERS = "osD^vP*Xh<>p"
 
 
