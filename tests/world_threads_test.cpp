@@ -63,8 +63,15 @@ TEST(WorldThreads, CallsDuringAStepAreRefused) {
   WorldDef def = quietDef();
   def.taskSystem = spy;
   def.broadPhase = BroadPhaseType::BinGrid;  // a parallel structure: the step hands out work
+  // Enough balls that the step splits its work (the body passes' chunks
+  // hold 16,384 bodies), whatever the structures' own chunk sizes.
+  def.bounds = {{0, 0}, {1000, 1000}};
   World w(def);
-  addBalls(w, 3000);
+  for (int i = 0; i < 30000; ++i) {
+    const float x = 5.0f + static_cast<float>(i % 300) * 3.0f;
+    const float y = 5.0f + static_cast<float>(i / 300) * 3.0f;
+    w.createBody(BodyDef::ball({x, y}, 1.0f, {static_cast<float>(i % 7) - 3.0f, 2.0f}));
+  }
   const BodyId ball = w.bodyAt(0);
   int refused = 0, calls = 0;
   auto expectRefused = [&](auto&& call) {
