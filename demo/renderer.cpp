@@ -201,7 +201,8 @@ sf::View Renderer::worldView(const sf::RenderTarget& target, const Simulation& s
   const quadbin::AABB& b = sim.world().def().bounds;
   const float w = b.max.x - b.min.x, h = b.max.y - b.min.y;
   const auto size = target.getSize();
-  const float tw = static_cast<float>(size.x), th = static_cast<float>(size.y);
+  const auto tw = static_cast<float>(size.x);
+  const auto th = static_cast<float>(size.y);
   const float scale = std::min(tw / w, th / h);
   const float vw = w * scale / tw, vh = h * scale / th;
   sf::View view(sf::FloatRect(b.min.x, b.min.y, w, h));

@@ -274,10 +274,10 @@ std::string formatSeconds(double seconds) {
   if (seconds < 60.0) {
     std::snprintf(buf, sizeof buf, "%.1fs", seconds);
   } else if (seconds < 3600.0) {
-    const auto s = static_cast<long>(seconds + 0.5);
+    const long s = std::lround(seconds);
     std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
   } else {
-    const auto s = static_cast<long>(seconds + 0.5);
+    const long s = std::lround(seconds);
     std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s / 60) % 60);
   }
   return buf;

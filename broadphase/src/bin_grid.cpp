@@ -205,7 +205,7 @@ void BinGrid::planLevels(std::span<const AABB> boxes) {
       const double cellsX = std::ceil(static_cast<double>(bounds_.width()) * lv.invCellSize) + 1;
       const double cellsY = std::ceil(static_cast<double>(bounds_.height()) * lv.invCellSize) + 1;
       columns =
-          static_cast<std::uint64_t>(std::clamp(cellsX, 4.0, static_cast<double>(budget / 4)));
+          static_cast<std::uint64_t>(std::clamp(cellsX, 4.0, static_cast<double>(budget) / 4.0));
       rows = static_cast<std::uint64_t>(std::clamp(
           cellsY, 4.0, static_cast<double>(std::max<std::uint64_t>(4, budget / columns))));
     } else {
@@ -392,7 +392,7 @@ void BinGrid::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint
   const std::uint32_t columns = lv.columns, rows = lv.rows;
   // The levels whose cells each box of this level looks up (pairs across
   // levels are searched from one side only, the cheaper one).
-  std::array<std::uint32_t, kLevels> lookupLevels;
+  std::array<std::uint32_t, kLevels> lookupLevels{};
   std::uint32_t lookupCount = 0;
   for (const std::uint32_t m : usedLevels_) {
     if (m != level && searchesFrom(level, m)) lookupLevels[lookupCount++] = m;
