@@ -48,10 +48,6 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
   cmd->add_option("--budget", o.budget,
                   "seconds: skip (and report as skipped) configurations predicted to take "
                   "longer; 0 runs everything");
-  cmd->add_option("--config-seconds", o.configSeconds,
-                  "seconds a configuration should take: slower ones (predicted from smaller N) "
-                  "time fewer frames, at least 10 (the frames column says how many); 0 always "
-                  "times --frames");
   cmd->add_option("--drift-steps", o.driftSteps,
                   "world workloads: take the kinetic energy drift after this many steps (more "
                   "steps run untimed); default: the measured steps");
@@ -86,6 +82,10 @@ int main(int argc, char** argv) {
       "<out>/run.csv and run.json. Workload A pair counts are checked frame by frame against "
       "the first quadbin structure measured (exit 3 on a mismatch).");
   run->add_option("--workload", runOpts.workloads, "A and/or B")->delimiter(',');
+  run->add_option("--config-seconds", runOpts.configSeconds,
+                  "time-box: stop timing a configuration once its timed frames add up to this "
+                  "many seconds, with at least 10 timed (the frames column says how many); 0 "
+                  "always times --frames");
   addMeasureOptions(run, runOpts,
                     "--workload A,B --scene all --n 10000,100000 (and 1000000 for A on uniform) "
                     "--broadphase all (peers in Workload A only) --threads 1 --frames 60 "

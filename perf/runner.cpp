@@ -227,11 +227,11 @@ Outcome Session::measure(std::size_t index, const Config& c) {
     return o;
   }
   if (budget_ > 0.0) o.predictedSeconds = predictWithProbe(c);
-  if (o.predictedSeconds && configSeconds_ > 0.0 && c.workload != 'C') {
-    // Time-boxed: the warm-up, then timed frames up to configSeconds_ (at
-    // least kMinTimedFrames of them).
+  if (o.predictedSeconds && c.timeBoxSeconds > 0.0) {
+    // Time-boxed: the warm-up, then timed frames up to the box (at least
+    // kMinTimedFrames of them).
     const double perFrame = *o.predictedSeconds / stepsOf(c);
-    const double timed = std::clamp(configSeconds_ / perFrame,
+    const double timed = std::clamp(c.timeBoxSeconds / perFrame,
                                     static_cast<double>(std::min(kMinTimedFrames, c.frames)),
                                     static_cast<double>(c.frames));
     o.predictedSeconds = perFrame * (c.warmup + timed);
@@ -239,9 +239,7 @@ Outcome Session::measure(std::size_t index, const Config& c) {
   if (o.predictedSeconds && *o.predictedSeconds > budget_) {
     o.skipped = true;
   } else {
-    Config run = c;
-    if (c.workload != 'C') run.timeBoxSeconds = configSeconds_;
-    o.result = run.workload == 'A' ? measureA(run) : runWorkloadB(run);
+    o.result = c.workload == 'A' ? measureA(c) : runWorkloadB(c);
     predictor_.record(o.result.config, o.result.medianMs);
   }
   progress_.finish(index);

@@ -92,9 +92,6 @@ struct Outcome {
 class Session {
  public:
   Session(double budgetSeconds, bool verbose);
-  /// Slower configurations time fewer frames so as to take about this long
-  /// (never fewer than kMinTimedFrames); 0: always the configured frames.
-  void setConfigSeconds(double seconds) noexcept { configSeconds_ = seconds; }
 
   void plan(const std::vector<Config>& configs);
   /// The planned configuration `index` (plan() order).
@@ -112,7 +109,6 @@ class Session {
   [[nodiscard]] std::string describe(const Config& c) const;
 
   double budget_;
-  double configSeconds_ = 0.0;
   bool verbose_;
   Predictor predictor_;
   Progress progress_;

@@ -12,6 +12,8 @@
 #include <random>
 #include <string>
 
+#include "support/pair_diff.hpp"
+
 using namespace quadbin;
 using scenes::SceneKind;
 
@@ -52,18 +54,7 @@ std::vector<Pair> sortedPairs(BroadPhase& bp, std::span<const AABB> boxes) {
 }
 
 std::string describe(const std::vector<Pair>& got, const std::vector<Pair>& want) {
-  std::vector<Pair> missing, extra;
-  std::set_difference(want.begin(), want.end(), got.begin(), got.end(),
-                      std::back_inserter(missing));
-  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
-  std::string s =
-      std::to_string(missing.size()) + " missing, " + std::to_string(extra.size()) + " extra";
-  if (!missing.empty())
-    s += "; first missing (" + std::to_string(missing[0].a) + ", " + std::to_string(missing[0].b) +
-         ")";
-  if (!extra.empty())
-    s += "; first extra (" + std::to_string(extra[0].a) + ", " + std::to_string(extra[0].b) + ")";
-  return s;
+  return test::describePairDifference(got, want);
 }
 
 // A structure under test: every registered type with default options, plus

@@ -125,10 +125,36 @@ inline std::uint32_t BinGrid::levelOf(const AABB& box) const noexcept {
   return l;
 }
 
-inline std::uint32_t BinGrid::bucketOf(const AABB& box) const noexcept {
-  const Level& lv = levels_[levelOf(box)];
+inline std::uint32_t BinGrid::bucketOf(const AABB& box, std::uint32_t level) const noexcept {
+  const Level& lv = levels_[level];
   return lv.firstBucket + wrap(cellCoord(box.min.y, lv.invCellSize), lv.rows) * lv.columns +
          wrap(cellCoord(box.min.x, lv.invCellSize), lv.columns);
+}
+
+// Calls visit(first, end) with the items of each bucket of `lv` that may
+// hold the minimum corner of a box of that level touching `box`: the cells
+// from (box min - 1) to the cell of box max, each bucket once however often
+// the range wraps around the table.
+template <class Visit>
+void BinGrid::forEachReachingBucket(const Level& lv, const AABB& box, Visit&& visit) const {
+  const std::uint32_t* start = bucketStart_.data() + lv.firstBucket;
+  const std::int64_t x0 = cellCoord(box.min.x, lv.invCellSize) - 1;
+  const std::int64_t y0 = cellCoord(box.min.y, lv.invCellSize) - 1;
+  const std::int64_t cols =
+      std::min<std::int64_t>(cellCoord(box.max.x, lv.invCellSize) - x0 + 1, lv.columns);
+  const std::int64_t rows =
+      std::min<std::int64_t>(cellCoord(box.max.y, lv.invCellSize) - y0 + 1, lv.rows);
+  if (cols * rows >= static_cast<std::int64_t>(start[lv.buckets()] - start[0])) {
+    visit(start[0], start[lv.buckets()]);  // more cells than boxes: the whole level
+    return;
+  }
+  for (std::int64_t y = y0; y < y0 + rows; ++y) {
+    const std::uint32_t rowBase = wrap(y, lv.rows) * lv.columns;
+    for (std::int64_t x = x0; x < x0 + cols; ++x) {
+      const std::uint32_t b = rowBase + wrap(x, lv.columns);
+      visit(start[b], start[b + 1]);
+    }
+  }
 }
 
 void BinGrid::chooseCellSize(std::span<const AABB> boxes) {
@@ -305,9 +331,10 @@ void BinGrid::bin(std::span<const AABB> boxes) {
       minY_[k] = box.min.y;
       maxX_[k] = box.max.x;
       maxY_[k] = box.max.y;
-      const std::uint32_t bucket = bucketOf(box);
+      const std::uint32_t level = levelOf(box);
+      const std::uint32_t bucket = bucketOf(box, level);
       bucketOfGathered_[k] = bucket;
-      ++h[groupCount_ + levelOf(box)];
+      ++h[groupCount_ + level];
       ++h[bucket >> shift];
     }
   });
@@ -423,25 +450,12 @@ void BinGrid::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint
       } else {
         for (const std::uint32_t u : above) testRange(a, pa, boxes, start[u], start[u + 1], out);
       }
-      // Other levels: a box B of level m overlapping this one has its
-      // minimum corner in the cells of m from (this min - 1) to the cell of
-      // this max; each bucket of that range is visited once.
+      // Other levels: a box of level m overlapping this one has its
+      // minimum corner in a bucket forEachReachingBucket visits.
       for (const std::uint32_t m : lookups) {
-        const Level& ol = levels_[m];
-        const std::uint32_t* ostart = bucketStart_.data() + ol.firstBucket;
-        const std::int64_t x0 = cellCoord(a.min.x, ol.invCellSize) - 1;
-        const std::int64_t y0 = cellCoord(a.min.y, ol.invCellSize) - 1;
-        const std::int64_t cols =
-            std::min<std::int64_t>(cellCoord(a.max.x, ol.invCellSize) - x0 + 1, ol.columns);
-        const std::int64_t rws =
-            std::min<std::int64_t>(cellCoord(a.max.y, ol.invCellSize) - y0 + 1, ol.rows);
-        for (std::int64_t y = y0; y < y0 + rws; ++y) {
-          const std::uint32_t rowBase = wrap(y, ol.rows) * ol.columns;
-          for (std::int64_t x = x0; x < x0 + cols; ++x) {
-            const std::uint32_t ob = rowBase + wrap(x, ol.columns);
-            testRange(a, pa, boxes, ostart[ob], ostart[ob + 1], out);
-          }
-        }
+        forEachReachingBucket(levels_[m], a, [&](std::uint32_t from, std::uint32_t to) {
+          testRange(a, pa, boxes, from, to, out);
+        });
       }
     }
   }
@@ -471,34 +485,11 @@ void BinGrid::findPairs(std::vector<Pair>& out) {
 
 void BinGrid::query(const AABB& box, std::vector<std::uint32_t>& out) const {
   for (const std::uint32_t l : usedLevels_) {
-    const Level& lv = levels_[l];
-    const std::uint32_t buckets = lv.buckets();
-    const std::uint32_t* start = bucketStart_.data() + lv.firstBucket;
-    const std::uint32_t first = start[0], last = start[buckets];
-    auto report = [&](std::uint32_t from, std::uint32_t to) {
+    forEachReachingBucket(levels_[l], box, [&](std::uint32_t from, std::uint32_t to) {
       for (std::uint32_t k = from; k < to; ++k) {
         if (touches({{minX_[k], minY_[k]}, {maxX_[k], maxY_[k]}}, box)) out.push_back(order_[k]);
       }
-    };
-    // A box touching the query has its minimum corner in the cells from
-    // (query min - 1) to the cell of the query's max.
-    const std::int64_t x0 = cellCoord(box.min.x, lv.invCellSize) - 1;
-    const std::int64_t x1 = cellCoord(box.max.x, lv.invCellSize);
-    const std::int64_t y0 = cellCoord(box.min.y, lv.invCellSize) - 1;
-    const std::int64_t y1 = cellCoord(box.max.y, lv.invCellSize);
-    const std::int64_t cols = std::min<std::int64_t>(x1 - x0 + 1, lv.columns);
-    const std::int64_t rows = std::min<std::int64_t>(y1 - y0 + 1, lv.rows);
-    if (cols * rows >= static_cast<std::int64_t>(last - first)) {
-      report(first, last);  // the query covers more cells than the level has boxes
-      continue;
-    }
-    for (std::int64_t y = y0; y < y0 + rows; ++y) {
-      const std::uint32_t rowBase = wrap(y, lv.rows) * lv.columns;
-      for (std::int64_t x = x0; x < x0 + cols; ++x) {
-        const std::uint32_t b = rowBase + wrap(x, lv.columns);
-        report(start[b], start[b + 1]);
-      }
-    }
+    });
   }
 }
 

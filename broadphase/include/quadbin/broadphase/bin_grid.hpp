@@ -92,7 +92,9 @@ class BinGrid final : public BroadPhase {
   void refreshOrder(std::uint32_t n);
   void bin(std::span<const AABB> boxes);
   [[nodiscard]] std::uint32_t levelOf(const AABB& box) const noexcept;
-  [[nodiscard]] std::uint32_t bucketOf(const AABB& box) const noexcept;
+  [[nodiscard]] std::uint32_t bucketOf(const AABB& box, std::uint32_t level) const noexcept;
+  template <class Visit>
+  void forEachReachingBucket(const Level& lv, const AABB& box, Visit&& visit) const;
   /// Whether the boxes of `level` search the cells of `other` for pairs
   /// (otherwise those of `other` search `level`'s).
   [[nodiscard]] bool searchesFrom(std::uint32_t level, std::uint32_t other) const noexcept;
