@@ -200,8 +200,6 @@ std::string fixed(double v, int precision) {
   return buf;
 }
 std::string msText(double ms) { return fixed(ms, ms < 1.0 ? 4 : ms < 100.0 ? 3 : 1); }
-constexpr std::uint32_t kBulletSapDefaultMaxN = 10000;
-
 std::string skippedNote(const Outcome& o, double budget) {
   if (!o.skipReason.empty()) return "skipped: " + o.skipReason;
   return "skipped: predicted " + formatSeconds(o.predictedSeconds.value_or(0.0)) + " > budget " +
@@ -246,6 +244,8 @@ int runCommand(const MeasureOptions& o) {
       parseStructures(o.structures.empty() ? std::vector<std::string>{"all"} : o.structures, false);
   const auto threads = o.threads.empty() ? std::vector<std::uint32_t>{1} : sortedUnique(o.threads);
 
+  std::map<std::string, std::uint32_t> defaultMax;
+  for (const auto& s : structures) defaultMax[s] = makeStructure(s)->defaultRunMaxBodies();
   std::vector<Config> plan;
   std::set<std::string> peersInB;
   for (const char w : workloads) {
@@ -267,14 +267,14 @@ int runCommand(const MeasureOptions& o) {
           for (const auto t : threads) {
             plan.push_back(
                 {w, scene, n, s, t, o.frames, o.warmup, o.seed, o.driftSteps, o.configSeconds, {}});
-            // Bullet's sweep and prune inserts each proxy by walking the
-            // sorted axes (O(n^2) to set up: about a minute at 100,000 on
-            // `clustered`, untimed). The main job leaves it out above
-            // 10,000 unless it is asked for by name.
-            if (s == "bullet-sap" && n > kBulletSapDefaultMaxN &&
+            // A peer whose setup is too slow for the main job at this N
+            // is shown as skipped unless asked for by name.
+            const std::uint32_t maxN = defaultMax.at(s);
+            if (maxN != 0 && n > maxN &&
                 std::find(o.structures.begin(), o.structures.end(), s) == o.structures.end()) {
-              plan.back().skipReason =
-                  "its setup is O(n^2) (a minute at 100,000); name it in --broadphase to run it";
+              plan.back().skipReason = "its untimed setup is too slow above " + withCommas(maxN) +
+                                       " bodies for the main job; name it in --broadphase to "
+                                       "run it";
             }
           }
         }

@@ -31,6 +31,11 @@ class Structure {
   /// Where quadbin's structures run their parallel work (--threads);
   /// peers and baselines ignore it.
   virtual void setTaskSystem(std::shared_ptr<TaskSystem> tasks) { (void)tasks; }
+  /// The most bodies the main job (`run` with the default structures) gives
+  /// it, for a peer whose untimed setup grows too fast above that (the time
+  /// budget only predicts timed frames); 0: no limit. Named in --broadphase,
+  /// it runs at any N.
+  [[nodiscard]] virtual std::uint32_t defaultRunMaxBodies() const noexcept { return 0; }
 };
 
 /// Every name `--broadphase` accepts: quadbin's structures first (in

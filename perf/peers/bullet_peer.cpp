@@ -87,6 +87,7 @@ void clearPairCache(btOverlappingPairCache* cache) {
 class DbvtEngine {
  public:
   static constexpr std::string_view kName = "bullet-dbvt";
+  static constexpr std::uint32_t kDefaultRunMaxBodies = 0;  // no limit
 
   void setBounds(const AABB& /*bounds*/) noexcept {}  // the trees cover any box
   static void checkCount(std::size_t /*count*/) noexcept {}
@@ -146,6 +147,8 @@ class SapEngine {
   /// and on y it passes half the edges. About a minute at 100,000 on the
   /// development machine, so hours at 1,000,000: refused above this.
   static constexpr std::size_t kMaxProxies = 250'000;
+  /// Loading takes seconds from a few tens of thousands: the main job stops here.
+  static constexpr std::uint32_t kDefaultRunMaxBodies = 10'000;
 
   static void checkCount(std::size_t count) {
     if (count > kMaxProxies) {
@@ -238,6 +241,9 @@ class BulletPeer final : public Structure {
   BulletPeer() = default;
   ~BulletPeer() override { engine_.release(proxies_); }
   [[nodiscard]] std::string_view name() const noexcept override { return Engine::kName; }
+  [[nodiscard]] std::uint32_t defaultRunMaxBodies() const noexcept override {
+    return Engine::kDefaultRunMaxBodies;
+  }
   void setBounds(const AABB& bounds) override { engine_.setBounds(bounds); }
   void update(std::span<const AABB> boxes) override;
   void findPairs(std::vector<Pair>& out) override;
