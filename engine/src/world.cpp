@@ -169,9 +169,10 @@ World::World(const WorldDef& def) {
   if (!(def.restitution >= 0.0f && def.restitution <= 1.0f)) {
     refuse(fmt::format("WorldDef.restitution = {} is outside [0, 1]", def.restitution));
   }
-  if (!(def.restitutionThreshold >= 0.0f) || !std::isfinite(def.restitutionThreshold)) {
+  if (def.restitutionThreshold &&
+      (!(*def.restitutionThreshold >= 0.0f) || !std::isfinite(*def.restitutionThreshold))) {
     refuse(fmt::format("WorldDef.restitutionThreshold = {} must be finite and >= 0",
-                       def.restitutionThreshold));
+                       *def.restitutionThreshold));
   }
   if (def.solverPasses == 0) refuse("WorldDef.solverPasses = 0 must be at least 1");
   if (def.threadCount > 1024 && !def.taskSystem) {
@@ -351,7 +352,7 @@ void World::Impl::step(float dt) {
   // distance it can travel this step, in every direction: a ball that
   // bounces keeps its speed and so stays inside its box.
   SolverSettings settings{
-      dt,         def.restitution,  def.restitutionThreshold, def.boundary == Boundary::Closed,
+      dt,         def.restitution,  def.restitutionThreshold.value_or(2.0f * length(def.gravity) * dt), def.boundary == Boundary::Closed,
       def.bounds, def.solverPasses, def.positionPasses};
   TaskSystem& ts = *tasks;
   bodies.applyGravity(def.gravity, dt, ts);

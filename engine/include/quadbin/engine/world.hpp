@@ -51,11 +51,20 @@ struct WorldDef {
   Boundary boundary = Boundary::Closed;
   Vec2 gravity{0.0f, 0.0f};
   float restitution = 1.0f;  ///< in [0, 1]; 1 = perfectly elastic
-  /// Collisions slower than this (relative normal speed) are perfectly
-  /// inelastic, as in Box2D: piles under gravity settle instead of
-  /// buzzing. 0 (the default) keeps every collision elastic, so e = 1
-  /// conserves kinetic energy exactly.
-  float restitutionThreshold = 0.0f;
+  /// Collisions slower than this (relative normal speed, units/s) are
+  /// perfectly inelastic, as in Box2D: piles under gravity settle instead
+  /// of buzzing. Unset (the default): twice the speed gravity adds in one
+  /// step, 2 |gravity| dt, so resting contacts are inelastic while a world
+  /// without gravity stays exactly elastic (e = 1 conserves kinetic energy).
+  std::optional<float> restitutionThreshold;
+  /// Bodies at rest fall asleep and cost nothing per step until something
+  /// wakes them (a touch, setVelocity, setPosition, setAwake, destroying a
+  /// neighbour). A body rests when its speed stays under sleepThreshold for
+  /// timeToSleep seconds; a group of touching balls (an island) sleeps only
+  /// when all of its balls rest.
+  bool enableSleep = true;
+  float sleepThreshold = 0.05f;  ///< units/s, >= 0
+  float timeToSleep = 0.5f;      ///< seconds, > 0
   /// Threads for the step: 1 = the calling thread only (no TBB at all),
   /// 0 = all hardware threads, n = a oneTBB arena of n threads (at most
   /// 1024). Results are bit-identical for every count. Ignored when
@@ -69,11 +78,18 @@ struct WorldDef {
   /// call back into the world.
   std::shared_ptr<TaskSystem> taskSystem;
   BroadPhaseType broadPhase = BroadPhaseType::Auto;  ///< Auto: picked from the bodies
-  /// Passes of the impulse solver over the contact list per step; a chain
-  /// of k balls in contact needs about k passes to pass momentum along it.
-  std::uint32_t solverPasses = 32;
-  /// Passes of the position correction that separates overlapping bodies.
-  std::uint32_t positionPasses = 8;
+  /// Iterations of the contact solver (sequential impulses with warm
+  /// starting) over the contacts that touch at the start of a step: resting
+  /// contacts, stacks and crowds (docs/physics.md). In [1, 256].
+  std::uint32_t velocityIterations = 8;
+  /// Passes of the exact impact solver (time of impact, elastic impulse)
+  /// over the contacts that close during the step: fast balls meeting each
+  /// other, a wall or a box, and momentum along chains of touching balls
+  /// (Newton's cradle). In [1, 256]; a pass that finds no impact ends early.
+  std::uint32_t solverPasses = 8;
+  /// Iterations of the position correction that separates overlapping
+  /// bodies (position only: no kinetic energy added). In [0, 256].
+  std::uint32_t positionPasses = 4;
   /// When set, the library's log level is set to it when the world is made.
   std::optional<LogLevel> logLevel;
 };
@@ -123,9 +139,16 @@ struct StepStats {
   std::uint32_t contacts = 0;        ///< pairs that touched during the step
   std::uint32_t impulses = 0;        ///< collisions resolved, walls included
   std::uint32_t bodiesOutside = 0;   ///< bodies whose centre is outside the bounds
-  double broadPhaseMs = 0.0;
-  double narrowPhaseMs = 0.0;
-  double solverMs = 0.0;
+  std::uint32_t awakeBodies = 0;     ///< balls simulated this step (not asleep)
+  std::uint32_t colours = 0;         ///< parallel batches of the contact solver
+  // Wall-clock time of each stage of the step, in the order they run.
+  double integrateMs = 0.0;         ///< gravity, wake-ups, swept boxes
+  double broadPhaseMs = 0.0;        ///< structure update and candidate pairs
+  double narrowPhaseMs = 0.0;       ///< contacts from pairs: gaps, persistence, colours
+  double solverMs = 0.0;            ///< contact iterations and exact impacts
+  double positionMs = 0.0;          ///< integration, position correction, wall clamp
+  double sleepMs = 0.0;             ///< islands and sleeping
+  double eventsMs = 0.0;            ///< begin/end contact events
   double totalMs = 0.0;
 };
 
@@ -158,6 +181,11 @@ class World {
   void setPosition(BodyId id, Vec2 position);
   /// Balls only.
   void setVelocity(BodyId id, Vec2 velocity);
+  /// False while the body sleeps (static boxes: always false).
+  [[nodiscard]] bool isAwake(BodyId id) const;
+  /// Wakes a sleeping ball and the balls it rests on (its island), or puts
+  /// its island to sleep now (velocities zeroed). No effect on static boxes.
+  void setAwake(BodyId id, bool awake);
 
   /// Advances the world by dt seconds: integrate -> swept boxes -> broad
   /// phase -> narrow phase -> solver -> position correction -> events,
