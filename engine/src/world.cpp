@@ -5,6 +5,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <numbers>
@@ -14,7 +15,9 @@
 #include <quadbin/tasks/parallel.hpp>
 #include <string>
 
-#include "solver.hpp"
+#include "body_store.hpp"
+#include "contact_solver.hpp"
+#include "islands.hpp"
 
 namespace quadbin {
 
@@ -31,7 +34,7 @@ double millisSince(Clock::time_point start) {
 
 struct World::Impl {
   WorldDef def;
-  SolverBodies bodies;                // dense structure of arrays, shared with the solver
+  BodyStore bodies;                   // dense structure of arrays
   std::vector<std::uint32_t> slotOf;  // dense index -> slot
 
   // Slots give BodyIds their stable identity across swap-removal.
@@ -41,7 +44,8 @@ struct World::Impl {
 
   std::shared_ptr<TaskSystem> tasks;  // the step's parallel work runs here
   std::unique_ptr<BroadPhase> broad;
-  Solver solver;
+  ContactSolver solver;
+  Islands islands;
   // Set for the duration of step(): calls from other threads meanwhile are
   // refused instead of reading or writing arrays being rewritten.
   std::atomic<bool> stepping{false};
@@ -52,7 +56,7 @@ struct World::Impl {
 
   // Touching pairs by (slot, generation), sorted; the previous step's set
   // turns into begin/end events.
-  std::vector<TouchKey> touching, previousTouching;
+  std::vector<TouchKey> touching, previousTouching, sleepingTouch, touchMerged;
   OrderedBuffers<std::uint64_t> touchBuffers;
   std::vector<std::uint64_t> touchKeys, touchScratch;
   std::vector<std::uint32_t> touchCounts;
@@ -145,7 +149,25 @@ struct World::Impl {
   }
 
   void step(float dt);
+  // The step's stages, in order (docs/architecture.md).
+  void integrate(const SolverSettings& s);
+  void findPairs();
+  void narrowPhase(const SolverSettings& s);
+  void solve(const SolverSettings& s);
+  void finishPositions(const SolverSettings& s);
+  void sleep(const SolverSettings& s);
+  void countOutside();
   void updateEvents();
+  [[nodiscard]] SolverSettings settingsFor(float dt) const;
+  /// Wakes the island of dense body i (a static box: every island, since
+  /// moving or removing it may leave any of them unsupported).
+  void wake(std::uint32_t i) noexcept {
+    if (bodies.isBall(i)) {
+      bodies.wakeIsland(i);
+    } else {
+      bodies.wakeAll();
+    }
+  }
 };
 
 World::World(const WorldDef& def) {
@@ -174,7 +196,21 @@ World::World(const WorldDef& def) {
     refuse(fmt::format("WorldDef.restitutionThreshold = {} must be finite and >= 0",
                        *def.restitutionThreshold));
   }
-  if (def.solverPasses == 0) refuse("WorldDef.solverPasses = 0 must be at least 1");
+  auto requireRange = [&](std::uint32_t value, std::uint32_t lo, std::uint32_t hi,
+                          const char* field) {
+    if (value < lo || value > hi) {
+      refuse(fmt::format("WorldDef.{} = {} must be in [{}, {}]", field, value, lo, hi));
+    }
+  };
+  requireRange(def.velocityIterations, 1, 256, "velocityIterations");
+  requireRange(def.solverPasses, 1, 256, "solverPasses");
+  requireRange(def.positionPasses, 0, 256, "positionPasses");
+  if (!(def.sleepThreshold >= 0.0f) || !std::isfinite(def.sleepThreshold)) {
+    refuse(fmt::format("WorldDef.sleepThreshold = {} must be finite and >= 0", def.sleepThreshold));
+  }
+  if (!(def.timeToSleep > 0.0f) || !std::isfinite(def.timeToSleep)) {
+    refuse(fmt::format("WorldDef.timeToSleep = {} must be finite and > 0", def.timeToSleep));
+  }
   if (def.threadCount > 1024 && !def.taskSystem) {
     refuse(fmt::format("WorldDef.threadCount = {} must be at most 1024", def.threadCount));
   }
@@ -253,7 +289,11 @@ void World::destroyBody(BodyId id) {
   Impl& w = *impl_;
   const std::uint32_t dense = w.denseIndex(id, "destroyBody");
   const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
+  w.wake(dense);  // what rested on it must fall
   w.bodies.swapRemove(dense);
+  w.solver.forget();  // the last body's index changed
+  // TODO: rename the moved body in the persistent contacts instead, so that
+  // a destroy keeps warm starting and colours.
   const std::uint32_t movedSlot = w.slotOf[last];
   w.slotOf[dense] = movedSlot;
   w.denseOf[movedSlot] = dense;
@@ -299,6 +339,7 @@ void World::setPosition(BodyId id, Vec2 p) {
   w.requireFinite(p.y, "setPosition position.y");
   if (w.bodies.type[i] == BodyType::Ball)
     w.requireInside(p, w.bodies.radius[i], "setPosition position");
+  w.wake(i);
   w.bodies.px[i] = p.x;
   w.bodies.py[i] = p.y;
   w.markChanged();
@@ -312,8 +353,24 @@ void World::setVelocity(BodyId id, Vec2 v) {
   if (w.bodies.type[i] != BodyType::Ball) {
     w.refuse(fmt::format("setVelocity: body {} is a static box and cannot move", id.index));
   }
+  w.wake(i);
   w.bodies.vx[i] = v.x;
   w.bodies.vy[i] = v.y;
+}
+
+bool World::isAwake(BodyId id) const {
+  return impl_->bodies.awake[impl_->denseIndex(id, "isAwake")] != 0;
+}
+
+void World::setAwake(BodyId id, bool awake) {
+  Impl& w = *impl_;
+  const std::uint32_t i = w.denseIndex(id, "setAwake");
+  if (!w.bodies.isBall(i)) return;
+  if (awake) {
+    w.bodies.wakeIsland(i);
+  } else if (w.bodies.awake[i] != 0) {
+    w.bodies.sleepIsland(&i, 1);
+  }
 }
 
 void World::step(float dt) {
@@ -334,12 +391,25 @@ void World::step(float dt) {
 bool World::isStepping() const noexcept { return impl_->stepping.load(std::memory_order_acquire); }
 TaskSystem& World::taskSystem() const noexcept { return *impl_->tasks; }
 
+SolverSettings World::Impl::settingsFor(float dt) const {
+  SolverSettings s;
+  s.dt = dt;
+  s.restitution = def.restitution;
+  s.restitutionThreshold = def.restitutionThreshold.value_or(2.0f * length(def.gravity) * dt);
+  s.closedWorld = def.boundary == Boundary::Closed;
+  s.bounds = def.bounds;
+  s.velocityIterations = def.velocityIterations;
+  s.impactPasses = def.solverPasses;
+  s.positionPasses = def.positionPasses;
+  return s;
+}
+
+// The step, as the pipeline docs/architecture.md draws: each stage a
+// function with its own timer in StepStats.
 void World::Impl::step(float dt) {
   const auto start = Clock::now();
   const auto n = static_cast<std::uint32_t>(slotOf.size());
   stats = {};
-  markChanged();
-
   if (!warnedBruteForce && def.broadPhase == BroadPhaseType::BruteForce && n > 5000) {
     logger()->warn(
         "BruteForce broad phase with {} bodies costs n^2/2 box tests per step; "
@@ -347,31 +417,56 @@ void World::Impl::step(float dt) {
         n);
     warnedBruteForce = true;
   }
+  std::uint32_t awake = 0;
+  for (const std::uint8_t a : bodies.awake) awake += a;
+  stats.awakeBodies = awake;
+  const SolverSettings settings = settingsFor(dt);
+  if (awake > 0) {  // a world that sleeps whole costs (almost) nothing
+    markChanged();
+    auto timed = [](double& ms, auto&& stage) {
+      const auto t0 = Clock::now();
+      stage();
+      ms = millisSince(t0);
+    };
+    timed(stats.integrateMs, [&] { integrate(settings); });
+    timed(stats.broadPhaseMs, [&] { findPairs(); });
+    timed(stats.narrowPhaseMs, [&] { narrowPhase(settings); });
+    timed(stats.solverMs, [&] { solve(settings); });
+    timed(stats.positionMs, [&] { finishPositions(settings); });
+    if (def.enableSleep) timed(stats.sleepMs, [&] { sleep(settings); });
+    countOutside();
+  }
+  const auto t0 = Clock::now();
+  updateEvents();
+  stats.eventsMs = millisSince(t0);
+  stats.totalMs = millisSince(start);
+}
 
-  // Gravity first (symplectic Euler), then each ball's box grows by the
-  // distance it can travel this step, in every direction: a ball that
-  // bounces keeps its speed and so stays inside its box.
-  SolverSettings settings{
-      dt,         def.restitution,  def.restitutionThreshold.value_or(2.0f * length(def.gravity) * dt), def.boundary == Boundary::Closed,
-      def.bounds, def.solverPasses, def.positionPasses};
-  TaskSystem& ts = *tasks;
-  bodies.applyGravity(def.gravity, dt, ts);
-  bodies.sweptBoxes(dt, boxes, ts);
+// Gravity first (symplectic Euler), then each ball's box grows by the
+// distance it can travel this step, in every direction: a ball that
+// bounces keeps its speed and so stays inside its box.
+void World::Impl::integrate(const SolverSettings& s) {
+  bodies.applyGravity(def.gravity, s.dt, *tasks);
+  bodies.sweptBoxes(s.dt, boxes, *tasks);
+}
 
-  auto t0 = Clock::now();
+void World::Impl::findPairs() {
   broad->update(boxes);
   pairs.clear();
   broad->findPairs(pairs);
-  stats.broadPhaseMs = millisSince(t0);
   stats.candidatePairs = static_cast<std::uint32_t>(pairs.size());
+}
 
-  t0 = Clock::now();
-  solver.buildContacts(bodies, settings, pairs, ts);
-  stats.narrowPhaseMs = millisSince(t0);
+void World::Impl::narrowPhase(const SolverSettings& s) {
+  if (stats.awakeBodies < bodies.size()) {
+    stats.awakeBodies += solver.wakeTouched(bodies, s.dt, pairs, *tasks);
+  }
+  solver.buildContacts(bodies, s, pairs, *tasks);
+  stats.colours = solver.colourCount();
+}
 
-  t0 = Clock::now();
-  const SolverResult result = solver.solve(bodies, settings, *broad, boxes, ts);
-  stats.solverMs = millisSince(t0);
+void World::Impl::solve(const SolverSettings& s) {
+  const SolverResult result = solver.solve(bodies, s, *broad, boxes, *tasks);
   stats.impulses = result.impulses;
   if (result.unresolvedEscapes > 0 && !solver.warnedEscapes) {
     logger()->warn(
@@ -380,17 +475,29 @@ void World::Impl::step(float dt) {
         result.unresolvedEscapes);
     solver.warnedEscapes = true;
   }
+}
 
-  // Bodies outside the bounds (open worlds only: closed worlds clamp balls).
-  // Counted per range (one atomic add each); the first one is logged once.
+void World::Impl::finishPositions(const SolverSettings& s) {
+  solver.finishPositions(bodies, s, *tasks);
+  stats.impulses += solver.pushedContacts();
+}
+
+void World::Impl::sleep(const SolverSettings& s) {
+  islands.update(bodies, solver.contacts(), s.dt, def.sleepThreshold, def.timeToSleep, *tasks);
+}
+
+// Bodies outside the bounds (open worlds only: closed worlds clamp balls).
+// Counted per range (one atomic add each); the first one is logged once.
+void World::Impl::countOutside() {
   std::atomic<std::uint32_t> outside{0};
-  ts.parallelFor(n, 4096, [&](std::uint32_t begin, std::uint32_t end) {
-    std::uint32_t count = 0;
-    for (std::uint32_t i = begin; i < end; ++i) {
-      count += contains(def.bounds, Vec2{bodies.px[i], bodies.py[i]}) ? 0u : 1u;
-    }
-    if (count != 0) outside.fetch_add(count, std::memory_order_relaxed);
-  });
+  tasks->parallelFor(static_cast<std::uint32_t>(bodies.size()), 4096,
+                     [&](std::uint32_t begin, std::uint32_t end) {
+                       std::uint32_t count = 0;
+                       for (std::uint32_t i = begin; i < end; ++i) {
+                         count += contains(def.bounds, Vec2{bodies.px[i], bodies.py[i]}) ? 0u : 1u;
+                       }
+                       if (count != 0) outside.fetch_add(count, std::memory_order_relaxed);
+                     });
   stats.bodiesOutside = outside.load(std::memory_order_relaxed);
   if (stats.bodiesOutside > 0 && !warnedOutside) {
     std::uint32_t i = 0;
@@ -401,25 +508,28 @@ void World::Impl::step(float dt) {
         slotOf[i], bodies.px[i], bodies.py[i]);
     warnedOutside = true;
   }
-
-  updateEvents();
-  stats.totalMs = millisSince(start);
 }
 
 void World::Impl::updateEvents() {
+  beginEvents.clear();
+  endEvents.clear();
+  if (stats.awakeBodies == 0) {  // nothing moved: the same pairs touch
+    stats.contacts = static_cast<std::uint32_t>(previousTouching.size());
+    return;
+  }
   // Touching pairs as keys slotA << bits | slotB (slotA < slotB), gathered
   // per chunk of contacts, radix-sorted: a slot pair is unique, so this is
   // the TouchKey order.
   TaskSystem& ts = *tasks;
-  const std::span<const Solver::SolverContact> contacts = solver.contacts();
+  const std::span<const ContactSolver::Contact> contacts = solver.contacts();
   const auto count = static_cast<std::uint32_t>(contacts.size());
   const auto slotBits = static_cast<unsigned>(std::bit_width(denseOf.size()));
   constexpr std::uint32_t kChunk = 16384;
   touchBuffers.reset(chunkCount(count, kChunk));
   forEachChunk(ts, count, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t k = begin; k < end; ++k) {
-      const Solver::SolverContact& con = contacts[k];
-      if (!con.touched || con.b >= Solver::kWallBase) continue;
+      const ContactSolver::Contact& con = contacts[k];
+      if (!con.touched || con.b >= ContactSolver::kWallBase) continue;
       std::uint32_t sa = slotOf[con.a], sb = slotOf[con.b];
       if (sb < sa) std::swap(sa, sb);
       touchBuffers[c].push_back((std::uint64_t{sa} << slotBits) | sb);
@@ -438,6 +548,22 @@ void World::Impl::updateEvents() {
                      touching[k] = {sa, generation[sa], sb, generation[sb]};
                    }
                  });
+  // Pairs that touched when they fell asleep still touch: no end event.
+  auto asleep = [&](std::uint32_t slot) {
+    const std::uint32_t i = denseOf[slot];
+    return bodies.awake[i] == 0 && bodies.isBall(i);
+  };
+  sleepingTouch.clear();
+  for (const TouchKey& k : previousTouching) {
+    if (asleep(k.slotA) && asleep(k.slotB)) sleepingTouch.push_back(k);
+  }
+  if (!sleepingTouch.empty()) {
+    // (A pair that fell asleep in this step is in both lists.)
+    touchMerged.clear();
+    std::set_union(touching.begin(), touching.end(), sleepingTouch.begin(), sleepingTouch.end(),
+                   std::back_inserter(touchMerged));
+    touching.swap(touchMerged);
+  }
   stats.contacts = static_cast<std::uint32_t>(touching.size());
 
   beginEvents.clear();
@@ -504,7 +630,7 @@ void World::setThreadCount(std::uint32_t threadCount) {
 }
 
 double World::kineticEnergy() const noexcept {
-  const SolverBodies& b = impl_->bodies;
+  const BodyStore& b = impl_->bodies;
   double e = 0.0;
   for (std::size_t i = 0; i < b.px.size(); ++i) {
     if (b.type[i] != BodyType::Ball) continue;
@@ -515,7 +641,7 @@ double World::kineticEnergy() const noexcept {
 }
 
 Vec2 World::momentum() const noexcept {
-  const SolverBodies& b = impl_->bodies;
+  const BodyStore& b = impl_->bodies;
   double mx = 0.0, my = 0.0;
   for (std::size_t i = 0; i < b.px.size(); ++i) {
     if (b.type[i] != BodyType::Ball) continue;
@@ -537,7 +663,7 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(box, found);
-  const SolverBodies& b = w.bodies;
+  const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (b.type[i] == BodyType::StaticBox) return !touches(b.tightBox(i), box);
     const Vec2 c{b.px[i], b.py[i]};
@@ -558,7 +684,7 @@ void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) con
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(AABB::fromCircle(center, radius), found);
-  const SolverBodies& b = w.bodies;
+  const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (b.type[i] == BodyType::StaticBox) {
       return lengthSquared(center - closestPoint(b.tightBox(i), center)) > radius * radius;
@@ -637,7 +763,7 @@ void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const
   if (k == 0 || n == 0) return;
   k = std::min(k, n);
   w.refreshQueryIndex();
-  const SolverBodies& b = w.bodies;
+  const BodyStore& b = w.bodies;
   auto distance = [&](std::uint32_t i) {
     if (b.type[i] == BodyType::StaticBox) return length(point - closestPoint(b.tightBox(i), point));
     return std::max(0.0f, length(Vec2{b.px[i], b.py[i]} - point) - b.radius[i]);

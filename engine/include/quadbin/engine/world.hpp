@@ -142,13 +142,13 @@ struct StepStats {
   std::uint32_t awakeBodies = 0;     ///< balls simulated this step (not asleep)
   std::uint32_t colours = 0;         ///< parallel batches of the contact solver
   // Wall-clock time of each stage of the step, in the order they run.
-  double integrateMs = 0.0;         ///< gravity, wake-ups, swept boxes
-  double broadPhaseMs = 0.0;        ///< structure update and candidate pairs
-  double narrowPhaseMs = 0.0;       ///< contacts from pairs: gaps, persistence, colours
-  double solverMs = 0.0;            ///< contact iterations and exact impacts
-  double positionMs = 0.0;          ///< integration, position correction, wall clamp
-  double sleepMs = 0.0;             ///< islands and sleeping
-  double eventsMs = 0.0;            ///< begin/end contact events
+  double integrateMs = 0.0;    ///< gravity, wake-ups, swept boxes
+  double broadPhaseMs = 0.0;   ///< structure update and candidate pairs
+  double narrowPhaseMs = 0.0;  ///< contacts from pairs: gaps, persistence, colours
+  double solverMs = 0.0;       ///< contact iterations and exact impacts
+  double positionMs = 0.0;     ///< integration, position correction, wall clamp
+  double sleepMs = 0.0;        ///< islands and sleeping
+  double eventsMs = 0.0;       ///< begin/end contact events
   double totalMs = 0.0;
 };
 

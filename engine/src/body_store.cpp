@@ -1,0 +1,130 @@
+#include "body_store.hpp"
+
+#include <cmath>
+
+namespace quadbin {
+
+namespace {
+constexpr std::uint32_t kBodyGrain = 4096;  // bodies per range: a constant, never the thread count
+}  // namespace
+
+void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m) {
+  px.push_back(p.x);
+  py.push_back(p.y);
+  vx.push_back(v.x);
+  vy.push_back(v.y);
+  hx.push_back(half.x);
+  hy.push_back(half.y);
+  radius.push_back(r);
+  mass.push_back(m);
+  invMass.push_back(t == BodyType::Ball ? 1.0f / m : 0.0f);
+  type.push_back(t);
+  awake.push_back(t == BodyType::Ball ? 1 : 0);
+  restTime.push_back(0.0f);
+  islandNext.push_back(kNoBody);
+  islandPrev.push_back(kNoBody);
+}
+
+void BodyStore::swapRemove(std::uint32_t i) {
+  const auto last = static_cast<std::uint32_t>(px.size() - 1);
+  // The last body moves to i: its island neighbours must point at i.
+  if (last != i && islandNext[last] != kNoBody) {
+    const std::uint32_t next = islandNext[last], prev = islandPrev[last];
+    if (next == last) {  // alone in its island: a loop to itself, at i after the move
+      islandNext[last] = i;
+      islandPrev[last] = i;
+    } else {
+      islandNext[prev] = i;
+      islandPrev[next] = i;
+    }
+  }
+  auto remove = [i](auto& v) {
+    v[i] = v.back();
+    v.pop_back();
+  };
+  remove(px);
+  remove(py);
+  remove(vx);
+  remove(vy);
+  remove(hx);
+  remove(hy);
+  remove(radius);
+  remove(mass);
+  remove(invMass);
+  remove(type);
+  remove(awake);
+  remove(restTime);
+  remove(islandNext);
+  remove(islandPrev);
+}
+
+std::uint32_t BodyStore::wakeIsland(std::uint32_t i) noexcept {
+  if (islandNext[i] == kNoBody) return 0;
+  std::uint32_t woke = 0;
+  std::uint32_t k = i;
+  do {
+    const std::uint32_t next = islandNext[k];
+    islandNext[k] = kNoBody;
+    islandPrev[k] = kNoBody;
+    awake[k] = 1;
+    restTime[k] = 0.0f;
+    ++woke;
+    k = next;
+  } while (k != i);
+  return woke;
+}
+
+void BodyStore::wakeAll() noexcept {
+  for (std::size_t i = 0; i < px.size(); ++i) {
+    if (islandNext[i] == kNoBody) continue;
+    islandNext[i] = kNoBody;
+    islandPrev[i] = kNoBody;
+    awake[i] = 1;
+    restTime[i] = 0.0f;
+  }
+}
+
+void BodyStore::sleepIsland(const std::uint32_t* members, std::uint32_t count) noexcept {
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const std::uint32_t i = members[k];
+    islandNext[i] = members[k + 1 == count ? 0 : k + 1];
+    islandPrev[i] = members[k == 0 ? count - 1 : k - 1];
+    awake[i] = 0;
+    vx[i] = 0.0f;
+    vy[i] = 0.0f;
+  }
+}
+
+void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) noexcept {
+  if (g == Vec2{}) return;
+  tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      for (std::uint32_t i = begin; i < end; ++i) {
+                        if (awake[i] == 0) continue;
+                        vx[i] += g.x * dt;
+                        vy[i] += g.y * dt;
+                      }
+                    });
+}
+
+void BodyStore::sweptBoxes(float dt, std::vector<AABB>& out, TaskSystem& tasks) const {
+  out.resize(px.size());
+  tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      for (std::uint32_t i = begin; i < end; ++i) {
+                        const float travel = awake[i] != 0 ? std::hypot(vx[i], vy[i]) * dt : 0.0f;
+                        out[i] = {{px[i] - hx[i] - travel, py[i] - hy[i] - travel},
+                                  {px[i] + hx[i] + travel, py[i] + hy[i] + travel}};
+                      }
+                    });
+}
+
+void BodyStore::tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const {
+  out.resize(px.size());
+  tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      for (std::uint32_t i = begin; i < end; ++i) out[i] = tightBox(i);
+                    });
+}
+
+}  // namespace quadbin

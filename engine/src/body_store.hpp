@@ -1,0 +1,58 @@
+#pragma once
+// Internal to the engine: the world's bodies as a structure of arrays.
+//
+// Index i is the i-th body in creation order (the last body fills a
+// destroyed body's place). Static boxes live in the same arrays with
+// infinite mass and zero velocity, so a contact can name either kind by
+// index. Sleeping balls keep their place; `awake` says which balls the step
+// simulates, and the sleeping ones of one island are linked in a list
+// (islandNext/islandPrev) so that touching one wakes them all.
+
+#include <cstdint>
+#include <quadbin/engine/world.hpp>
+#include <quadbin/tasks/task_system.hpp>
+#include <vector>
+
+namespace quadbin {
+
+inline constexpr std::uint32_t kNoBody = UINT32_MAX;
+
+struct BodyStore {
+  std::vector<float> px, py, vx, vy;
+  std::vector<float> hx, hy;   // half extents of the tight box (r, r for balls)
+  std::vector<float> radius;   // 0 for static boxes
+  std::vector<float> mass;     // infinity for static boxes
+  std::vector<float> invMass;  // 0 for static boxes
+  std::vector<BodyType> type;
+  std::vector<std::uint8_t> awake;  // 1: a ball the step simulates
+  std::vector<float> restTime;      // seconds the ball has been slower than the sleep threshold
+  // Sleeping islands as circular doubly linked lists (kNoBody when awake).
+  std::vector<std::uint32_t> islandNext, islandPrev;
+
+  [[nodiscard]] std::size_t size() const noexcept { return px.size(); }
+  [[nodiscard]] bool isBall(std::uint32_t i) const noexcept { return type[i] == BodyType::Ball; }
+  void push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m);
+  /// Removes body i; the last body takes its index. The caller wakes i's
+  /// island first.
+  void swapRemove(std::uint32_t i);
+  [[nodiscard]] AABB tightBox(std::uint32_t i) const noexcept {
+    return {{px[i] - hx[i], py[i] - hy[i]}, {px[i] + hx[i], py[i] + hy[i]}};
+  }
+  /// Wakes every ball of the sleeping island that holds ball i (no-op when
+  /// i is awake or static). Returns how many balls woke.
+  std::uint32_t wakeIsland(std::uint32_t i) noexcept;
+  /// Wakes every sleeping ball.
+  void wakeAll() noexcept;
+  /// Puts the balls of `members` to sleep as one island.
+  void sleepIsland(const std::uint32_t* members, std::uint32_t count) noexcept;
+
+  /// Gravity on the awake balls (symplectic Euler: velocity first).
+  void applyGravity(Vec2 g, float dt, TaskSystem& tasks) noexcept;
+  /// Each ball's box grown by the distance it travels in dt; static boxes
+  /// and sleeping balls tight.
+  void sweptBoxes(float dt, std::vector<AABB>& out, TaskSystem& tasks) const;
+  /// Each body's tight box.
+  void tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const;
+};
+
+}  // namespace quadbin

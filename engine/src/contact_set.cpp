@@ -1,0 +1,383 @@
+// The narrow phase: contacts from candidate pairs, persistent from step to
+// step, coloured incrementally (see contact_solver.hpp).
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <quadbin/narrowphase/contact.hpp>
+
+#include "contact_solver.hpp"
+
+namespace quadbin {
+
+namespace {
+// Work split: constants, never the thread count.
+constexpr std::uint32_t kBodyGrain = 4096;      // bodies per range of element-wise loops
+constexpr std::uint32_t kBodyChunk = 16384;     // bodies per task with an ordered output
+constexpr std::uint32_t kPairChunk = 16384;     // candidate pairs per filtering task
+constexpr std::uint32_t kContactChunk = 16384;  // contacts per task
+constexpr std::uint32_t kEscapeeChunk = 64;     // escapees per re-query task
+constexpr std::uint8_t kNewContact = 0xff;      // colour of a contact not yet coloured
+constexpr float kSlop = ContactSolver::kSlop;
+constexpr std::uint32_t kGroups = ContactSolver::kGroups;
+constexpr std::uint32_t kBuckets = kGroups * (ContactSolver::kColours + 1);
+}  // namespace
+
+std::uint32_t ContactSolver::wakeTouched(BodyStore& bodies, float dt, std::span<const Pair> pairs,
+                                         TaskSystem& tasks) {
+  const auto pairCount = static_cast<std::uint32_t>(pairs.size());
+  indexBuffers_.reset(chunkCount(pairCount, kPairChunk));
+  forEachChunk(
+      tasks, pairCount, kPairChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t k = begin; k < end; ++k) {
+          std::uint32_t i = pairs[k].a, j = pairs[k].b;
+          if (bodies.awake[i] == bodies.awake[j]) continue;
+          if (bodies.awake[j] != 0) std::swap(i, j);  // i awake, j not
+          if (!bodies.isBall(j)) continue;            // a static box sleeps forever
+          const float gap = length(Vec2{bodies.px[j] - bodies.px[i], bodies.py[j] - bodies.py[i]}) -
+                            bodies.radius[i] - bodies.radius[j];
+          const float reach =
+              std::hypot(bodies.vx[i], bodies.vy[i]) * dt + kSlop * bodies.radius[j];
+          if (gap <= reach) indexBuffers_[c].push_back(j);
+        }
+      });
+  std::uint32_t woke = 0;
+  for (std::uint32_t c = 0; c < indexBuffers_.size(); ++c) {
+    for (const std::uint32_t j : indexBuffers_[c]) woke += bodies.wakeIsland(j);
+  }
+  return woke;
+}
+
+template <class Emit>
+void ContactSolver::addCandidate(const BodyStore& bodies, std::uint32_t i, std::uint32_t j,
+                                 bool keepSleeping, Emit&& emit) const {
+  if (!bodies.isBall(i)) std::swap(i, j);
+  if (!bodies.isBall(i)) return;  // two static boxes
+  const bool ballJ = bodies.isBall(j);
+  // Only pairs with an awake ball; of two balls both awake, unless the
+  // other is kept (an escapee's contacts: the sleeping ball wakes).
+  const bool awakeI = bodies.awake[i] != 0, awakeJ = !ballJ || bodies.awake[j] != 0;
+  if (keepSleeping ? !(awakeI || awakeJ) : !(awakeI && awakeJ)) return;
+  const Vec2 c{bodies.px[i], bodies.py[i]};
+  const float r = bodies.radius[i];
+  float gap = 0.0f, reach = 0.0f;
+  if (ballJ) {
+    if (j < i) std::swap(i, j);
+    gap = length(Vec2{bodies.px[j], bodies.py[j]} - c) - r - bodies.radius[j];
+    reach = margin_[i] + margin_[j];
+  } else {
+    gap = length(c - closestPoint(bodies.tightBox(j), c)) - r;
+    reach = margin_[i];
+  }
+  // Keep the pair when the gap can close within the step (with a little
+  // slack for rounding, and the slop under which resting contacts count as
+  // touching).
+  if (gap <= reach * 1.001f + kSlop * r) emit(i, j);
+}
+
+template <class Emit>
+void ContactSolver::addWalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t i,
+                             Emit&& emit) const {
+  const float reach = bodies.radius[i] * (1.0f + kSlop) + margin_[i];
+  if (bodies.px[i] - reach <= s.bounds.min.x) emit(i, kWallBase + 0);
+  if (bodies.px[i] + reach >= s.bounds.max.x) emit(i, kWallBase + 1);
+  if (bodies.py[i] - reach <= s.bounds.min.y) emit(i, kWallBase + 2);
+  if (bodies.py[i] + reach >= s.bounds.max.y) emit(i, kWallBase + 3);
+}
+
+void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings& s,
+                                  std::span<const Pair> pairs, TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  margin_.resize(n);
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      margin_[i] = bodies.awake[i] != 0 ? std::hypot(bodies.vx[i], bodies.vy[i]) * s.dt : 0.0f;
+    }
+  });
+  // Contacts as sortable keys a << codeBits | code(b): bodies are coded as
+  // themselves, walls as n + side, so the key order is the canonical order.
+  codeBits_ = static_cast<unsigned>(std::bit_width(std::uint64_t{n} + 3));
+  const unsigned codeBits = codeBits_;
+  auto makeKey = [n, codeBits](std::uint32_t a, std::uint32_t b) {
+    const std::uint64_t code = b >= kWallBase ? std::uint64_t{n} + (b - kWallBase) : b;
+    return (std::uint64_t{a} << codeBits) | code;
+  };
+  const auto pairCount = static_cast<std::uint32_t>(pairs.size());
+  const std::uint32_t pairTasks = chunkCount(pairCount, kPairChunk);
+  const std::uint32_t wallTasks = s.closedWorld ? chunkCount(n, kBodyChunk) : 0;
+  keyBuffers_.reset(pairTasks + wallTasks);
+  tasks.forkJoin(pairTasks + wallTasks, [&](std::uint32_t t) {
+    std::vector<std::uint64_t>& out = keyBuffers_[t];
+    auto emit = [&](std::uint32_t a, std::uint32_t b) { out.push_back(makeKey(a, b)); };
+    if (t < pairTasks) {
+      const std::uint32_t begin = t * kPairChunk, end = std::min(pairCount, begin + kPairChunk);
+      for (std::uint32_t k = begin; k < end; ++k)
+        addCandidate(bodies, pairs[k].a, pairs[k].b, false, emit);
+    } else {
+      const std::uint32_t begin = (t - pairTasks) * kBodyChunk,
+                          end = std::min(n, begin + kBodyChunk);
+      for (std::uint32_t i = begin; i < end; ++i) {
+        if (bodies.awake[i] != 0) addWalls(bodies, s, i, emit);
+      }
+    }
+  });
+  keys_.clear();
+  keyBuffers_.appendTo(tasks, keys_);
+  parallelRadixSort(tasks, keys_, keyScratch_, radixCounts_, 2 * codeBits_);
+  // A broad phase reports each pair once, so the keys are unique.
+  previous_.swap(contacts_);
+  const auto count = static_cast<std::uint32_t>(keys_.size());
+  contacts_.resize(count);
+  const std::uint64_t mask = (std::uint64_t{1} << codeBits_) - 1;
+  tasks.parallelFor(count, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const std::uint64_t key = keys_[k];
+      const auto code = static_cast<std::uint32_t>(key & mask);
+      const std::uint32_t b = code >= n ? kWallBase + (code - n) : code;
+      contacts_[k] = {static_cast<std::uint32_t>(key >> codeBits), b, 0.0f, kNewContact, 0};
+    }
+  });
+  used_.resize(n, 0);
+  carryOver(tasks);
+  colourNew(bodies);
+  buildRows(bodies, s, tasks);
+}
+
+// Contacts that were there in the last step keep their impulse and colour;
+// those that ended give their colour back. Both lists are canonical, so
+// each chunk finds its start by binary search and then walks.
+void ContactSolver::carryOver(TaskSystem& tasks) {
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  const auto before = static_cast<std::uint32_t>(previous_.size());
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+                 auto it = std::lower_bound(previous_.begin(), previous_.end(), contacts_[begin]);
+                 for (std::uint32_t k = begin; k < end && it != previous_.end(); ++k) {
+                   while (it != previous_.end() && *it < contacts_[k]) ++it;
+                   if (it != previous_.end() && sameBodies(*it, contacts_[k])) {
+                     contacts_[k].lambda = it->lambda;
+                     contacts_[k].colour = it->colour;
+                   }
+                 }
+               });
+  indexBuffers_.reset(chunkCount(before, kContactChunk));
+  forEachChunk(tasks, before, kContactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 auto it = std::lower_bound(contacts_.begin(), contacts_.end(), previous_[begin]);
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   while (it != contacts_.end() && *it < previous_[k]) ++it;
+                   if (it == contacts_.end() || !sameBodies(*it, previous_[k])) {
+                     indexBuffers_[c].push_back(k);
+                   }
+                 }
+               });
+  for (std::uint32_t c = 0; c < indexBuffers_.size(); ++c) {
+    for (const std::uint32_t k : indexBuffers_[c]) {
+      const Contact& gone = previous_[k];
+      if (gone.colour >= kColours) continue;
+      const std::uint64_t keep = ~(std::uint64_t{1} << gone.colour);
+      if (gone.a < used_.size()) used_[gone.a] &= keep;
+      if (gone.b < used_.size()) used_[gone.b] &= keep;
+    }
+  }
+}
+
+std::uint8_t ContactSolver::firstFreeColour(const BodyStore& bodies, std::uint32_t a,
+                                            std::uint32_t b) {
+  const bool ballB = b < kWallBase && bodies.isBall(b);
+  const std::uint64_t taken = used_[a] | (ballB ? used_[b] : 0);
+  if (taken == ~std::uint64_t{0}) return static_cast<std::uint8_t>(kColours);
+  const auto colour = static_cast<std::uint32_t>(std::countr_zero(~taken));
+  const std::uint64_t bit = std::uint64_t{1} << colour;
+  used_[a] |= bit;
+  if (ballB) used_[b] |= bit;
+  return static_cast<std::uint8_t>(colour);
+}
+
+// Only the contacts that began this step are coloured, serially in
+// canonical order: the lowest colour neither ball holds (static boxes and
+// walls are never written by the solver, so they hold no colour).
+void ContactSolver::colourNew(const BodyStore& bodies) {
+  for (Contact& c : contacts_) {
+    if (c.colour == kNewContact) c.colour = firstFreeColour(bodies, c.a, c.b);
+  }
+}
+
+ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverSettings& s,
+                                          const Contact& c, std::uint32_t k) const {
+  const std::uint32_t a = c.a, b = c.b;
+  const Vec2 pa{bodies.px[a], bodies.py[a]};
+  const float ra = bodies.radius[a];
+  Row r{};
+  r.a = a;
+  r.b = b;
+  r.contact = k;
+  r.ima = bodies.invMass[a];
+  Vec2 n{1.0f, 0.0f}, vb{};
+  float gap = 0.0f, slop = kSlop * ra;
+  if (b >= kWallBase) {
+    const std::uint32_t side = b - kWallBase;
+    r.kind = kWall;
+    const float toMin = side < 2 ? pa.x - s.bounds.min.x : pa.y - s.bounds.min.y;
+    const float toMax = side < 2 ? s.bounds.max.x - pa.x : s.bounds.max.y - pa.y;
+    const float sign = side % 2 == 0 ? -1.0f : 1.0f;
+    n = side < 2 ? Vec2{sign, 0.0f} : Vec2{0.0f, sign};
+    gap = (side % 2 == 0 ? toMin : toMax) - ra;
+  } else if (bodies.isBall(b)) {
+    r.kind = kBall;
+    r.imb = bodies.invMass[b];
+    const Vec2 d = Vec2{bodies.px[b], bodies.py[b]} - pa;
+    const float dist = length(d);
+    if (dist > 0.0f) n = d / dist;
+    gap = dist - ra - bodies.radius[b];
+    slop = kSlop * std::min(ra, bodies.radius[b]);
+    vb = {bodies.vx[b], bodies.vy[b]};
+  } else {
+    r.kind = kBox;
+    const AABB box = bodies.tightBox(b);
+    const Vec2 d = closestPoint(box, pa) - pa;
+    const float dist = length(d);
+    if (dist > 0.0f) {
+      n = d / dist;
+      gap = dist - ra;
+    } else {  // centre inside the box: out through the nearest face
+      const Vec2 out = outwardNormal(box, pa);
+      n = -out;
+      const float toFace = out.x != 0.0f ? (out.x > 0.0f ? box.max.x - pa.x : pa.x - box.min.x)
+                                         : (out.y > 0.0f ? box.max.y - pa.y : pa.y - box.min.y);
+      gap = -(ra + toFace);
+    }
+  }
+  r.nx = n.x;
+  r.ny = n.y;
+  r.mEff = 1.0f / (r.ima + r.imb);
+  const float vn = dot(vb - Vec2{bodies.vx[a], bodies.vy[a]}, n);
+  // Touching contacts that approach slower than the restitution threshold
+  // are the iterations'; collisions (faster) are impacts, exact.
+  const bool touching = gap <= slop;
+  const bool collision = vn < 0.0f && s.restitutionFor(-vn) > 0.0f;
+  r.group = touching ? (collision ? kTouchingCollision : kResting) : kApart;
+  r.touched = touching ? 1 : 0;
+  r.target = gap > 0.0f ? -gap / s.dt : 0.0f;  // may close the gap, no more
+  r.lambda = r.group == kResting ? c.lambda : 0.0f;
+  return r;
+}
+
+// Rows in colour order and, within a colour, by group (resting, touching
+// collision, apart: the iterations visit only the first one or two): a
+// stable counting sort by bucket kGroups colour + group, per-chunk counts,
+// deterministic.
+void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  const std::uint32_t chunks = chunkCount(count, kContactChunk);
+  extraRows_.resize(count);  // canonical order first, as scratch
+  chunkCounts_.assign(std::size_t{chunks} * kBuckets, 0);
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 std::uint32_t* h = chunkCounts_.data() + std::size_t{c} * kBuckets;
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   const Row r = makeRow(bodies, s, contacts_[k], k);
+                   extraRows_[k] = r;
+                   ++h[kGroups * contacts_[k].colour + r.group];
+                 }
+               });
+  bucketStart_.assign(kBuckets + 1, 0);
+  std::uint32_t running = 0;
+  colourCount_ = 0;
+  for (std::uint32_t bucket = 0; bucket < kBuckets; ++bucket) {
+    bucketStart_[bucket] = running;
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+      std::uint32_t& slot = chunkCounts_[std::size_t{c} * kBuckets + bucket];
+      const std::uint32_t here = slot;
+      slot = running;
+      running += here;
+    }
+    if (running > bucketStart_[bucket - bucket % kGroups]) colourCount_ = bucket / kGroups + 1;
+  }
+  bucketStart_[kBuckets] = running;
+  rows_.resize(count);
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 std::uint32_t* cursor = chunkCounts_.data() + std::size_t{c} * kBuckets;
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   const Row& r = extraRows_[k];
+                   rows_[cursor[kGroups * contacts_[k].colour + r.group]++] = r;
+                 }
+               });
+  extraRows_.clear();
+}
+
+// The balls grown[firstNew..] outran their boxes: bigger boxes, queried
+// against the broad phase (read-only, so in parallel); the contacts found
+// that the step does not have yet become extra contacts, coloured and
+// solved (serially, they are few) with the others from now on.
+// (Part of the narrow phase, called from solve().)
+void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
+                              std::vector<AABB>& boxes, std::size_t firstNew, TaskSystem& tasks) {
+  const std::vector<std::uint32_t>& grown = escapees_;
+  const auto fresh = static_cast<std::uint32_t>(grown.size() - firstNew);
+  const std::uint32_t* newcomers = grown.data() + firstNew;
+  // First every new box, then the queries, so that each query sees all of them.
+  tasks.parallelFor(fresh, kEscapeeChunk, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const std::uint32_t i = newcomers[k];
+      margin_[i] = maxSpeed_[i] * s.dt;
+      boxes[i] = AABB::fromCircle({bodies.px[i], bodies.py[i]}, bodies.radius[i] + margin_[i]);
+    }
+  });
+  extraBuffers_.reset(chunkCount(fresh, kEscapeeChunk));
+  forEachChunk(
+      tasks, fresh, kEscapeeChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+        std::vector<Contact>& out = extraBuffers_[c];
+        auto emit = [&](std::uint32_t a, std::uint32_t b) { out.push_back({a, b, 0.0f, 0, 0}); };
+        std::vector<std::uint32_t> found;
+        for (std::uint32_t k = begin; k < end; ++k) {
+          const std::uint32_t i = newcomers[k];
+          found.clear();
+          broad.query(boxes[i], found);
+          for (const std::uint32_t j : found) {
+            if (j != i) addCandidate(bodies, i, j, true, emit);
+          }
+          if (s.closedWorld) addWalls(bodies, s, i, emit);
+          // The broad phase still holds the old boxes of balls grown earlier.
+          for (const std::uint32_t other : grown) {
+            if (other != i && touches(boxes[i], boxes[other])) {
+              addCandidate(bodies, i, other, true, emit);
+            }
+          }
+        }
+      });
+  std::vector<Contact> batch;
+  extraBuffers_.appendTo(tasks, batch);
+  std::sort(batch.begin(), batch.end());
+  batch.erase(std::unique(batch.begin(), batch.end(), sameBodies), batch.end());
+  std::erase_if(batch, [&](const Contact& c) {
+    auto known = [&c](const std::vector<Contact>& v) {
+      const auto it = std::lower_bound(v.begin(), v.end(), c);
+      return it != v.end() && sameBodies(*it, c);
+    };
+    return known(contacts_) || known(extraSorted_);
+  });
+  for (Contact& c : batch) {
+    // A sleeping ball in the way wakes with its island (at rest, it moves
+    // only if struck).
+    if (c.b < kWallBase && bodies.isBall(c.b)) bodies.wakeIsland(c.b);
+    c.colour = firstFreeColour(bodies, c.a, c.b);
+    Row r = makeRow(bodies, s, c, 0);
+    r.group = kApart;  // too late for the iterations: impacts only
+    r.lambda = 0.0f;
+    extra_.push_back(c);
+    extraRows_.push_back(r);
+  }
+  const auto mid = static_cast<std::ptrdiff_t>(extraSorted_.size());
+  extraSorted_.insert(extraSorted_.end(), batch.begin(), batch.end());
+  std::inplace_merge(extraSorted_.begin(), extraSorted_.begin() + mid, extraSorted_.end());
+}
+
+void ContactSolver::forget() noexcept {
+  contacts_.clear();
+  previous_.clear();
+  std::fill(used_.begin(), used_.end(), std::uint64_t{0});
+}
+
+}  // namespace quadbin

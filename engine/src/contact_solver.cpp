@@ -1,0 +1,336 @@
+// Contact iterations, exact impacts and position correction (see
+// contact_solver.hpp).
+#include "contact_solver.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <optional>
+#include <quadbin/narrowphase/contact.hpp>
+
+namespace quadbin {
+
+namespace {
+// Rounds of "impacts, then look again for balls that outran their box".
+constexpr int kMaxRounds = 4;
+// A ball may outrun its box by this fraction of its radius before it is
+// looked at again: less than a radius cannot carry it through anything,
+// and any overlap it causes is separated at the end of the step.
+constexpr float kEscapeTolerance = 0.5f;
+// Position correction: the fraction of an overlap removed per pass, and
+// at most this fraction of the smaller radius per pass (so that a crowd
+// packed far too tight spreads over a few steps instead of jumping).
+constexpr float kCorrection = 1.0f;
+constexpr float kMaxCorrection = 0.5f;
+// An overlap under this fraction of the smaller radius does not keep the
+// correction passes going.
+constexpr float kCorrectionTolerance = 1e-3f;
+// Work split: constants, never the thread count.
+constexpr std::uint32_t kBodyGrain = 4096;
+constexpr std::uint32_t kBodyChunk = 16384;
+constexpr std::uint32_t kContactGrain = 1024;
+}  // namespace
+
+template <class F>
+std::uint32_t ContactSolver::forEachRow(TaskSystem& tasks, Group lastGroup, F&& f) {
+  std::atomic<std::uint32_t> hits{0};
+  for (std::uint32_t colour = 0; colour <= kColours; ++colour) {
+    const std::uint32_t first = bucketStart_[kGroups * colour];
+    const std::uint32_t last = bucketStart_[kGroups * colour + lastGroup + 1];
+    if (first == last) continue;
+    Row* rows = rows_.data() + first;
+    // One atomic add per range of rows, never per row.
+    auto run = [&](std::uint32_t begin, std::uint32_t end) {
+      std::uint32_t local = 0;
+      for (std::uint32_t k = begin; k < end; ++k) local += f(rows[k]) ? 1u : 0u;
+      if (local != 0) hits.fetch_add(local, std::memory_order_relaxed);
+    };
+    if (colour == kColours) {
+      run(0, last - first);  // the overflow group shares balls: serially
+    } else {
+      tasks.parallelFor(last - first, kContactGrain, run);
+    }
+  }
+  return hits.load(std::memory_order_relaxed);
+}
+
+// Sequential impulses: each contact aims for its target normal speed with
+// a non-negative total impulse, contact after contact.
+void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations) {
+  BallState* st = state_.data();
+  for (std::uint32_t it = 0; it < iterations; ++it) {
+    forEachRow(tasks, lastGroup, [st](Row& r) {
+      const Vec2 va = st[r.a].v;
+      const Vec2 vb = r.kind == kBall ? st[r.b].v : Vec2{};
+      const float vn = (vb.x - va.x) * r.nx + (vb.y - va.y) * r.ny;
+      const float total = std::max(r.lambda + r.mEff * (r.target - vn), 0.0f);
+      const float d = total - r.lambda;
+      if (d == 0.0f) return false;
+      r.lambda = total;
+      const Vec2 p{r.nx * d, r.ny * d};
+      st[r.a].v = va - p * r.ima;
+      if (r.kind == kBall) st[r.b].v = vb + p * r.imb;
+      return false;
+    });
+  }
+}
+
+void ContactSolver::applyImpulse(std::uint32_t i, Vec2 dv, float t) {
+  BallState& b = state_[i];
+  b.v += dv;
+  // The body moved with its old velocity until t and moves with the new one
+  // after: shift its end-of-step position so the path stays continuous.
+  b.corr -= dv * t;
+  b.tLast = t;
+  maxSpeed_[i] = std::max(maxSpeed_[i], length(b.v));
+}
+
+bool ContactSolver::impactBalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
+                                std::uint32_t b) {
+  const float t0 = std::max(state_[a].tLast, state_[b].tLast);
+  const Vec2 pa = positionAt(a, t0), pb = positionAt(b, t0);
+  const Vec2 va = state_[a].v, vb = state_[b].v;
+  const auto toi =
+      timeOfImpact(Circle{pa, bodies.radius[a]}, va, Circle{pb, bodies.radius[b]}, vb, s.dt - t0);
+  if (!toi) return false;
+  const Vec2 w = vb - va;
+  const Vec2 d = pb - pa + w * *toi;
+  const Vec2 n = normalizeOr(d, normalizeOr(-w));
+  const float vn = dot(w, n);
+  if (vn >= 0.0f) return false;  // touching but already separating
+  const float ima = bodies.invMass[a], imb = bodies.invMass[b];
+  const float j = -(1.0f + s.restitutionFor(-vn)) * vn / (ima + imb);
+  const float t = t0 + *toi;
+  applyImpulse(a, n * (-j * ima), t);
+  applyImpulse(b, n * (j * imb), t);
+  return true;
+}
+
+bool ContactSolver::impactBox(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
+                              std::uint32_t box) {
+  const float t0 = state_[a].tLast;
+  const Vec2 pa = positionAt(a, t0);
+  const Vec2 v = state_[a].v;
+  const AABB shape = bodies.tightBox(box);
+  const auto toi = timeOfImpact(Circle{pa, bodies.radius[a]}, v, shape, s.dt - t0);
+  if (!toi) return false;
+  const Vec2 n = outwardNormal(shape, pa + v * *toi);
+  const float vn = dot(v, n);
+  if (vn >= 0.0f) return false;
+  applyImpulse(a, n * (-(1.0f + s.restitutionFor(-vn)) * vn), t0 + *toi);
+  return true;
+}
+
+bool ContactSolver::impactWall(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
+                               std::uint32_t side) {
+  const float t0 = state_[a].tLast;
+  const Vec2 p = positionAt(a, t0);
+  const float r = bodies.radius[a];
+  const bool xAxis = side < 2;
+  const bool lowSide = side % 2 == 0;
+  const float pos = xAxis ? p.x : p.y;
+  const float vel = xAxis ? state_[a].v.x : state_[a].v.y;
+  // The centre's limit on this side, and the signed distance still to go.
+  const float limit = xAxis ? (lowSide ? s.bounds.min.x + r : s.bounds.max.x - r)
+                            : (lowSide ? s.bounds.min.y + r : s.bounds.max.y - r);
+  const bool approaching = lowSide ? vel < 0.0f : vel > 0.0f;
+  if (!approaching) return false;
+  const float toGo = lowSide ? pos - limit : limit - pos;
+  float t = t0;
+  if (toGo > 0.0f) {
+    t = t0 + toGo / std::abs(vel);
+    if (t > s.dt) return false;
+  }
+  const float dvn = -(1.0f + s.restitutionFor(std::abs(vel))) * vel;
+  applyImpulse(a, xAxis ? Vec2{dvn, 0.0f} : Vec2{0.0f, dvn}, t);
+  return true;
+}
+
+bool ContactSolver::impact(const BodyStore& bodies, const SolverSettings& s, Row& r) {
+  // Contacts the iterations pushed are theirs for this step.
+  if (r.lambda != 0.0f) return false;
+  bool hit = false;
+  if (r.kind == kWall) {
+    hit = impactWall(bodies, s, r.a, r.b - kWallBase);
+  } else if (r.kind == kBall) {
+    hit = impactBalls(bodies, s, r.a, r.b);
+  } else {
+    hit = impactBox(bodies, s, r.a, r.b);
+  }
+  if (hit) r.touched = 1;
+  return hit;
+}
+
+std::uint32_t ContactSolver::impactPasses(const BodyStore& bodies, const SolverSettings& s,
+                                          TaskSystem& tasks) {
+  std::uint32_t total = 0;
+  for (std::uint32_t pass = 0; pass < s.impactPasses; ++pass) {
+    std::uint32_t hits = forEachRow(tasks, kApart, [&](Row& r) { return impact(bodies, s, r); });
+    for (Row& r : extraRows_) hits += impact(bodies, s, r) ? 1u : 0u;  // few: serially
+    total += hits;
+    if (hits == 0) return total;
+  }
+  impactsLeft_ = true;
+  return total;
+}
+
+SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
+                                  const BroadPhase& broad, std::vector<AABB>& boxes,
+                                  TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  state_.resize(n);
+  maxSpeed_.resize(n);
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      state_[i] = {
+          {bodies.px[i], bodies.py[i]}, {bodies.vx[i], bodies.vy[i]}, {}, 0.0f, bodies.invMass[i]};
+    }
+  });
+  extra_.clear();
+  extraRows_.clear();
+  extraSorted_.clear();
+
+  // Resting contacts: the last step's impulses first (warm starting), then
+  // the sweeps. What they push is theirs: impacts leave it alone.
+  BallState* st = state_.data();
+  forEachRow(tasks, kResting, [st](Row& r) {
+    if (r.lambda == 0.0f) return false;
+    const Vec2 p{r.nx * r.lambda, r.ny * r.lambda};
+    st[r.a].v -= p * r.ima;
+    if (r.kind == kBall) st[r.b].v += p * r.imb;
+    return false;
+  });
+  sweep(tasks, kResting, s.velocityIterations);
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      maxSpeed_[i] = std::max(std::hypot(bodies.vx[i], bodies.vy[i]), length(state_[i].v));
+    }
+  });
+
+  SolverResult result;
+  impactsLeft_ = false;
+  std::vector<std::uint32_t>& grown = escapees_;  // every ball whose box grew this step
+  grown.clear();
+  for (int round = 0; round < kMaxRounds; ++round) {
+    result.impulses += impactPasses(bodies, s, tasks);
+    // Balls that collisions made faster than their swept box allowed may
+    // reach bodies the broad phase did not pair them with: look again.
+    const std::size_t firstNew = grown.size();
+    indexBuffers_.reset(chunkCount(n, kBodyChunk));
+    forEachChunk(tasks, n, kBodyChunk,
+                 [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                   for (std::uint32_t i = begin; i < end; ++i) {
+                     if (bodies.awake[i] == 0) continue;
+                     if (maxSpeed_[i] * s.dt > margin_[i] + kEscapeTolerance * bodies.radius[i]) {
+                       indexBuffers_[c].push_back(i);
+                     }
+                   }
+                 });
+    indexBuffers_.appendTo(tasks, grown);
+    if (grown.size() == firstNew) break;
+    if (round == kMaxRounds - 1) {
+      result.unresolvedEscapes = static_cast<std::uint32_t>(grown.size() - firstNew);
+      break;
+    }
+    lookAgain(bodies, s, broad, boxes, firstNew, tasks);
+  }
+  // When the passes ran out, touching pairs may still approach (a stack
+  // struck from above, a crowd whose collisions outnumber the passes): they
+  // stop approaching here, inelastically, so that nothing bounces for ever.
+  // Passes that ran to the end leave nothing approaching: e = 1 stays exact.
+  if (impactsLeft_) sweep(tasks, kTouchingCollision, s.velocityIterations);
+  return result;
+}
+
+// Nonlinear Gauss-Seidel on positions: each overlapping pair is moved apart
+// along the line of centres in inverse proportion to the masses, with the
+// overlap measured from the current positions. Velocities are untouched,
+// so no kinetic energy is added, and the mass-weighted shift sums to zero.
+bool ContactSolver::correct(const BodyStore& bodies, const SolverSettings& s, Row& r) {
+  const std::uint32_t a = r.a;
+  const Vec2 pa = state_[a].p;
+  const float ra = bodies.radius[a];
+  if (r.kind == kBall) {
+    const float rb = bodies.radius[r.b];
+    const Vec2 d = state_[r.b].p - pa;
+    const float dist = length(d);
+    const float overlap = ra + rb - dist;
+    if (!(overlap > 0.0f)) return false;
+    const float smaller = std::min(ra, rb);
+    const Vec2 n = dist > 0.0f ? d / dist : Vec2{r.nx, r.ny};
+    const float push = std::min(overlap * kCorrection, kMaxCorrection * smaller) * r.mEff;
+    state_[a].p -= n * (push * r.ima);
+    state_[r.b].p += n * (push * r.imb);
+    r.touched = 1;
+    return overlap > kCorrectionTolerance * smaller;
+  }
+  if (r.kind == kBox) {
+    const auto hit = collide(Circle{pa, ra}, bodies.tightBox(r.b));
+    if (!hit || !(hit->depth > 0.0f)) return false;
+    state_[a].p -= hit->normal * std::min(hit->depth * kCorrection, kMaxCorrection * ra);
+    r.touched = 1;
+    return hit->depth > kCorrectionTolerance * ra;
+  }
+  const std::uint32_t side = r.b - kWallBase;
+  const float gap = side == 0   ? pa.x - ra - s.bounds.min.x
+                    : side == 1 ? s.bounds.max.x - pa.x - ra
+                    : side == 2 ? pa.y - ra - s.bounds.min.y
+                                : s.bounds.max.y - pa.y - ra;
+  if (!(gap < 0.0f)) return false;
+  state_[a].p += Vec2{r.nx, r.ny} * gap;  // back inside, all the way: a wall does not give
+  r.touched = 1;
+  return false;
+}
+
+void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (bodies.awake[i] != 0) state_[i].p += state_[i].corr + state_[i].v * s.dt;
+    }
+  });
+  for (std::uint32_t pass = 0; pass < s.positionPasses; ++pass) {
+    std::uint32_t moved = forEachRow(tasks, kApart, [&](Row& r) { return correct(bodies, s, r); });
+    for (Row& r : extraRows_) moved += correct(bodies, s, r) ? 1u : 0u;
+    if (moved == 0) break;
+  }
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (bodies.awake[i] == 0) continue;
+      Vec2 p = state_[i].p;
+      if (s.closedWorld) {
+        const float r = bodies.radius[i];
+        p.x = std::clamp(p.x, s.bounds.min.x + r, s.bounds.max.x - r);
+        p.y = std::clamp(p.y, s.bounds.min.y + r, s.bounds.max.y - r);
+      }
+      bodies.px[i] = p.x;
+      bodies.py[i] = p.y;
+      bodies.vx[i] = state_[i].v.x;
+      bodies.vy[i] = state_[i].v.y;
+    }
+  });
+  // What persists: the iterations' impulses and whether the pair touched;
+  // then the extra contacts join the canonical list.
+  std::atomic<std::uint32_t> pushed{0};
+  tasks.parallelFor(static_cast<std::uint32_t>(rows_.size()), kBodyGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      std::uint32_t local = 0;
+                      for (std::uint32_t k = begin; k < end; ++k) {
+                        const Row& r = rows_[k];
+                        Contact& c = contacts_[r.contact];
+                        c.lambda = r.lambda;
+                        c.touched = r.touched;
+                        local += r.lambda > 0.0f ? 1u : 0u;
+                      }
+                      pushed.fetch_add(local, std::memory_order_relaxed);
+                    });
+  pushed_ = pushed.load(std::memory_order_relaxed);
+  if (extra_.empty()) return;
+  for (std::size_t k = 0; k < extra_.size(); ++k) extra_[k].touched = extraRows_[k].touched;
+  std::sort(extra_.begin(), extra_.end());
+  const auto mid = static_cast<std::ptrdiff_t>(contacts_.size());
+  contacts_.insert(contacts_.end(), extra_.begin(), extra_.end());
+  std::inplace_merge(contacts_.begin(), contacts_.begin() + mid, contacts_.end());
+}
+
+}  // namespace quadbin

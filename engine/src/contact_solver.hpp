@@ -1,0 +1,219 @@
+#pragma once
+// Internal to the engine: contacts and the solver that resolves them.
+//
+// Narrow phase (contact_set.cpp). The broad phase's candidate pairs that
+// can touch within the step, plus the walls a ball can reach, become the
+// step's contacts, in canonical order (a, then b). Contacts persist from
+// step to step: one that was there in the last step keeps its accumulated
+// impulse (warm starting) and its colour; only new contacts are coloured,
+// and ended ones give their colour back. Colours are batches of contacts
+// that share no ball, so a batch is one parallel loop.
+//
+// Solve (contact_solver.cpp), three parts with a bounded cost each:
+//  1. Contact iterations: sequential impulses with warm starting on the
+//     contacts that touch at the start of the step and approach slower
+//     than the restitution threshold (resting contacts, stacks, piles):
+//     perfectly inelastic, a fixed number of sweeps.
+//  2. Impacts: the exact time of impact and elastic impulse for every
+//     other contact that closes during the step (a fast ball meeting
+//     another, a wall or a box; a collision inside a crowd; momentum along
+//     a chain, Newton's cradle), a bounded number of passes. Each impulse
+//     is the textbook collision of two bodies, so e = 1 keeps kinetic
+//     energy. Balls made faster than their swept box are queried again.
+//  3. Position correction: end-of-step overlaps removed by moving positions
+//     only (no velocity change: no kinetic energy added), a few passes.
+//
+// Determinism: every loop is over bodies or over one colour's contacts
+// (disjoint balls), serial parts are in canonical order, and nothing
+// depends on the thread count.
+
+#include <cstdint>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/engine/world.hpp>
+#include <quadbin/tasks/parallel.hpp>
+#include <span>
+#include <vector>
+
+#include "body_store.hpp"
+
+namespace quadbin {
+
+struct SolverSettings {
+  float dt = 0.0f;
+  float restitution = 1.0f;
+  float restitutionThreshold = 0.0f;
+  bool closedWorld = true;
+  AABB bounds{};
+  std::uint32_t velocityIterations = 8;
+  std::uint32_t impactPasses = 8;
+  std::uint32_t positionPasses = 4;
+  /// Restitution for a collision at relative normal speed `approach` (> 0).
+  [[nodiscard]] float restitutionFor(float approach) const noexcept {
+    return approach < restitutionThreshold ? 0.0f : restitution;
+  }
+};
+
+struct SolverResult {
+  std::uint32_t impulses = 0;
+  std::uint32_t unresolvedEscapes = 0;
+};
+
+/// A pair of touching bodies by (slot, generation), for contact events.
+struct TouchKey {
+  std::uint32_t slotA, genA, slotB, genB;
+  friend constexpr bool operator<(const TouchKey& l, const TouchKey& r) noexcept {
+    if (l.slotA != r.slotA) return l.slotA < r.slotA;
+    if (l.slotB != r.slotB) return l.slotB < r.slotB;
+    if (l.genA != r.genA) return l.genA < r.genA;
+    return l.genB < r.genB;
+  }
+};
+
+class ContactSolver {
+ public:
+  static constexpr std::uint32_t kWallBase = UINT32_MAX - 4;  // b = kWallBase + side
+  /// Colours with a bit per ball; contacts that find them all taken go to
+  /// one more group, solved serially.
+  static constexpr std::uint32_t kColours = 64;
+  /// Overlap, as a fraction of the smaller radius, under which a contact
+  /// still counts as touching (resting contacts hover around zero gap).
+  static constexpr float kSlop = 0.005f;
+  /// What a contact is at the start of the step: touching and approaching
+  /// slower than the restitution threshold (resting: the iterations'),
+  /// touching and faster (a collision: an impact), or apart.
+  enum Group : std::uint8_t { kResting, kTouchingCollision, kApart };
+  static constexpr std::uint32_t kGroups = 3;
+
+  /// A contact of the step, in canonical order; persists to the next step.
+  struct Contact {
+    std::uint32_t a;      // an awake ball
+    std::uint32_t b;      // a ball (> a), a static box, or kWallBase + side
+    float lambda;         // accumulated normal impulse of the contact iterations
+    std::uint8_t colour;  // < kColours, or kColours: the serial group
+    std::uint8_t touched;
+    friend constexpr bool operator<(const Contact& l, const Contact& r) noexcept {
+      return l.a != r.a ? l.a < r.a : l.b < r.b;
+    }
+  };
+  [[nodiscard]] static constexpr bool sameBodies(const Contact& l, const Contact& r) noexcept {
+    return l.a == r.a && l.b == r.b;
+  }
+
+  /// Wakes the sleeping islands that an awake ball can reach within the
+  /// step (from the candidate pairs); returns how many balls woke.
+  std::uint32_t wakeTouched(BodyStore& bodies, float dt, std::span<const Pair> pairs,
+                            TaskSystem& tasks);
+  /// The narrow phase: keeps the candidate pairs that can touch within the
+  /// step, adds wall contacts, puts them in canonical order, carries over
+  /// the last step's impulses and colours and colours the new ones.
+  void buildContacts(const BodyStore& bodies, const SolverSettings& s, std::span<const Pair> pairs,
+                     TaskSystem& tasks);
+  /// Contact iterations and impacts: changes the balls' velocities and
+  /// remembers their end-of-step positions. `boxes` are the swept boxes
+  /// the broad phase holds; balls that end up faster than their box allowed
+  /// are queried again with a bigger box.
+  SolverResult solve(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
+                     std::vector<AABB>& boxes, TaskSystem& tasks);
+  /// Moves the balls to their end-of-step positions, removes overlaps
+  /// (position only), clamps to the walls of a closed world, and stores
+  /// the contacts for the next step.
+  void finishPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// Forgets the persistent contacts (body indices changed).
+  void forget() noexcept;
+
+  /// The contacts of the last step, in canonical order.
+  [[nodiscard]] std::span<const Contact> contacts() const noexcept { return contacts_; }
+  /// Colours the last step used (for tests and statistics).
+  [[nodiscard]] std::uint32_t colourCount() const noexcept { return colourCount_; }
+  /// Contacts the iterations pushed apart in the last step.
+  [[nodiscard]] std::uint32_t pushedContacts() const noexcept { return pushed_; }
+
+  bool warnedEscapes = false;
+
+ private:
+  enum Kind : std::uint8_t { kBall, kBox, kWall };
+  // A contact prepared for solving, stored in colour order.
+  struct Row {
+    std::uint32_t a, b;
+    float nx, ny;           // unit normal from a to b at the start of the step
+    float ima, imb;         // inverse masses (imb = 0: static box or wall)
+    float mEff;             // 1 / (ima + imb)
+    float target;           // the normal relative speed the iterations aim for
+    float lambda;           // accumulated impulse
+    std::uint32_t contact;  // index into contacts_
+    std::uint8_t kind;
+    std::uint8_t group;    // kResting, kTouchingCollision or kApart
+    std::uint8_t touched;  // touching, struck or separated in this step
+  };
+  // A ball's state during the solve, in one cache line with its neighbours.
+  struct BallState {
+    Vec2 p;       // position at the start of the step; at the end after finishPositions
+    Vec2 v;       // velocity
+    Vec2 corr;    // end-of-step position shift from impacts
+    float tLast;  // time of the ball's last impact in this step
+    float invMass;
+  };
+
+  template <class Emit>
+  void addCandidate(const BodyStore& bodies, std::uint32_t i, std::uint32_t j, bool keepSleeping,
+                    Emit&& emit) const;
+  template <class Emit>
+  void addWalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t i,
+                Emit&& emit) const;
+  void carryOver(TaskSystem& tasks);
+  void colourNew(const BodyStore& bodies);
+  std::uint8_t firstFreeColour(const BodyStore& bodies, std::uint32_t a, std::uint32_t b);
+  void buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  [[nodiscard]] Row makeRow(const BodyStore& bodies, const SolverSettings& s, const Contact& c,
+                            std::uint32_t k) const;
+  /// Runs f(row) over the rows of groups up to `lastGroup`, colour after
+  /// colour, the rows of a colour in parallel; returns how many calls
+  /// returned true.
+  template <class F>
+  std::uint32_t forEachRow(TaskSystem& tasks, Group lastGroup, F&& f);
+  void sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations);
+  std::uint32_t impactPasses(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  bool impact(const BodyStore& bodies, const SolverSettings& s, Row& r);
+  bool impactBalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
+                   std::uint32_t b);
+  bool impactBox(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
+                 std::uint32_t box);
+  bool impactWall(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
+                  std::uint32_t side);
+  void applyImpulse(std::uint32_t i, Vec2 dv, float t);
+  void lookAgain(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
+                 std::vector<AABB>& boxes, std::size_t firstNew, TaskSystem& tasks);
+  bool correct(const BodyStore& bodies, const SolverSettings& s, Row& r);
+  [[nodiscard]] Vec2 positionAt(std::uint32_t i, float t) const noexcept {
+    const BallState& b = state_[i];
+    return b.p + b.corr + b.v * t;
+  }
+
+  // Persistent: this step's contacts (the last step's until buildContacts).
+  std::vector<Contact> contacts_, previous_;
+  std::vector<std::uint64_t> used_;  // per ball: the colours its contacts hold
+  std::uint32_t colourCount_ = 0;
+  std::uint32_t pushed_ = 0;
+  bool impactsLeft_ = false;  // the impact passes of this step ran out
+
+  // Step scratch.
+  std::vector<float> margin_;  // per ball: the travel its swept box allows
+  std::vector<BallState> state_;
+  std::vector<float> maxSpeed_;             // fastest the ball went in this step
+  std::vector<Row> rows_;                   // by colour, contacts that touch first in each
+  std::vector<std::uint32_t> bucketStart_;  // kGroups (kColours + 1) + 1 offsets into rows_
+  std::vector<Contact> extra_;              // contacts found by looking again
+  std::vector<Row> extraRows_;              // their rows, in the same order
+  std::vector<Contact> extraSorted_;
+  std::vector<std::uint32_t> escapees_;
+  std::vector<std::uint32_t> fresh_;  // indices of contacts new in this step
+  OrderedBuffers<std::uint64_t> keyBuffers_;
+  std::vector<std::uint64_t> keys_, keyScratch_;
+  std::vector<std::uint32_t> radixCounts_;
+  unsigned codeBits_ = 0;  // key = a << codeBits_ | code(b)
+  OrderedBuffers<std::uint32_t> indexBuffers_;
+  OrderedBuffers<Contact> extraBuffers_;
+  std::vector<std::uint32_t> chunkCounts_;
+};
+
+}  // namespace quadbin
