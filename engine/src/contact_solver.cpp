@@ -90,6 +90,9 @@ bool ContactSolver::impactBalls(const BodyStore& bodies, const SolverSettings& s
   const float t0 = std::max(state_[a].tLast, state_[b].tLast);
   const Vec2 pa = positionAt(a, t0), pb = positionAt(b, t0);
   const Vec2 va = state_[a].v, vb = state_[b].v;
+  // Most rows in a pass are pairs moving apart: no time of impact for them.
+  const Vec2 w0 = vb - va, d0 = pb - pa;
+  if (dot(w0, d0) >= 0.0f) return false;
   const auto toi =
       timeOfImpact(Circle{pa, bodies.radius[a]}, va, Circle{pb, bodies.radius[b]}, vb, s.dt - t0);
   if (!toi) return false;
