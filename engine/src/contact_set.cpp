@@ -255,7 +255,10 @@ ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverS
   // Touching contacts that approach slower than the restitution threshold
   // are the iterations'; collisions (faster) are impacts, exact.
   const bool touching = gap <= slop;
-  const bool collision = vn < 0.0f && s.restitutionFor(-vn) > 0.0f;
+  // A contact that held something up in the last step (a pile, a stack)
+  // stays resting whatever its speed: losing its impulse would drop what
+  // it carries.
+  const bool collision = vn < 0.0f && s.restitutionFor(-vn) > 0.0f && !(c.lambda > 0.0f);
   r.group = touching ? (collision ? kTouchingCollision : kResting) : kApart;
   r.touched = touching ? 1 : 0;
   r.target = gap > 0.0f ? -gap / s.dt : 0.0f;  // may close the gap, no more

@@ -17,14 +17,20 @@ constexpr int kMaxRounds = 4;
 // looked at again: less than a radius cannot carry it through anything,
 // and any overlap it causes is separated at the end of the step.
 constexpr float kEscapeTolerance = 0.5f;
-// Position correction: the fraction of an overlap removed per pass, and
-// at most this fraction of the smaller radius per pass (so that a crowd
-// packed far too tight spreads over a few steps instead of jumping).
-constexpr float kCorrection = 1.0f;
+// Position correction: an overlap deeper than kDeep of the smaller radius
+// is removed whole (but at most kMaxCorrection of the smaller radius per
+// pass, so that a crowd packed far too tight spreads over a few steps
+// instead of jumping); a shallower one, such as resting contacts leave, by
+// kGentle of it per pass, which does not make piles jitter.
+constexpr float kDeep = 0.01f;
+constexpr float kGentle = 0.2f;
 constexpr float kMaxCorrection = 0.5f;
 // An overlap under this fraction of the smaller radius does not keep the
 // correction passes going.
 constexpr float kCorrectionTolerance = 1e-3f;
+[[nodiscard]] float correction(float overlap, float radius) noexcept {
+  return overlap > kDeep * radius ? std::min(overlap, kMaxCorrection * radius) : overlap * kGentle;
+}
 // Work split: constants, never the thread count.
 constexpr std::uint32_t kBodyGrain = 4096;
 constexpr std::uint32_t kBodyChunk = 16384;
@@ -261,7 +267,7 @@ bool ContactSolver::correct(const BodyStore& bodies, const SolverSettings& s, Ro
     if (!(overlap > 0.0f)) return false;
     const float smaller = std::min(ra, rb);
     const Vec2 n = dist > 0.0f ? d / dist : Vec2{r.nx, r.ny};
-    const float push = std::min(overlap * kCorrection, kMaxCorrection * smaller) * r.mEff;
+    const float push = correction(overlap, smaller) * r.mEff;
     state_[a].p -= n * (push * r.ima);
     state_[r.b].p += n * (push * r.imb);
     r.touched = 1;
@@ -270,7 +276,7 @@ bool ContactSolver::correct(const BodyStore& bodies, const SolverSettings& s, Ro
   if (r.kind == kBox) {
     const auto hit = collide(Circle{pa, ra}, bodies.tightBox(r.b));
     if (!hit || !(hit->depth > 0.0f)) return false;
-    state_[a].p -= hit->normal * std::min(hit->depth * kCorrection, kMaxCorrection * ra);
+    state_[a].p -= hit->normal * correction(hit->depth, ra);
     r.touched = 1;
     return hit->depth > kCorrectionTolerance * ra;
   }
