@@ -28,8 +28,13 @@ constexpr float kMaxCorrection = 0.5f;
 // An overlap under this fraction of the smaller radius does not keep the
 // correction passes going.
 constexpr float kCorrectionTolerance = 1e-3f;
-[[nodiscard]] float correction(float overlap, float radius) noexcept {
-  return overlap > kDeep * radius ? std::min(overlap, kMaxCorrection * radius) : overlap * kGentle;
+// Contacts that carry a load (a pile's) are always corrected gently:
+// lifting a loaded ball out of a deep overlap at once turns into kinetic
+// energy when it falls back, and a tall pile would pop.
+[[nodiscard]] float correction(float overlap, float radius, bool loaded) noexcept {
+  if (loaded || overlap <= kDeep * radius)
+    return std::min(overlap * kGentle, kMaxCorrection * radius);
+  return std::min(overlap, kMaxCorrection * radius);
 }
 // Work split: constants, never the thread count.
 constexpr std::uint32_t kBodyGrain = 4096;
@@ -267,7 +272,7 @@ bool ContactSolver::correct(const BodyStore& bodies, const SolverSettings& s, Ro
     if (!(overlap > 0.0f)) return false;
     const float smaller = std::min(ra, rb);
     const Vec2 n = dist > 0.0f ? d / dist : Vec2{r.nx, r.ny};
-    const float push = correction(overlap, smaller) * r.mEff;
+    const float push = correction(overlap, smaller, r.lambda > 0.0f) * r.mEff;
     state_[a].p -= n * (push * r.ima);
     state_[r.b].p += n * (push * r.imb);
     r.touched = 1;
@@ -276,7 +281,7 @@ bool ContactSolver::correct(const BodyStore& bodies, const SolverSettings& s, Ro
   if (r.kind == kBox) {
     const auto hit = collide(Circle{pa, ra}, bodies.tightBox(r.b));
     if (!hit || !(hit->depth > 0.0f)) return false;
-    state_[a].p -= hit->normal * correction(hit->depth, ra);
+    state_[a].p -= hit->normal * correction(hit->depth, ra, r.lambda > 0.0f);
     r.touched = 1;
     return hit->depth > kCorrectionTolerance * ra;
   }
