@@ -50,6 +50,7 @@ std::uint32_t ContactSolver::forEachRow(TaskSystem& tasks, Group lastGroup, F&& 
     const std::uint32_t last = bucketStart_[kGroups * colour + lastGroup + 1];
     if (first == last) continue;
     Row* rows = rows_.data() + first;
+    ++clock_;
     // One atomic add per range of rows, never per row.
     auto run = [&](std::uint32_t begin, std::uint32_t end) {
       std::uint32_t local = 0;
@@ -93,6 +94,7 @@ void ContactSolver::applyImpulse(std::uint32_t i, Vec2 dv, float t) {
   // after: shift its end-of-step position so the path stays continuous.
   b.corr -= dv * t;
   b.tLast = t;
+  changed_[i] = clock_;
   maxSpeed_[i] = std::max(maxSpeed_[i], length(b.v));
 }
 
@@ -163,6 +165,9 @@ bool ContactSolver::impactWall(const BodyStore& bodies, const SolverSettings& s,
 bool ContactSolver::impact(const BodyStore& bodies, const SolverSettings& s, Row& r) {
   // Contacts the iterations pushed are theirs for this step.
   if (r.lambda != 0.0f) return false;
+  // Nothing changed since the last check: the same answer (none).
+  if (changed_[r.a] <= r.checked && (r.kind != kBall || changed_[r.b] <= r.checked)) return false;
+  r.checked = clock_;
   bool hit = false;
   if (r.kind == kWall) {
     hit = impactWall(bodies, s, r.a, r.b - kWallBase);
@@ -180,6 +185,7 @@ std::uint32_t ContactSolver::impactPasses(const BodyStore& bodies, const SolverS
   std::uint32_t total = 0;
   for (std::uint32_t pass = 0; pass < s.impactPasses; ++pass) {
     std::uint32_t hits = forEachRow(tasks, kApart, [&](Row& r) { return impact(bodies, s, r); });
+    ++clock_;
     for (Row& r : extraRows_) hits += impact(bodies, s, r) ? 1u : 0u;  // few: serially
     total += hits;
     if (hits == 0) return total;
@@ -194,6 +200,8 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
   const auto n = static_cast<std::uint32_t>(bodies.size());
   state_.resize(n);
   maxSpeed_.resize(n);
+  changed_.assign(n, 1);  // rows start unchecked (0): every row is checked once
+  clock_ = 1;
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       state_[i] = {
@@ -252,7 +260,7 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
   // struck from above, a crowd whose collisions outnumber the passes): they
   // stop approaching here, inelastically, so that nothing bounces for ever.
   // Passes that ran to the end leave nothing approaching: e = 1 stays exact.
-  if (impactsLeft_) sweep(tasks, kTouchingCollision, s.velocityIterations);
+  if (impactsLeft_) sweep(tasks, kTouchingCollision, std::max(1u, s.velocityIterations / 2));
   return result;
 }
 

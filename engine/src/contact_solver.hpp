@@ -141,6 +141,7 @@ class ContactSolver {
     float target;           // the normal relative speed the iterations aim for
     float lambda;           // accumulated impulse
     std::uint32_t contact;  // index into contacts_
+    std::uint32_t checked;  // sweep clock of its last impact check
     std::uint8_t kind;
     std::uint8_t group;    // kResting, kTouchingCollision or kApart
     std::uint8_t touched;  // touching, struck or separated in this step
@@ -199,7 +200,12 @@ class ContactSolver {
   // Step scratch.
   std::vector<float> margin_;  // per ball: the travel its swept box allows
   std::vector<BallState> state_;
-  std::vector<float> maxSpeed_;             // fastest the ball went in this step
+  std::vector<float> maxSpeed_;  // fastest the ball went in this step
+  // Impact passes skip a row whose balls have not changed since they last
+  // checked it: each ball's last change and each row's last check on one
+  // clock that ticks once per colour of every sweep.
+  std::vector<std::uint32_t> changed_;
+  std::uint32_t clock_ = 0;
   std::vector<Row> rows_;                   // by colour, contacts that touch first in each
   std::vector<std::uint32_t> bucketStart_;  // kGroups (kColours + 1) + 1 offsets into rows_
   std::vector<Contact> extra_;              // contacts found by looking again
