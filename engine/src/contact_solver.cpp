@@ -256,11 +256,15 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
     }
     lookAgain(bodies, s, broad, boxes, firstNew, tasks);
   }
-  // When the passes ran out, touching pairs may still approach (a stack
-  // struck from above, a crowd whose collisions outnumber the passes): they
-  // stop approaching here, inelastically, so that nothing bounces for ever.
-  // Passes that ran to the end leave nothing approaching: e = 1 stays exact.
-  if (impactsLeft_) sweep(tasks, kTouchingCollision, std::max(1u, s.velocityIterations / 2));
+  // When the passes ran out, touching pairs may still approach (a pile
+  // struck from above, a crowd whose collisions outnumber the passes).
+  // Where there is a restitution threshold (gravity, or one set), they stop
+  // approaching here, inelastically, so that a pile comes to rest instead
+  // of buzzing. Without one (no gravity, e = 1: billiards, gases) they are
+  // left to the next step's impacts, and the kinetic energy is kept.
+  if (impactsLeft_ && s.restitutionThreshold > 0.0f) {
+    sweep(tasks, kTouchingCollision, std::max(1u, s.velocityIterations / 2));
+  }
   return result;
 }
 

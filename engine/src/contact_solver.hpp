@@ -20,6 +20,8 @@
 //     a chain, Newton's cradle), a bounded number of passes. Each impulse
 //     is the textbook collision of two bodies, so e = 1 keeps kinetic
 //     energy. Balls made faster than their swept box are queried again.
+//     If the passes run out in a world with a restitution threshold, the
+//     touching pairs still approaching stop, inelastically (piles rest).
 //  3. Position correction: end-of-step overlaps removed by moving positions
 //     only (no velocity change: no kinetic energy added), a few passes.
 //
