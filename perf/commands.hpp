@@ -36,6 +36,18 @@ int runCommand(const MeasureOptions& options);
 int sweepCommand(const MeasureOptions& options);
 int scalingCommand(const MeasureOptions& options);
 
+/// The pile over time (docs/perf-cli.md, `pile`).
+struct PileOptions {
+  std::vector<std::uint32_t> sizes;    // empty: 500, 10000, 100000
+  std::vector<std::uint32_t> threads;  // empty: 1
+  double seconds = 8.0;                // simulated seconds per run
+  std::string structure = "auto";
+  std::uint64_t seed = 42;
+  std::string outDir;
+  std::vector<std::string> argv;  // for the JSON
+};
+int pileCommand(const PileOptions& options);
+
 struct PairsOptions {
   std::vector<std::string> sceneFiles;
   std::string structure;

@@ -130,11 +130,17 @@ int simulateCommand(const SimulateOptions& o) {
     scene = loadScene(o.sceneFile);
   } else {
     const auto kind = scenes::parseSceneKind(o.scene);
-    if (!kind) throw UsageError("unknown scene '" + o.scene + "' (uniform, clustered, mixed)");
+    if (!kind) {
+      throw UsageError("unknown scene '" + o.scene + "' (uniform, clustered, mixed, pile)");
+    }
     if (o.n == 0) throw UsageError("simulate --scene needs --n N (at least 1)");
     scene = scenes::generate(*kind, o.n, o.seed);
   }
-  WorldDef def;
+  // A scene file's balls are elastic (no gravity, restitution 1 with
+  // threshold 0, no sleeping), as are the reference scenes; the pile falls.
+  const auto physics =
+      o.sceneFile.empty() ? *scenes::parseSceneKind(o.scene) : scenes::SceneKind::Uniform;
+  WorldDef def = scenes::worldDefFor(physics);
   def.broadPhase = *type;
   def.threadCount = o.threads;
   def.logLevel = LogLevel::Error;
@@ -174,8 +180,11 @@ int simulateCommand(const SimulateOptions& o) {
 
 int sceneCommand(const SceneOptions& o) {
   const auto kind = scenes::parseSceneKind(o.scene);
-  if (!kind) throw UsageError("unknown scene '" + o.scene + "' (uniform, clustered, mixed)");
+  if (!kind) throw UsageError("unknown scene '" + o.scene + "' (uniform, clustered, mixed, pile)");
   if (o.n == 0) throw UsageError("--n must be at least 1");
+  if (*kind == scenes::SceneKind::Pile && o.frames > 0) {
+    throw UsageError("--frames: the pile has no Workload A motion (it falls in a World)");
+  }
   if (o.out.empty()) throw UsageError("scene needs --out FILE");
   auto scene = scenes::generate(*kind, o.n, o.seed);
   for (std::uint32_t k = 0; k < o.frames; ++k) scenes::advance(scene);

@@ -21,6 +21,17 @@ using scenes::SceneKind;
 const std::vector<std::string> kBaseColumns = {
     "workload",  "scene",  "n",      "structure", "threads",       "frames",
     "median_ms", "min_ms", "max_ms", "pairs",     "bytes_per_body"};
+// Appended to every B and C row (blank on A rows): the final state's
+// overlaps and the median time of each stage of the step.
+const std::vector<std::string> kWorldColumns = {"overlaps",
+                                                "max_penetration",
+                                                "stage_integrate_ms",
+                                                "stage_broad_phase_ms",
+                                                "stage_narrow_phase_ms",
+                                                "stage_solver_ms",
+                                                "stage_position_ms",
+                                                "stage_sleep_ms",
+                                                "stage_events_ms"};
 // The peer whose time every Workload A row is compared with.
 constexpr const char* kBox2d = "box2d-tree";
 
@@ -56,7 +67,7 @@ std::vector<SceneKind> parseScenes(const std::vector<std::string>& names) {
     } else if (auto k = scenes::parseSceneKind(name)) {
       add(*k);
     } else {
-      throw UsageError("unknown scene '" + name + "' (uniform, clustered, mixed or all)");
+      throw UsageError("unknown scene '" + name + "' (uniform, clustered, mixed, pile or all)");
     }
   }
   return out;
@@ -136,6 +147,34 @@ Cell predictedCell(const Outcome& o) {
 }
 Cell statusCell(const Outcome& o) { return text(o.skipped ? "skipped" : "ok"); }
 
+void appendWorldCells(std::vector<Cell>& row, const Outcome& o) {
+  const auto& q = o.result.quality;
+  row.push_back(o.skipped || !q ? blank() : integer(q->overlaps));
+  row.push_back(o.skipped || !q ? blank() : real(q->maxPenetration, 4, true));
+  const auto& st = o.result.stageMedians;
+  for (const double StageTimes::*ms :
+       {&StageTimes::integrateMs, &StageTimes::broadPhaseMs, &StageTimes::narrowPhaseMs,
+        &StageTimes::solverMs, &StageTimes::positionMs, &StageTimes::sleepMs,
+        &StageTimes::eventsMs}) {
+    row.push_back(o.skipped || !st ? blank() : real((*st).*ms, 6));
+  }
+}
+
+/// The pile is a world-step scene: with Workload A it is refused when both
+/// were named, and left out of A when the workloads are the default.
+bool pileInA(const MeasureOptions& o, const std::vector<char>& workloads,
+             const std::vector<SceneKind>& sceneKinds) {
+  const bool pile =
+      std::find(sceneKinds.begin(), sceneKinds.end(), SceneKind::Pile) != sceneKinds.end();
+  const bool a = std::find(workloads.begin(), workloads.end(), 'A') != workloads.end();
+  if (pile && a && !o.workloads.empty()) {
+    throw UsageError(
+        "the pile scene runs in Workload B only (a world under gravity: no Workload A motion); "
+        "drop A from --workload or pile from --scene");
+  }
+  return pile && a;
+}
+
 std::string stringList(const std::vector<std::string>& v) {
   std::vector<std::string> items;
   for (const auto& s : v) items.push_back(jsonString(s));
@@ -166,32 +205,6 @@ JsonObject commonOptions(const MeasureOptions& o) {
           {"seed", std::to_string(o.seed)},
           {"budget_s", budget},
           {"drift_steps", std::to_string(o.driftSteps)}};
-}
-
-/// A plain-text table: columns padded to their widest cell, numbers right-aligned.
-void printTable(const std::vector<std::string>& header,
-                const std::vector<std::vector<std::string>>& rows,
-                const std::vector<bool>& rightAlign) {
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
-      width[i] = std::max(width[i], row[i].size());
-    }
-  }
-  auto print = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      const std::size_t w = i < width.size() ? width[i] : row[i].size();
-      const std::string pad(w > row[i].size() ? w - row[i].size() : 0, ' ');
-      if (i) line += "  ";
-      line += (i < rightAlign.size() && rightAlign[i]) ? pad + row[i] : row[i] + pad;
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::printf("%s\n", line.c_str());
-  };
-  print(header);
-  for (const auto& row : rows) print(row);
 }
 
 std::string fixed(double v, int precision) {
@@ -246,10 +259,12 @@ int runCommand(const MeasureOptions& o) {
 
   std::map<std::string, std::uint32_t> defaultMax;
   for (const auto& s : structures) defaultMax[s] = makeStructure(s)->defaultRunMaxBodies();
+  const bool skipPileInA = pileInA(o, workloads, sceneKinds);
   std::vector<Config> plan;
   std::set<std::string> peersInB;
   for (const char w : workloads) {
     for (const auto scene : sceneKinds) {
+      if (w == 'A' && scene == SceneKind::Pile && skipPileInA) continue;
       std::vector<std::uint32_t> sizes = sortedUnique(o.sizes);
       if (sizes.empty()) {
         sizes = {10000, 100000};
@@ -316,6 +331,7 @@ int runCommand(const MeasureOptions& o) {
   table.columns = kBaseColumns;
   for (const char* c : {"vs_box2d", "energy_drift", "predicted_s", "status"})
     table.columns.push_back(c);
+  table.columns.insert(table.columns.end(), kWorldColumns.begin(), kWorldColumns.end());
   for (const auto& out : outcomes) {
     auto row = baseCells(out);
     const auto speed = vsBox2d(out);
@@ -323,6 +339,7 @@ int runCommand(const MeasureOptions& o) {
     row.push_back(driftCell(out));
     row.push_back(predictedCell(out));
     row.push_back(statusCell(out));
+    appendWorldCells(row, out);
     table.rows.push_back(std::move(row));
   }
 
@@ -335,7 +352,7 @@ int runCommand(const MeasureOptions& o) {
                                    std::to_string(c.threads)};
       if (out.skipped) {
         row.emplace_back("skipped");
-        row.resize(8);
+        row.resize(w == 'A' ? 8 : 10);
         row.push_back(skippedNote(out, o.budget));
       } else {
         const auto speed = vsBox2d(out);
@@ -349,6 +366,11 @@ int runCommand(const MeasureOptions& o) {
             std::snprintf(drift, sizeof drift, "%+.2e", *out.result.energyDrift);
           }
           row.emplace_back(drift);
+          const auto& q = out.result.quality;
+          row.push_back(q ? withCommas(q->overlaps) : "");
+          char pen[32] = "";
+          if (q) std::snprintf(pen, sizeof pen, "%.3g", q->maxPenetration);
+          row.emplace_back(pen);
         }
       }
       rows.push_back(std::move(row));
@@ -369,7 +391,11 @@ int runCommand(const MeasureOptions& o) {
                                     w == 'A' ? "pairs" : "contacts",
                                     "bytes/body",
                                     w == 'A' ? "vs box2d" : "energy drift"};
-    printTable(header, rows, {false, true, false, true, true, true, true, true, true});
+    if (w == 'B') {
+      header.emplace_back("overlaps");
+      header.emplace_back("max pen.");
+    }
+    printTable(header, rows, {false, true, false, true, true, true, true, true, true, true});
   }
 
   JsonObject options{
@@ -435,6 +461,7 @@ int sweepCommand(const MeasureOptions& o) {
   table.columns = kBaseColumns;
   for (const char* c : {"steps_per_s", "energy_drift", "predicted_s", "status"})
     table.columns.push_back(c);
+  table.columns.insert(table.columns.end(), kWorldColumns.begin(), kWorldColumns.end());
   std::map<std::tuple<int, std::uint32_t, std::uint32_t, std::string>, const Outcome*> byKey;
   for (const auto& out : outcomes) {
     const auto& c = out.result.config;
@@ -445,6 +472,7 @@ int sweepCommand(const MeasureOptions& o) {
     row.push_back(driftCell(out));
     row.push_back(predictedCell(out));
     row.push_back(statusCell(out));
+    appendWorldCells(row, out);
     table.rows.push_back(std::move(row));
   }
 
@@ -518,9 +546,11 @@ int scalingCommand(const MeasureOptions& o) {
   threads = sortedUnique(threads);
   const auto sizes = o.sizes.empty() ? std::vector<std::uint32_t>{1000000} : sortedUnique(o.sizes);
 
+  const bool skipPileInA = pileInA(o, workloads, sceneKinds);
   std::vector<Config> plan;
   for (const char w : workloads) {
     for (const auto scene : sceneKinds) {
+      if (w == 'A' && scene == SceneKind::Pile && skipPileInA) continue;
       for (const auto n : sizes) {
         for (const auto& s : structures) {
           if (w == 'B' && !isQuadbinStructure(s)) continue;
@@ -587,6 +617,7 @@ int scalingCommand(const MeasureOptions& o) {
   for (const char* c : {"speedup", "result_hash", "energy_drift", "predicted_s", "status"}) {
     table.columns.push_back(c);
   }
+  table.columns.insert(table.columns.end(), kWorldColumns.begin(), kWorldColumns.end());
   std::vector<std::vector<std::string>> rows;
   for (const auto& out : outcomes) {
     const auto& c = out.result.config;
@@ -597,6 +628,7 @@ int scalingCommand(const MeasureOptions& o) {
     row.push_back(driftCell(out));
     row.push_back(predictedCell(out));
     row.push_back(statusCell(out));
+    appendWorldCells(row, out);
     table.rows.push_back(std::move(row));
 
     std::vector<std::string> line{std::string(1, c.workload), sceneName(c.scene), withCommas(c.n),

@@ -1,7 +1,7 @@
 // quadbin-perf: measures the broad phases and the world on the reference
 // scenes of BENCHMARKS.md, and checks results on scene files. The command
 // line is a contract (docs/perf-cli.md): others check our numbers with it.
-//   quadbin-perf run | sweep | scaling | pairs | simulate | list
+//   quadbin-perf run | sweep | scaling | pile | pairs | simulate | scene | list
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -39,7 +39,9 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
   cmd->add_option("--broadphase", o.structures,
                   "structure names (see 'list') or 'all'; repeat or comma-separate")
       ->delimiter(',');
-  cmd->add_option("--scene", o.scenes, "uniform, clustered, mixed or all")->delimiter(',');
+  cmd->add_option("--scene", o.scenes,
+                  "uniform, clustered, mixed, pile (world step only) or all (the first three)")
+      ->delimiter(',');
   cmd->add_option("--n", o.sizes, "body counts")->delimiter(',');
   cmd->add_option("--threads", o.threads, "thread counts (>= 1)")->delimiter(',');
   cmd->add_option("--frames", o.frames, "timed frames (steps) per configuration");
@@ -117,6 +119,24 @@ int main(int argc, char** argv) {
                     "1,2,4,...,<hardware threads> (1 is always added) --frames 60 --warmup 10 "
                     "--budget 120");
 
+  PileOptions pileOpts;
+  pileOpts.argv.assign(argv, argv + argc);
+  auto* pile = app.add_subcommand(
+      "pile",
+      "Drops the pile scene (N balls of radius 1 under gravity into a closed box, sleeping on) "
+      "and steps it at dt = 1/60: a CSV per run (step, time_s, kinetic_energy, awake_bodies, "
+      "contacts, step_ms) and a summary per N (peak kinetic energy, rest time, median step "
+      "time over the first and the last second, overlaps at the end): <out>/pile.csv, "
+      "pile.json, pile_n<N>_t<T>.csv.");
+  pile->add_option("--n", pileOpts.sizes, "body counts")->delimiter(',');
+  pile->add_option("--seconds", pileOpts.seconds, "simulated seconds per run (default 8)");
+  pile->add_option("--threads", pileOpts.threads, "thread counts (>= 1)")->delimiter(',');
+  pile->add_option("--broadphase", pileOpts.structure, "a quadbin broad phase (default auto)");
+  pile->add_option("--seed", pileOpts.seed, "scene seed (default 42)");
+  pile->add_option("--out", pileOpts.outDir, "result folder (default perf/results/<hostname>)");
+  pile->footer(
+      "Defaults: --n 500,10000,100000 --seconds 8 --threads 1 --broadphase auto --seed 42");
+
   PairsOptions pairsOpts;
   auto* pairs = app.add_subcommand(
       "pairs",
@@ -135,11 +155,11 @@ int main(int argc, char** argv) {
   SimulateOptions simOpts;
   auto* simulate = app.add_subcommand(
       "simulate",
-      "Steps a World (elastic balls, closed walls, dt = 1/60) and writes each body's final "
-      "x,y,vx,vy as C hexadecimal floats (%a), one line per body in creation order after the "
-      "header 'x,y,vx,vy', so that two runs compare bit for bit.");
+      "Steps a World (elastic balls, or the pile under gravity; closed walls, dt = 1/60) and "
+      "writes each body's final x,y,vx,vy as C hexadecimal floats (%a), one line per body in "
+      "creation order after the header 'x,y,vx,vy', so that two runs compare bit for bit.");
   simulate->add_option("--scene-file", simOpts.sceneFile, "scene file (world bounds from it)");
-  simulate->add_option("--scene", simOpts.scene, "uniform, clustered or mixed (with --n)");
+  simulate->add_option("--scene", simOpts.scene, "uniform, clustered, mixed or pile (with --n)");
   simulate->add_option("--n", simOpts.n, "body count of --scene");
   simulate->add_option("--seed", simOpts.seed, "seed of --scene (default 42)");
   simulate->add_option("--steps", simOpts.steps, "world steps")->required();
@@ -152,7 +172,7 @@ int main(int argc, char** argv) {
       "scene",
       "Writes a reference scene (BENCHMARKS.md) as a scene file, after --frames frames of the "
       "Workload A motion: inputs for 'pairs', 'simulate' and other engines.");
-  scene->add_option("--scene", sceneOpts.scene, "uniform, clustered or mixed")->required();
+  scene->add_option("--scene", sceneOpts.scene, "uniform, clustered, mixed or pile")->required();
   scene->add_option("--n", sceneOpts.n, "body count")->required();
   scene->add_option("--seed", sceneOpts.seed, "seed (default 42)");
   scene->add_option("--frames", sceneOpts.frames, "Workload A frames first (default 0)");
@@ -163,7 +183,7 @@ int main(int argc, char** argv) {
       "Prints every structure name --broadphase accepts, one per line: quadbin's own "
       "first, then the peers.");
 
-  for (auto* cmd : {run, sweep, scaling, pairs, simulate, scene, list}) {
+  for (auto* cmd : {run, sweep, scaling, pile, pairs, simulate, scene, list}) {
     cmd->footer(cmd->get_footer() + (cmd->get_footer().empty() ? "" : "\n") + kFooter);
   }
   app.footer(std::string("Main job: 'quadbin-perf run' (scripts/run). 'quadbin-perf COMMAND "
@@ -185,6 +205,7 @@ int main(int argc, char** argv) {
     if (*run) return runCommand(runOpts);
     if (*sweep) return sweepCommand(sweepOpts);
     if (*scaling) return scalingCommand(scalingOpts);
+    if (*pile) return pileCommand(pileOpts);
     if (*pairs) return pairsCommand(pairsOpts);
     if (*scene) return sceneCommand(sceneOpts);
     if (*simulate) {

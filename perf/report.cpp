@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -204,6 +205,31 @@ std::string machineJson(const Machine& m, int indent) {
                      {"git_commit", jsonString(m.gitCommit)},
                      {"date", jsonString(m.date)}},
                     indent);
+}
+
+void printTable(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows,
+                const std::vector<bool>& rightAlign) {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      width[i] = std::max(width[i], row[i].size());
+    }
+  }
+  auto print = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const std::size_t w = i < width.size() ? width[i] : row[i].size();
+      const std::string pad(w > row[i].size() ? w - row[i].size() : 0, ' ');
+      if (i) line += "  ";
+      line += (i < rightAlign.size() && rightAlign[i]) ? pad + row[i] : row[i] + pad;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::printf("%s\n", line.c_str());
+  };
+  print(header);
+  for (const auto& row : rows) print(row);
 }
 
 std::vector<std::filesystem::path> writeResults(const std::filesystem::path& dir,

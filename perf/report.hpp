@@ -54,6 +54,13 @@ using JsonObject = std::vector<std::pair<std::string, std::string>>;
 [[nodiscard]] std::string jsonArray(const std::vector<std::string>& rawItems);
 [[nodiscard]] std::string machineJson(const Machine& machine, int indent = 0);
 
+/// Prints a plain-text table to stdout: columns padded to their widest cell
+/// (cells past the header's width as they are), right-aligned where
+/// `rightAlign` says so.
+void printTable(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows,
+                const std::vector<bool>& rightAlign);
+
 /// Writes `<dir>/<name>.csv`, `<dir>/<name>.json` and `<dir>/machine.json`;
 /// throws std::runtime_error naming the path when a file cannot be written.
 /// Returns the paths written.

@@ -18,11 +18,9 @@ using Clock = std::chrono::steady_clock;
 
 void summarise(std::vector<double>& times, Result& r) {
   if (times.empty()) return;
-  std::sort(times.begin(), times.end());
+  r.medianMs = median(times);  // sorts
   r.minMs = times.front();
   r.maxMs = times.back();
-  const std::size_t mid = times.size() / 2;
-  r.medianMs = times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
 }
 
 std::string frameName(const Config& c, std::uint32_t frame) {
@@ -41,6 +39,13 @@ bool timeBoxUp(const Config& c, const std::vector<double>& times) {
 
 }  // namespace
 
+double median(std::vector<double>& values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
 std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t hash) noexcept {
   const auto* bytes = static_cast<const unsigned char*>(data);
   for (std::size_t i = 0; i < size; ++i) {
@@ -54,6 +59,9 @@ Result runWorkloadA(const Config& c, std::span<const std::uint64_t> expectedPair
   // Structures that parallelise with oneTBB see at most this many threads.
   const tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
                                     std::max<std::uint32_t>(c.threads, 1));
+  if (c.scene == scenes::SceneKind::Pile) {
+    throw std::invalid_argument("the pile scene is for the world step (Workload B) only");
+  }
   Result r;
   r.config = c;
   auto scene = scenes::generate(c.scene, c.n, c.seed);
@@ -102,7 +110,9 @@ Result runWorkloadB(const Config& c) {
   Result r;
   r.config = c;
   const auto scene = scenes::generate(c.scene, c.n, c.seed);
-  WorldDef def;
+  // The elastic scenes: restitution 1, restitutionThreshold 0, enableSleep
+  // false; the pile: gravity, restitution 0.5, threshold 1, sleeping on.
+  WorldDef def = scenes::worldDefFor(c.scene);
   const auto type = parseBroadPhaseType(c.structure);
   if (!type) {
     throw std::invalid_argument("'" + c.structure + "' is not a quadbin broad phase (the World " +
@@ -113,6 +123,7 @@ Result runWorkloadB(const Config& c) {
   def.logLevel = LogLevel::Error;
   World world = scenes::makeWorld(scene, def);
   std::vector<double> times;
+  std::vector<double> stages[7];
   const auto dt = static_cast<float>(scenes::kDefaultDt);
   const double energy0 = world.kineticEnergy();
   const std::uint32_t total = c.warmup + c.frames;
@@ -122,7 +133,13 @@ Result runWorkloadB(const Config& c) {
     const auto start = Clock::now();
     world.step(dt);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    if (frame >= c.warmup && frame < total) times.push_back(ms);
+    if (frame >= c.warmup && frame < total) {
+      times.push_back(ms);
+      const StepStats& st = world.stats();
+      const double stageMs[7] = {st.integrateMs, st.broadPhaseMs, st.narrowPhaseMs, st.solverMs,
+                                 st.positionMs,  st.sleepMs,      st.eventsMs};
+      for (int k = 0; k < 7; ++k) stages[k].push_back(stageMs[k]);
+    }
     const bool timeUp = frame < total && timeBoxUp(c, times);
     if (frame + 1 == total || timeUp) r.pairs = world.stats().contacts;
     const std::uint32_t contacts = world.stats().contacts;
@@ -140,6 +157,12 @@ Result runWorkloadB(const Config& c) {
     hash = fnv1a(state, sizeof state, hash);
   }
   r.resultHash = hash;
+  r.quality = measureQuality(world);
+  if (!times.empty()) {
+    r.stageMedians =
+        StageTimes{median(stages[0]), median(stages[1]), median(stages[2]), median(stages[3]),
+                   median(stages[4]), median(stages[5]), median(stages[6])};
+  }
   return r;
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "quality.hpp"
+
 namespace quadbin::perf {
 
 /// A result that breaks the contract: a pair count that differs from the
@@ -40,6 +42,17 @@ struct Config {
   std::string skipReason;
 };
 
+/// Milliseconds of each stage of World::step (StepStats' stage times).
+struct StageTimes {
+  double integrateMs = 0.0;
+  double broadPhaseMs = 0.0;
+  double narrowPhaseMs = 0.0;
+  double solverMs = 0.0;
+  double positionMs = 0.0;
+  double sleepMs = 0.0;
+  double eventsMs = 0.0;
+};
+
 /// The fewest timed frames a time-boxed configuration keeps.
 inline constexpr std::uint32_t kMinTimedFrames = 10;
 
@@ -56,15 +69,24 @@ struct Result {
   /// count: A: every frame's pair count and the last frame's pair set;
   /// B/C: every step's contact count and the final positions and velocities.
   std::uint64_t resultHash = 0;
+  /// B/C: the overlaps of the final state (after the drift steps too).
+  std::optional<Quality> quality;
+  /// B/C: the median over the timed steps of each stage's time.
+  std::optional<StageTimes> stageMedians;
 };
 
-/// Workload A. When `expectedPairs` is not empty, each frame's pair count
-/// must equal expectedPairs[frame] or CheckFailure is thrown at that frame.
-/// The thread count is handed to oneTBB (global_control) for the run.
+/// The median of `values` (sorted in place); 0 when empty.
+[[nodiscard]] double median(std::vector<double>& values);
+
+/// Workload A (not on the pile: std::invalid_argument). When `expectedPairs` is not empty, each
+/// frame's pair count must equal expectedPairs[frame] or CheckFailure is thrown at that frame. The
+/// thread count is handed to oneTBB (global_control) for the run.
 [[nodiscard]] Result runWorkloadA(const Config& config,
                                   std::span<const std::uint64_t> expectedPairs = {});
 /// Workload B (and C, the sweep's points): World::step with the broad phase
-/// `config.structure` (a quadbin structure) and WorldDef::threadCount.
+/// `config.structure` (a quadbin structure) and WorldDef::threadCount, on
+/// the physics of scenes::worldDefFor(config.scene) (the elastic scenes:
+/// restitution 1, restitutionThreshold 0, sleeping off).
 [[nodiscard]] Result runWorkloadB(const Config& config);
 
 /// FNV-1a, 64 bits, over raw bytes, continuing from `hash`.

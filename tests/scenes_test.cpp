@@ -1,6 +1,8 @@
-// The scene generator reproduces BENCHMARKS.md's reference pair counts.
+// The scene generator reproduces BENCHMARKS.md's reference pair counts; the
+// pile is deterministic and starts without overlaps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <quadbin/quadbin.hpp>
 #include <quadbin/scenes/scene.hpp>
 #include <sstream>
@@ -109,4 +111,90 @@ TEST(Scenes, MakeWorldHasOneBallPerRow) {
   ASSERT_EQ(w.bodyCount(), 300u);
   EXPECT_FLOAT_EQ(w.radius(w.bodyAt(17)), static_cast<float>(scene.r[17]));
   EXPECT_EQ(w.def().bounds, scene.world);
+}
+
+TEST(Scenes, PileNameRoundTrips) {
+  EXPECT_EQ(scenes::toString(SceneKind::Pile), "pile");
+  EXPECT_EQ(scenes::parseSceneKind("pile"), SceneKind::Pile);
+}
+
+TEST(Scenes, PileIsDeterministicFromNAndSeed) {
+  const auto a = scenes::generate(SceneKind::Pile, 700, 7);
+  const auto b = scenes::generate(SceneKind::Pile, 700, 7);
+  const auto c = scenes::generate(SceneKind::Pile, 700, 8);
+  EXPECT_EQ(a.x, b.x);
+  EXPECT_EQ(a.y, b.y);
+  EXPECT_EQ(a.vx, b.vx);
+  EXPECT_EQ(a.vy, b.vy);
+  EXPECT_EQ(a.r, b.r);
+  EXPECT_EQ(a.maxX, b.maxX);
+  EXPECT_EQ(a.maxY, b.maxY);
+  EXPECT_NE(a.x, c.x);
+  EXPECT_NE(a.vy, c.vy);
+  EXPECT_EQ(a.y, c.y);  // the grid's rows do not depend on the seed
+  EXPECT_EQ(a.maxY, c.maxY);
+}
+
+TEST(Scenes, PileHasNBallsInsideTheBoxWithoutOverlaps) {
+  for (const std::uint32_t n : {1u, 2u, 5u, 99u, 100u, 101u, 1000u, 2025u}) {
+    const auto s = scenes::generate(SceneKind::Pile, n);
+    ASSERT_EQ(s.size(), n);
+    ASSERT_EQ(s.r.size(), n);
+    ASSERT_EQ(s.vx.size(), n);
+    // About sqrt(N) balls across: W = ceil(sqrt(N)) * 2.2 + 2.
+    std::uint32_t columns = 1;
+    while (columns * columns < n) ++columns;
+    EXPECT_DOUBLE_EQ(s.minX, 0.0);
+    EXPECT_DOUBLE_EQ(s.minY, 0.0);
+    EXPECT_NEAR(s.maxX, columns * 2.2 + 2.0, 1e-9) << n;
+    double top = 0.0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      EXPECT_EQ(s.r[i], 1.0);
+      EXPECT_GE(s.x[i] - s.r[i], s.minX + 1.0) << n << " ball " << i;
+      EXPECT_LE(s.x[i] + s.r[i], s.maxX - 1.0) << n << " ball " << i;
+      EXPECT_GE(s.y[i] - s.r[i], s.minY + 1.0) << n << " ball " << i;
+      EXPECT_LE(s.y[i] + s.r[i], s.maxY) << n << " ball " << i;
+      EXPECT_GE(s.vx[i], -1.0);
+      EXPECT_LE(s.vx[i], 1.0);
+      EXPECT_GE(s.vy[i], -1.0);
+      EXPECT_LE(s.vy[i], 1.0);
+      top = std::max(top, s.y[i] + s.r[i]);
+    }
+    EXPECT_DOUBLE_EQ(s.y.front(), 2.0);
+    EXPECT_NEAR(s.maxY, 1.1 * top, 1e-9) << n;  // 10 % headroom over the top row
+    for (std::uint32_t i = 0; i < n; ++i) {
+      for (std::uint32_t j = i + 1; j < n; ++j) {
+        const double dx = s.x[i] - s.x[j], dy = s.y[i] - s.y[j];
+        ASSERT_GE(dx * dx + dy * dy, 2.09 * 2.09) << n << ": balls " << i << " and " << j;
+      }
+    }
+    // The world accepts every ball (createBody refuses one outside).
+    World w = scenes::makeWorld(s, scenes::worldDefFor(SceneKind::Pile));
+    EXPECT_EQ(w.bodyCount(), n);
+  }
+}
+
+TEST(Scenes, WorldDefForSetsTheScenesPhysics) {
+  WorldDef base;
+  base.threadCount = 3;
+  base.velocityIterations = 5;
+  for (const auto kind : {SceneKind::Uniform, SceneKind::Clustered, SceneKind::Mixed}) {
+    const WorldDef def = scenes::worldDefFor(kind, base);
+    EXPECT_FALSE(def.enableSleep);
+    EXPECT_EQ(def.restitution, 1.0f);
+    ASSERT_TRUE(def.restitutionThreshold.has_value());
+    EXPECT_EQ(*def.restitutionThreshold, 0.0f);
+    EXPECT_EQ(def.gravity.x, 0.0f);
+    EXPECT_EQ(def.gravity.y, 0.0f);
+    EXPECT_EQ(def.threadCount, 3u);  // the rest is kept
+    EXPECT_EQ(def.velocityIterations, 5u);
+  }
+  const WorldDef pile = scenes::worldDefFor(SceneKind::Pile, base);
+  EXPECT_TRUE(pile.enableSleep);
+  EXPECT_EQ(pile.restitution, 0.5f);
+  ASSERT_TRUE(pile.restitutionThreshold.has_value());
+  EXPECT_EQ(*pile.restitutionThreshold, 1.0f);
+  EXPECT_EQ(pile.gravity.x, 0.0f);
+  EXPECT_EQ(pile.gravity.y, -9.8f);
+  EXPECT_EQ(pile.threadCount, 3u);
 }

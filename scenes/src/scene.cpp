@@ -27,6 +27,41 @@ void setWorld(Scene& s, double minX, double minY, double maxX, double maxY) {
              {static_cast<float>(maxX), static_cast<float>(maxY)}};
 }
 
+// The pile (see scene.hpp): a grid of spacing 2.2, C = ceil(sqrt(n)) wide.
+constexpr double kPileSpacing = 2.2;
+constexpr double kPileJitter = 0.05;
+constexpr double kPileMaxSpeed = 1.0;
+
+Scene generatePile(std::uint32_t n, std::uint64_t seed) {
+  using Uniform = std::uniform_real_distribution<double>;
+  std::mt19937_64 rng(seed);
+  // ceil(sqrt(n)) in integers, at least 1.
+  auto columns = static_cast<std::uint32_t>(std::sqrt(static_cast<double>(n)));
+  while (std::uint64_t{columns} * columns < n) ++columns;
+  while (columns > 1 && std::uint64_t{columns - 1} * (columns - 1) >= n) --columns;
+  columns = std::max(columns, 1u);
+  const std::uint32_t rows = std::max((n + columns - 1) / columns, 1u);
+  const double width = columns * kPileSpacing + 2.0;
+  const double top = 2.0 + kPileSpacing * (rows - 1) + 1.0;  // the top row's top edge
+  Scene s;
+  setWorld(s, 0.0, 0.0, width, 1.1 * top);
+  s.r.assign(n, 1.0);
+  s.x.resize(n);
+  s.y.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const double jitter = Uniform(-kPileJitter, kPileJitter)(rng);
+    s.x[i] = 1.0 + 0.5 * kPileSpacing + kPileSpacing * (i % columns) + jitter;
+    s.y[i] = 2.0 + kPileSpacing * (i / columns);
+  }
+  s.vx.resize(n);
+  s.vy.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    s.vx[i] = Uniform(-kPileMaxSpeed, kPileMaxSpeed)(rng);
+    s.vy[i] = Uniform(-kPileMaxSpeed, kPileMaxSpeed)(rng);
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string_view toString(SceneKind kind) noexcept {
@@ -37,18 +72,22 @@ std::string_view toString(SceneKind kind) noexcept {
       return "clustered";
     case SceneKind::Mixed:
       return "mixed";
+    case SceneKind::Pile:
+      return "pile";
   }
   return "unknown";
 }
 
 std::optional<SceneKind> parseSceneKind(std::string_view name) noexcept {
-  for (const auto kind : {SceneKind::Uniform, SceneKind::Clustered, SceneKind::Mixed}) {
+  for (const auto kind :
+       {SceneKind::Uniform, SceneKind::Clustered, SceneKind::Mixed, SceneKind::Pile}) {
     if (toString(kind) == name) return kind;
   }
   return std::nullopt;
 }
 
 Scene generate(SceneKind kind, std::uint32_t n, std::uint64_t seed) {
+  if (kind == SceneKind::Pile) return generatePile(n, seed);
   using Uniform = std::uniform_real_distribution<double>;
   std::mt19937_64 rng(seed);
   Scene s;
@@ -167,6 +206,23 @@ World makeWorld(const Scene& s, WorldDef def) {
         BodyDef::ball({x, y}, r, {static_cast<float>(s.vx[i]), static_cast<float>(s.vy[i])}));
   }
   return world;
+}
+
+WorldDef worldDefFor(SceneKind kind, WorldDef def) {
+  if (kind == SceneKind::Pile) {
+    def.gravity = {0.0f, -9.8f};
+    def.restitution = 0.5f;
+    def.restitutionThreshold = 1.0f;
+    def.enableSleep = true;
+  } else {
+    // Elastic: every collision, however slow, keeps its energy, and no
+    // ball is put to sleep (the energy drift measures the solver alone).
+    def.gravity = {0.0f, 0.0f};
+    def.restitution = 1.0f;
+    def.restitutionThreshold = 0.0f;
+    def.enableSleep = false;
+  }
+  return def;
 }
 
 Scene readScene(std::istream& in, const std::string& name) {

@@ -1,8 +1,25 @@
 #pragma once
 /// \file
-/// The reference scenes of BENCHMARKS.md (uniform, clustered, mixed),
-/// generated bit-for-bit from (kind, N, seed), the Workload A motion, the
-/// scene file format of quadbin-perf, and a World made from a scene.
+/// The reference scenes of BENCHMARKS.md (uniform, clustered, mixed) and
+/// the pile, generated bit-for-bit from (kind, N, seed), the Workload A
+/// motion, the scene file format of quadbin-perf, and a World made from a
+/// scene with the physics its kind is simulated with.
+///
+/// - uniform: N balls of radius 1 spread uniformly over a square world
+///   whose discs cover 10 % of it; speeds U(0, 20) in random directions.
+/// - clustered: the same balls around 16 random centres (normal spread of
+///   1/40 of the world's side).
+/// - mixed: radii log-uniform in [0.5, 16], uniform positions, 10 % cover.
+/// - pile (Workload B only): N balls of radius 1 dropped under gravity into
+///   a closed box about sqrt(N) balls wide. C = ceil(sqrt(N)) columns,
+///   world [0, W] x [0, H] with W = 2.2 C + 2; ball i starts at column
+///   i % C, row i / C of a grid of spacing 2.2, centre
+///   (2.1 + 2.2 column + jitter, 2 + 2.2 row), jitter U(-0.05, 0.05); H is
+///   the top row's top edge (2 + 2.2 (rows - 1) + 1) plus 10 % headroom.
+///   Velocities U(-1, 1) on each axis. Drawn from std::mt19937_64(seed) in
+///   this order: the N jitters, then each ball's vx, vy. Its physics
+///   (worldDefFor): gravity (0, -9.8), restitution 0.5 (collisions slower
+///   than 1 unit/s inelastic: restitutionThreshold 1), sleeping on.
 
 #include <cstdint>
 #include <iosfwd>
@@ -15,7 +32,7 @@
 
 namespace quadbin::scenes {
 
-enum class SceneKind : std::uint8_t { Uniform, Clustered, Mixed };
+enum class SceneKind : std::uint8_t { Uniform, Clustered, Mixed, Pile };
 
 [[nodiscard]] std::string_view toString(SceneKind kind) noexcept;
 [[nodiscard]] std::optional<SceneKind> parseSceneKind(std::string_view name) noexcept;
@@ -23,8 +40,8 @@ enum class SceneKind : std::uint8_t { Uniform, Clustered, Mixed };
 inline constexpr std::uint64_t kDefaultSeed = 42;
 inline constexpr double kDefaultDt = 1.0 / 60.0;
 
-/// Balls in double precision, in a square world [0, size]^2 (scene files may
-/// carry any world rectangle).
+/// Balls in double precision, in a square world [0, size]^2 (the pile's is
+/// taller than wide; scene files may carry any world rectangle).
 struct Scene {
   AABB world;  ///< float copy of the bounds, for World and broad phases
   double minX = 0.0, minY = 0.0, maxX = 0.0, maxY = 0.0;
@@ -51,6 +68,14 @@ void boxes(const Scene& scene, std::vector<AABB>& out);
 /// A closed world with the scene's bounds and one ball (density 1) per row.
 /// Changes to `def`'s bounds are overridden by the scene's.
 [[nodiscard]] World makeWorld(const Scene& scene, WorldDef def = {});
+
+/// `def` with the physics a scene of `kind` is simulated with (quadbin-perf's
+/// Workloads B and C, `simulate`, `pile`); its other fields are kept.
+/// uniform, clustered, mixed (elastic): no gravity, restitution 1 with
+/// restitutionThreshold 0 (every collision elastic, whatever its speed),
+/// sleeping off (enableSleep = false: a slow ball keeps moving). pile:
+/// gravity (0, -9.8), restitution 0.5, restitutionThreshold 1, sleeping on.
+[[nodiscard]] WorldDef worldDefFor(SceneKind kind, WorldDef def = {});
 
 /// Scene file: `# world MINX MINY MAXX MAXY`, then the header
 /// `x,y,vx,vy,radius`, then one ball per line. Throws quadbin::Error naming

@@ -1,0 +1,259 @@
+// pile: drops the pile scene (N balls under gravity into a closed box) and
+// follows it step by step: how long the fall takes to come to rest, and
+// what a step costs while everything moves and once the pile sleeps.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <quadbin/engine/world.hpp>
+#include <quadbin/error.hpp>
+#include <quadbin/scenes/scene.hpp>
+
+#include "commands.hpp"
+#include "quality.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+#include "structures.hpp"
+#include "workloads.hpp"
+
+namespace quadbin::perf {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A second of steps at dt = 1/60: the windows of the two step-time medians.
+constexpr std::uint32_t kStepsPerSecond = 60;
+// The kinetic energy is at rest below this fraction of its peak.
+constexpr double kRestFraction = 1e-3;
+
+struct StepRow {
+  double kineticEnergy = 0.0;
+  std::uint32_t awakeBodies = 0;
+  std::uint32_t contacts = 0;
+  double ms = 0.0;
+};
+
+struct PileRun {
+  std::uint32_t n = 0;
+  std::uint32_t threads = 1;
+  std::vector<StepRow> steps;
+  double peakEnergy = 0.0;
+  std::uint32_t peakStep = 0;
+  std::optional<std::uint32_t> restStep;  // first step of the rest that lasts
+  double firstMedianMs = 0.0, lastMedianMs = 0.0;
+  Quality quality;
+  double wallSeconds = 0.0;
+  std::string file;
+};
+
+double timeOf(std::uint32_t step) {
+  return static_cast<double>(step + 1) / static_cast<double>(kStepsPerSecond);
+}
+
+double medianMs(const std::vector<StepRow>& rows, std::size_t from, std::size_t to) {
+  std::vector<double> ms;
+  for (std::size_t k = from; k < to && k < rows.size(); ++k) ms.push_back(rows[k].ms);
+  return median(ms);
+}
+
+std::string format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+PileRun runPile(const PileOptions& o, BroadPhaseType type, std::uint32_t n, std::uint32_t threads,
+                std::uint32_t steps, Progress& progress, std::size_t index) {
+  PileRun run;
+  run.n = n;
+  run.threads = threads;
+  const auto scene = scenes::generate(scenes::SceneKind::Pile, n, o.seed);
+  WorldDef def = scenes::worldDefFor(scenes::SceneKind::Pile);
+  def.broadPhase = type;
+  def.threadCount = threads;
+  def.logLevel = LogLevel::Error;
+  World world = scenes::makeWorld(scene, def);
+  const auto dt = static_cast<float>(scenes::kDefaultDt);
+  const std::string what = "pile n=" + std::to_string(n) + " threads=" + std::to_string(threads);
+  const auto begin = Clock::now();
+  run.steps.reserve(steps);
+  for (std::uint32_t k = 0; k < steps; ++k) {
+    if (k % 10 == 0) {
+      progress.show(index, what + " step " + std::to_string(k) + "/" + std::to_string(steps));
+    }
+    const auto start = Clock::now();
+    world.step(dt);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    run.steps.push_back(
+        {world.kineticEnergy(), world.stats().awakeBodies, world.stats().contacts, ms});
+  }
+  run.wallSeconds = std::chrono::duration<double>(Clock::now() - begin).count();
+  progress.finish(index);
+
+  for (std::uint32_t k = 0; k < steps; ++k) {
+    if (run.steps[k].kineticEnergy > run.peakEnergy) {
+      run.peakEnergy = run.steps[k].kineticEnergy;
+      run.peakStep = k;
+    }
+  }
+  // At rest from the step after the last one at or above the threshold.
+  const double threshold = kRestFraction * run.peakEnergy;
+  std::uint32_t k = steps;
+  while (k > 0 && run.steps[k - 1].kineticEnergy < threshold) --k;
+  if (k < steps && run.peakEnergy > 0.0) run.restStep = k;
+  run.firstMedianMs = medianMs(run.steps, 0, kStepsPerSecond);
+  run.lastMedianMs =
+      medianMs(run.steps, steps > kStepsPerSecond ? steps - kStepsPerSecond : 0, steps);
+  run.quality = measureQuality(world);
+  return run;
+}
+
+void writeSteps(const std::filesystem::path& path, const PileRun& run) {
+  std::string csv = "step,time_s,kinetic_energy,awake_bodies,contacts,step_ms\n";
+  char line[160];
+  for (std::uint32_t k = 0; k < run.steps.size(); ++k) {
+    const StepRow& s = run.steps[k];
+    std::snprintf(line, sizeof line, "%u,%.6f,%.9g,%u,%u,%.6f\n", k, timeOf(k), s.kineticEnergy,
+                  s.awakeBodies, s.contacts, s.ms);
+    csv += line;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << csv;
+  out.close();
+  if (!out) throw UsageError("cannot write " + path.string());
+}
+
+std::vector<std::uint32_t> sortedUnique(std::vector<std::uint32_t> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+}  // namespace
+
+int pileCommand(const PileOptions& o) {
+  const auto sizes =
+      sortedUnique(o.sizes.empty() ? std::vector<std::uint32_t>{500, 10000, 100000} : o.sizes);
+  const auto threads = sortedUnique(o.threads.empty() ? std::vector<std::uint32_t>{1} : o.threads);
+  for (const auto n : sizes) {
+    if (n == 0) throw UsageError("--n must be at least 1");
+  }
+  for (const auto t : threads) {
+    if (t == 0) throw UsageError("--threads must be at least 1");
+  }
+  if (!(o.seconds > 0.0) || !(o.seconds <= 86400.0)) {
+    throw UsageError("--seconds must be > 0 (and at most 86400)");
+  }
+  const auto steps = static_cast<std::uint32_t>(
+      std::max(1.0, std::round(o.seconds * static_cast<double>(kStepsPerSecond))));
+  const auto type = parseBroadPhaseType(o.structure);
+  if (!type) {
+    const auto known = structureNames();
+    if (std::find(known.begin(), known.end(), o.structure) != known.end()) {
+      throw UsageError("'" + o.structure +
+                       "' is a peer: the world runs quadbin's broad phases only");
+    }
+    throw UsageError("unknown broad phase '" + o.structure + "' (see 'quadbin-perf list')");
+  }
+  const Machine machine = describeMachine();
+
+  Progress progress;
+  std::vector<double> weights;
+  for (const auto n : sizes) {
+    for (std::size_t t = 0; t < threads.size(); ++t) weights.push_back(static_cast<double>(n));
+  }
+  progress.plan(weights);
+  std::vector<PileRun> runs;
+  for (const auto n : sizes) {
+    for (const auto t : threads) {
+      runs.push_back(runPile(o, *type, n, t, steps, progress, runs.size()));
+      runs.back().file = "pile_n" + std::to_string(n) + "_t" + std::to_string(t) + ".csv";
+    }
+  }
+  progress.clear();
+
+  // Results: one file per run, then the summary (nothing before all ran).
+  const auto dir = o.outDir.empty() ? defaultResultDir(machine) : std::filesystem::path(o.outDir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UsageError("cannot create " + dir.string() + ": " + ec.message());
+  for (const auto& run : runs) writeSteps(dir / run.file, run);
+
+  Table table;
+  table.columns = {"n",
+                   "threads",
+                   "structure",
+                   "seed",
+                   "steps",
+                   "peak_kinetic_energy",
+                   "peak_time_s",
+                   "rest_time_s",
+                   "first_second_median_ms",
+                   "last_second_median_ms",
+                   "first_over_last",
+                   "awake_bodies_end",
+                   "contacts_end",
+                   "overlaps",
+                   "max_penetration",
+                   "wall_s",
+                   "steps_file"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& run : runs) {
+    const double ratio = run.lastMedianMs > 0.0 ? run.firstMedianMs / run.lastMedianMs : 0.0;
+    table.rows.push_back(
+        {integer(run.n), integer(run.threads), text(o.structure), integer(o.seed), integer(steps),
+         real(run.peakEnergy, 6, true), real(timeOf(run.peakStep), 6),
+         run.restStep ? real(timeOf(*run.restStep), 6) : blank(), real(run.firstMedianMs, 6),
+         real(run.lastMedianMs, 6), run.lastMedianMs > 0.0 ? real(ratio, 3) : blank(),
+         integer(run.steps.back().awakeBodies), integer(run.steps.back().contacts),
+         integer(run.quality.overlaps), real(run.quality.maxPenetration, 4, true),
+         real(run.wallSeconds, 3), text(run.file)});
+    rows.push_back({withCommas(run.n), std::to_string(run.threads), format("%.4g", run.peakEnergy),
+                    format("%.2f s", timeOf(run.peakStep)),
+                    run.restStep ? format("%.2f s", timeOf(*run.restStep)) : "never",
+                    format("%.3f", run.firstMedianMs), format("%.3f", run.lastMedianMs),
+                    run.lastMedianMs > 0.0 ? format("%.2fx", ratio) : "",
+                    withCommas(run.steps.back().awakeBodies), withCommas(run.quality.overlaps),
+                    format("%.3g", run.quality.maxPenetration)});
+  }
+  std::printf(
+      "Pile: N balls of radius 1 dropped under gravity (0, -9.8) into a closed box, %u steps of "
+      "1/60 s (%.4g s), %s, seed %llu\n",
+      steps, static_cast<double>(steps) / kStepsPerSecond, o.structure.c_str(),
+      static_cast<unsigned long long>(o.seed));
+  printTable({"n", "threads", "peak KE", "peak at", "rest at", "ms 1st s", "ms last s", "1st/last",
+              "awake at end", "overlaps", "max pen."},
+             rows, std::vector<bool>(11, true));
+  std::printf(
+      "rest at: the kinetic energy stays below 1e-3 of its peak from then on; ms 1st s, ms last "
+      "s: median step time over the first and the last second\n");
+
+  std::vector<std::string> sizeItems, threadItems;
+  for (const auto n : sizes) sizeItems.push_back(std::to_string(n));
+  for (const auto t : threads) threadItems.push_back(std::to_string(t));
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", o.seconds);
+  const JsonObject options{{"sizes", jsonArray(sizeItems)},
+                           {"threads", jsonArray(threadItems)},
+                           {"seconds", seconds},
+                           {"steps", std::to_string(steps)},
+                           {"structure", jsonString(o.structure)},
+                           {"seed", std::to_string(o.seed)}};
+  std::vector<std::filesystem::path> written;
+  try {
+    written = writeResults(dir, "pile", table, machine, options, o.argv);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  std::printf("\nresults:");
+  for (const auto& p : written) std::printf(" %s", p.string().c_str());
+  std::printf(" and %zu step file%s in %s\n", runs.size(), runs.size() == 1 ? "" : "s",
+              dir.string().c_str());
+  return 0;
+}
+
+}  // namespace quadbin::perf
