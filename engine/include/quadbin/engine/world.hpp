@@ -86,7 +86,7 @@ struct WorldDef {
   /// over the contacts that close during the step: fast balls meeting each
   /// other, a wall or a box, and momentum along chains of touching balls
   /// (Newton's cradle). In [1, 256]; a pass that finds no impact ends early.
-  std::uint32_t solverPasses = 8;
+  std::uint32_t solverPasses = 4;
   /// Iterations of the position correction that separates overlapping
   /// bodies (position only: no kinetic energy added). In [0, 256].
   std::uint32_t positionPasses = 4;
