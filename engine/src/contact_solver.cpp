@@ -17,24 +17,19 @@ constexpr int kMaxRounds = 4;
 // looked at again: less than a radius cannot carry it through anything,
 // and any overlap it causes is separated at the end of the step.
 constexpr float kEscapeTolerance = 0.5f;
-// Position correction: an overlap deeper than kDeep of the smaller radius
-// is removed whole (but at most kMaxCorrection of the smaller radius per
-// pass, so that a crowd packed far too tight spreads over a few steps
-// instead of jumping); a shallower one, such as resting contacts leave, by
-// kGentle of it per pass, which does not make piles jitter.
-constexpr float kDeep = 0.01f;
+// Position correction: an overlap is removed whole (but at most
+// kMaxCorrection of the smaller radius per pass, so that a crowd packed far
+// too tight spreads over a few steps instead of jumping); the overlap of a
+// contact that carries a load (a pile's) by kGentle of it per pass, since
+// lifting a loaded ball out of an overlap at once turns into kinetic energy
+// when it falls back, and a tall pile would pop.
 constexpr float kGentle = 0.2f;
 constexpr float kMaxCorrection = 0.5f;
 // An overlap under this fraction of the smaller radius does not keep the
 // correction passes going.
 constexpr float kCorrectionTolerance = 1e-3f;
-// Contacts that carry a load (a pile's) are always corrected gently:
-// lifting a loaded ball out of a deep overlap at once turns into kinetic
-// energy when it falls back, and a tall pile would pop.
 [[nodiscard]] float correction(float overlap, float radius, bool loaded) noexcept {
-  if (loaded || overlap <= kDeep * radius)
-    return std::min(overlap * kGentle, kMaxCorrection * radius);
-  return std::min(overlap, kMaxCorrection * radius);
+  return std::min(loaded ? overlap * kGentle : overlap, kMaxCorrection * radius);
 }
 // Work split: constants, never the thread count.
 constexpr std::uint32_t kBodyGrain = 4096;
