@@ -112,7 +112,7 @@ void BodyStore::sweptBoxes(float dt, std::vector<AABB>& out, TaskSystem& tasks) 
   tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
                     [&](std::uint32_t begin, std::uint32_t end) {
                       for (std::uint32_t i = begin; i < end; ++i) {
-                        const float travel = awake[i] != 0 ? std::hypot(vx[i], vy[i]) * dt : 0.0f;
+                        const float travel = awake[i] != 0 ? length(Vec2{vx[i], vy[i]}) * dt : 0.0f;
                         out[i] = {{px[i] - hx[i] - travel, py[i] - hy[i] - travel},
                                   {px[i] + hx[i] + travel, py[i] + hy[i] + travel}};
                       }

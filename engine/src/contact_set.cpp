@@ -37,7 +37,7 @@ std::uint32_t ContactSolver::wakeTouched(BodyStore& bodies, float dt, std::span<
           const float gap = length(Vec2{bodies.px[j] - bodies.px[i], bodies.py[j] - bodies.py[i]}) -
                             bodies.radius[i] - bodies.radius[j];
           const float reach =
-              std::hypot(bodies.vx[i], bodies.vy[i]) * dt + kSlop * bodies.radius[j];
+              length(Vec2{bodies.vx[i], bodies.vy[i]}) * dt + kSlop * bodies.radius[j];
           if (gap <= reach) indexBuffers_[c].push_back(j);
         }
       });
@@ -91,7 +91,7 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
   margin_.resize(n);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
-      margin_[i] = bodies.awake[i] != 0 ? std::hypot(bodies.vx[i], bodies.vy[i]) * s.dt : 0.0f;
+      margin_[i] = bodies.awake[i] != 0 ? length(Vec2{bodies.vx[i], bodies.vy[i]}) * s.dt : 0.0f;
     }
   });
   // Contacts as sortable keys a << codeBits | code(b): bodies are coded as

@@ -220,7 +220,7 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
   sweep(tasks, kResting, s.velocityIterations);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
-      maxSpeed_[i] = std::max(std::hypot(bodies.vx[i], bodies.vy[i]), length(state_[i].v));
+      maxSpeed_[i] = std::max(length(Vec2{bodies.vx[i], bodies.vy[i]}), length(state_[i].v));
     }
   });
 
