@@ -116,15 +116,7 @@ int simulateCommand(const SimulateOptions& o) {
   if (o.sceneFile.empty() == o.scene.empty()) {
     throw UsageError("simulate needs either --scene-file F or --scene NAME --n N");
   }
-  const auto type = parseBroadPhaseType(o.structure);
-  if (!type) {
-    const auto known = structureNames();
-    if (std::find(known.begin(), known.end(), o.structure) != known.end()) {
-      throw UsageError("'" + o.structure +
-                       "' is a peer: the world runs quadbin's broad phases only");
-    }
-    throw UsageError("unknown broad phase '" + o.structure + "' (see 'quadbin-perf list')");
-  }
+  const BroadPhaseType type = worldBroadPhase(o.structure);
   scenes::Scene scene;
   if (!o.sceneFile.empty()) {
     scene = loadScene(o.sceneFile);
@@ -141,7 +133,7 @@ int simulateCommand(const SimulateOptions& o) {
   const auto physics =
       o.sceneFile.empty() ? *scenes::parseSceneKind(o.scene) : scenes::SceneKind::Uniform;
   WorldDef def = scenes::worldDefFor(physics);
-  def.broadPhase = *type;
+  def.broadPhase = type;
   def.threadCount = o.threads;
   def.logLevel = LogLevel::Error;
   std::optional<World> world;

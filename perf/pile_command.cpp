@@ -150,15 +150,7 @@ int pileCommand(const PileOptions& o) {
   }
   const auto steps = static_cast<std::uint32_t>(
       std::max(1.0, std::round(o.seconds * static_cast<double>(kStepsPerSecond))));
-  const auto type = parseBroadPhaseType(o.structure);
-  if (!type) {
-    const auto known = structureNames();
-    if (std::find(known.begin(), known.end(), o.structure) != known.end()) {
-      throw UsageError("'" + o.structure +
-                       "' is a peer: the world runs quadbin's broad phases only");
-    }
-    throw UsageError("unknown broad phase '" + o.structure + "' (see 'quadbin-perf list')");
-  }
+  const BroadPhaseType type = worldBroadPhase(o.structure);
   const Machine machine = describeMachine();
 
   Progress progress;
@@ -170,7 +162,7 @@ int pileCommand(const PileOptions& o) {
   std::vector<PileRun> runs;
   for (const auto n : sizes) {
     for (const auto t : threads) {
-      runs.push_back(runPile(o, *type, n, t, steps, progress, runs.size()));
+      runs.push_back(runPile(o, type, n, t, steps, progress, runs.size()));
       runs.back().file = "pile_n" + std::to_string(n) + "_t" + std::to_string(t) + ".csv";
     }
   }

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "structures.hpp"
+
 namespace quadbin::perf {
 
 namespace {
@@ -38,6 +40,15 @@ bool isQuadratic(const std::string& structure) noexcept {
 
 bool isQuadbinStructure(const std::string& structure) noexcept {
   return parseBroadPhaseType(structure).has_value();
+}
+
+BroadPhaseType worldBroadPhase(const std::string& structure) {
+  if (const auto type = parseBroadPhaseType(structure)) return *type;
+  const auto known = structureNames();
+  if (std::find(known.begin(), known.end(), structure) != known.end()) {
+    throw UsageError("'" + structure + "' is a peer: the world runs quadbin's broad phases only");
+  }
+  throw UsageError("unknown broad phase '" + structure + "' (see 'quadbin-perf list')");
 }
 
 Predictor::Key Predictor::keyOf(const Config& c) {

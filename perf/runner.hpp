@@ -27,6 +27,9 @@ class UsageError : public std::runtime_error {
 [[nodiscard]] bool isQuadratic(const std::string& structure) noexcept;
 /// True for quadbin's own structures (those the World can run).
 [[nodiscard]] bool isQuadbinStructure(const std::string& structure) noexcept;
+/// The broad phase a World runs for `structure`; UsageError for a peer's
+/// name or an unknown one.
+[[nodiscard]] BroadPhaseType worldBroadPhase(const std::string& structure);
 
 /// Predicts the wall-clock seconds of a configuration from the measured
 /// time per frame of the same workload, scene and structure at the largest

@@ -339,16 +339,8 @@ void BinGrid::bin(std::span<const AABB> boxes) {
     }
   });
   // Prefix sums, group-major then chunk: the scatter is stable.
-  std::uint32_t running = 0;
-  for (std::uint32_t g = 0; g < groupCount_; ++g) {
-    groupBegin_[g] = running;
-    for (std::uint32_t c = 0; c < chunks; ++c) {
-      std::uint32_t& slot = counts[std::size_t{c} * stride + g];
-      const std::uint32_t here = slot;
-      slot = running;
-      running += here;
-    }
-  }
+  const std::uint32_t running =
+      chunkedBucketOffsets(counts, chunks, groupCount_, stride, groupBegin_.data());
   groupBegin_[groupCount_] = running;
   assert(running == n);
   usedLevels_.clear();

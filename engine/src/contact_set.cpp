@@ -285,19 +285,14 @@ void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, 
                  }
                });
   bucketStart_.assign(kBuckets + 1, 0);
-  std::uint32_t running = 0;
+  bucketStart_[kBuckets] =
+      chunkedBucketOffsets(chunkCounts_.data(), chunks, kBuckets, kBuckets, bucketStart_.data());
   colourCount_ = 0;
-  for (std::uint32_t bucket = 0; bucket < kBuckets; ++bucket) {
-    bucketStart_[bucket] = running;
-    for (std::uint32_t c = 0; c < chunks; ++c) {
-      std::uint32_t& slot = chunkCounts_[std::size_t{c} * kBuckets + bucket];
-      const std::uint32_t here = slot;
-      slot = running;
-      running += here;
+  for (std::uint32_t colour = 0; colour <= kColours; ++colour) {
+    if (bucketStart_[kGroups * (colour + 1)] > bucketStart_[kGroups * colour]) {
+      colourCount_ = colour + 1;
     }
-    if (running > bucketStart_[bucket - bucket % kGroups]) colourCount_ = bucket / kGroups + 1;
   }
-  bucketStart_[kBuckets] = running;
   rows_.resize(count);
   forEachChunk(tasks, count, kContactChunk,
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {

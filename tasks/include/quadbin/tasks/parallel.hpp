@@ -84,6 +84,27 @@ class OrderedBuffers {
   std::uint32_t count_ = 0;
 };
 
+/// The prefix sums of a stable counting sort done by chunks: `counts` holds,
+/// for each chunk c, the count of each bucket b at counts[c * stride + b];
+/// each is replaced by where that chunk's items of that bucket start
+/// (bucket-major, then chunk order). When `bucketStart` is not null, it
+/// gets each bucket's first offset. Returns the total.
+inline std::uint32_t chunkedBucketOffsets(std::uint32_t* counts, std::uint32_t chunks,
+                                          std::uint32_t buckets, std::size_t stride,
+                                          std::uint32_t* bucketStart = nullptr) noexcept {
+  std::uint32_t running = 0;
+  for (std::uint32_t b = 0; b < buckets; ++b) {
+    if (bucketStart != nullptr) bucketStart[b] = running;
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+      std::uint32_t& slot = counts[std::size_t{c} * stride + b];
+      const std::uint32_t here = slot;
+      slot = running;
+      running += here;
+    }
+  }
+  return running;
+}
+
 /// Stable LSD radix sort of 64-bit keys of which only the low `keyBits` bits
 /// may be set, 11 bits per pass, chunks counted and scattered in parallel
 /// (per-chunk histograms, prefix sums over digit then chunk). The result is
@@ -115,15 +136,7 @@ inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& key
     for (std::uint32_t c = 0; c < chunks; ++c)
       sharing += count[std::size_t{c} * kDigits + firstDigit];
     if (sharing == n) continue;
-    std::uint32_t running = 0;
-    for (std::uint32_t d = 0; d < kDigits; ++d) {
-      for (std::uint32_t c = 0; c < chunks; ++c) {
-        std::uint32_t& slot = count[std::size_t{c} * kDigits + d];
-        const std::uint32_t here = slot;
-        slot = running;
-        running += here;
-      }
-    }
+    chunkedBucketOffsets(count, chunks, kDigits, kDigits);
     forEachChunk(tasks, n, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
       std::uint32_t* cursor = count + std::size_t{c} * kDigits;
       for (std::uint32_t i = begin; i < end; ++i) {
