@@ -66,7 +66,8 @@ std::uint32_t ContactSolver::forEachRow(TaskSystem& tasks, Group lastGroup, F&& 
 void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations) {
   BallState* st = state_.data();
   for (std::uint32_t it = 0; it < iterations; ++it) {
-    forEachRow(tasks, lastGroup, [st](Row& r) {
+    // A sweep that changed no impulse leaves the next one nothing to do.
+    const std::uint32_t changed = forEachRow(tasks, lastGroup, [st](Row& r) {
       const Vec2 va = st[r.a].v;
       const Vec2 vb = r.kind == kBall ? st[r.b].v : Vec2{};
       const float vn = (vb.x - va.x) * r.nx + (vb.y - va.y) * r.ny;
@@ -77,8 +78,9 @@ void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iter
       const Vec2 p{r.nx * d, r.ny * d};
       st[r.a].v = va - p * r.ima;
       if (r.kind == kBall) st[r.b].v = vb + p * r.imb;
-      return false;
+      return true;
     });
+    if (changed == 0) break;
   }
 }
 
