@@ -149,6 +149,7 @@ struct World::Impl {
   }
 
   void step(float dt);
+  bool someAsleep = false;  // set by step(): a sleeping ball may need waking
   // The step's stages, in order (docs/architecture.md).
   void integrate(const SolverSettings& s);
   void findPairs();
@@ -418,7 +419,12 @@ void World::Impl::step(float dt) {
     warnedBruteForce = true;
   }
   std::uint32_t awake = 0;
-  for (const std::uint8_t a : bodies.awake) awake += a;
+  std::uint32_t balls = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    awake += bodies.awake[i];
+    balls += bodies.isBall(i) ? 1u : 0u;
+  }
+  someAsleep = awake < balls;
   stats.awakeBodies = awake;
   const SolverSettings settings = settingsFor(dt);
   if (awake > 0) {  // a world that sleeps whole costs (almost) nothing
@@ -458,7 +464,7 @@ void World::Impl::findPairs() {
 }
 
 void World::Impl::narrowPhase(const SolverSettings& s) {
-  if (stats.awakeBodies < bodies.size()) {
+  if (someAsleep) {
     stats.awakeBodies += solver.wakeTouched(bodies, s.dt, pairs, *tasks);
   }
   solver.buildContacts(bodies, s, pairs, *tasks);
