@@ -183,8 +183,10 @@ class World {
   void setVelocity(BodyId id, Vec2 velocity);
   /// False while the body sleeps (static boxes: always false).
   [[nodiscard]] bool isAwake(BodyId id) const;
-  /// Wakes a sleeping ball and the balls it rests on (its island), or puts
-  /// its island to sleep now (velocities zeroed). No effect on static boxes.
+  /// true: wakes a sleeping ball and the balls it rests on (its island).
+  /// false: puts the ball to sleep now (velocity zeroed); an awake ball
+  /// that touches it wakes it again at the next step. No effect on static
+  /// boxes.
   void setAwake(BodyId id, bool awake);
 
   /// Advances the world by dt seconds: integrate -> swept boxes -> broad
