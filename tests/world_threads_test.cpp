@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <bit>
+#include <chrono>
+#include <cmath>
 #include <functional>
 #include <quadbin/quadbin.hpp>
 #include <quadbin/scenes/scene.hpp>
@@ -102,6 +104,8 @@ TEST(WorldThreads, CallsDuringAStepAreRefused) {
     expectRefused([&] { w.nearest({5, 5}, 3, ids); });
     expectRefused([&] { w.setBroadPhase(BroadPhaseType::Quadtree); });
     expectRefused([&] { w.setThreadCount(2); });
+    expectRefused([&] { (void)w.isAwake(ball); });
+    expectRefused([&] { w.setAwake(ball, true); });
   };
   const std::uint32_t before = w.bodyCount();
   w.step(1.0f / 60.0f);
@@ -111,6 +115,39 @@ TEST(WorldThreads, CallsDuringAStepAreRefused) {
   EXPECT_EQ(w.bodyCount(), before);
   // And everything works again after the step.
   EXPECT_NO_THROW((void)w.position(ball));
+  EXPECT_NO_THROW(w.step(1.0f / 60.0f));
+}
+
+// Two threads stepping one world: each call either steps or is refused
+// with an Error, never both at once (the guard has no window).
+TEST(WorldThreads, TwoThreadsSteppingOneWorld) {
+  WorldDef def = quietDef();
+  def.threadCount = 1;
+  World w(def);
+  addBalls(w, 3);
+  std::atomic<int> stepped{0}, refused{0}, calls{0};
+  // One second at most (a stress test with a bound), 200,000 calls each.
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  auto stepper = [&] {
+    for (int i = 0; i < 200000 && std::chrono::steady_clock::now() < end; ++i) {
+      calls.fetch_add(1, std::memory_order_relaxed);
+      try {
+        w.step(1.0f / 600.0f);
+        stepped.fetch_add(1, std::memory_order_relaxed);
+      } catch (const Error&) {
+        refused.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  };
+  std::thread a(stepper), b(stepper);
+  a.join();
+  b.join();
+  EXPECT_EQ(stepped.load() + refused.load(), calls.load());
+  EXPECT_GT(stepped.load(), 0);
+  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+    const Vec2 p = w.position(w.bodyAt(i));
+    EXPECT_TRUE(std::isfinite(p.x) && std::isfinite(p.y));
+  }
   EXPECT_NO_THROW(w.step(1.0f / 60.0f));
 }
 

@@ -86,7 +86,9 @@ struct World::Impl {
   // Refuses any call made while a step runs (from another thread: the
   // step calls nothing public).
   void requireIdle(const char* what) const {
-    if (!stepping.load(std::memory_order_acquire)) return;
+    if (stepping.load(std::memory_order_acquire)) refuseDuringStep(what);
+  }
+  [[noreturn]] void refuseDuringStep(const char* what) const {
     const std::string message = fmt::format(
         "{}: called while World::step runs; nothing may be called on a world during its step "
         "(see docs/concurrency.md)",
@@ -377,7 +379,9 @@ void World::setAwake(BodyId id, bool awake) {
 void World::step(float dt) {
   Impl& w = *impl_;
   if (w.stepping.exchange(true, std::memory_order_acq_rel)) {
-    w.requireIdle("step");  // throws: another thread is stepping this world
+    // Another thread is stepping this world: refused on the spot (reading
+    // the flag again could find that step ended and let two steps in).
+    w.refuseDuringStep("step");
   }
   struct Done {
     std::atomic<bool>& flag;
