@@ -218,11 +218,9 @@ ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverS
   if (b >= kWallBase) {
     const std::uint32_t side = b - kWallBase;
     r.kind = kWall;
-    const float toMin = side < 2 ? pa.x - s.bounds.min.x : pa.y - s.bounds.min.y;
-    const float toMax = side < 2 ? s.bounds.max.x - pa.x : s.bounds.max.y - pa.y;
     const float sign = side % 2 == 0 ? -1.0f : 1.0f;
     n = side < 2 ? Vec2{sign, 0.0f} : Vec2{0.0f, sign};
-    gap = (side % 2 == 0 ? toMin : toMax) - ra;
+    gap = s.wallGap(pa, ra, side);
   } else if (bodies.isBall(b)) {
     r.kind = kBall;
     r.imb = bodies.invMass[b];
@@ -273,14 +271,14 @@ ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverS
 void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
   const auto count = static_cast<std::uint32_t>(contacts_.size());
   const std::uint32_t chunks = chunkCount(count, kContactChunk);
-  extraRows_.resize(count);  // canonical order first, as scratch
+  canonicalRows_.resize(count);
   chunkCounts_.assign(std::size_t{chunks} * kBuckets, 0);
   forEachChunk(tasks, count, kContactChunk,
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  std::uint32_t* h = chunkCounts_.data() + std::size_t{c} * kBuckets;
                  for (std::uint32_t k = begin; k < end; ++k) {
                    const Row r = makeRow(bodies, s, contacts_[k], k);
-                   extraRows_[k] = r;
+                   canonicalRows_[k] = r;
                    ++h[kGroups * contacts_[k].colour + r.group];
                  }
                });
@@ -298,11 +296,10 @@ void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, 
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  std::uint32_t* cursor = chunkCounts_.data() + std::size_t{c} * kBuckets;
                  for (std::uint32_t k = begin; k < end; ++k) {
-                   const Row& r = extraRows_[k];
+                   const Row& r = canonicalRows_[k];
                    rows_[cursor[kGroups * contacts_[k].colour + r.group]++] = r;
                  }
                });
-  extraRows_.clear();
 }
 
 // The balls grown[firstNew..] outran their boxes: bigger boxes, queried
@@ -345,7 +342,8 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
           }
         }
       });
-  std::vector<Contact> batch;
+  std::vector<Contact>& batch = batch_;
+  batch.clear();
   extraBuffers_.appendTo(tasks, batch);
   std::sort(batch.begin(), batch.end());
   batch.erase(std::unique(batch.begin(), batch.end(), sameBodies), batch.end());

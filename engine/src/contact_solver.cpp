@@ -294,11 +294,7 @@ bool ContactSolver::correct(const BodyStore& bodies, const SolverSettings& s, Ro
     r.touched = 1;
     return hit->depth > kCorrectionTolerance * ra;
   }
-  const std::uint32_t side = r.b - kWallBase;
-  const float gap = side == 0   ? pa.x - ra - s.bounds.min.x
-                    : side == 1 ? s.bounds.max.x - pa.x - ra
-                    : side == 2 ? pa.y - ra - s.bounds.min.y
-                                : s.bounds.max.y - pa.y - ra;
+  const float gap = s.wallGap(pa, ra, r.b - kWallBase);
   if (!(gap < 0.0f)) return false;
   state_[a].p += Vec2{r.nx, r.ny} * gap;  // back inside, all the way: a wall does not give
   r.touched = 1;

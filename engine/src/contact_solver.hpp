@@ -53,6 +53,15 @@ struct SolverSettings {
   [[nodiscard]] float restitutionFor(float approach) const noexcept {
     return approach < restitutionThreshold ? 0.0f : restitution;
   }
+  /// Gap between a ball (centre p, radius r) and wall `side` (0: min x,
+  /// 1: max x, 2: min y, 3: max y); negative when it overlaps the wall.
+  [[nodiscard]] float wallGap(Vec2 p, float r, std::uint32_t side) const noexcept {
+    const float toWall = side == 0   ? p.x - bounds.min.x
+                         : side == 1 ? bounds.max.x - p.x
+                         : side == 2 ? p.y - bounds.min.y
+                                     : bounds.max.y - p.y;
+    return toWall - r;
+  }
 };
 
 struct SolverResult {
@@ -212,6 +221,8 @@ class ContactSolver {
   std::vector<std::uint32_t> bucketStart_;  // kGroups (kColours + 1) + 1 offsets into rows_
   std::vector<Contact> extra_;              // contacts found by looking again
   std::vector<Row> extraRows_;              // their rows, in the same order
+  std::vector<Row> canonicalRows_;          // rows in contact order, before the counting sort
+  std::vector<Contact> batch_;              // one look-again's new contacts
   std::vector<Contact> extraSorted_;
   std::vector<std::uint32_t> escapees_;
   std::vector<std::uint32_t> fresh_;  // indices of contacts new in this step
