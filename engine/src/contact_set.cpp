@@ -134,7 +134,7 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
       const std::uint64_t key = keys_[k];
       const auto code = static_cast<std::uint32_t>(key & mask);
       const std::uint32_t b = code >= n ? kWallBase + (code - n) : code;
-      contacts_[k] = {static_cast<std::uint32_t>(key >> codeBits), b, 0.0f, kNewContact, 0};
+      contacts_[k] = {static_cast<std::uint32_t>(key >> codeBits), b, 0.0f, kNewContact, 0, 0.0f};
     }
   });
   used_.resize(n, 0);
@@ -156,6 +156,7 @@ void ContactSolver::carryOver(TaskSystem& tasks) {
                    while (it != previous_.end() && *it < contacts_[k]) ++it;
                    if (it != previous_.end() && sameBodies(*it, contacts_[k])) {
                      contacts_[k].lambda = it->lambda;
+                     contacts_[k].shift = it->shift;
                      contacts_[k].colour = it->colour;
                    }
                  }
@@ -261,6 +262,7 @@ ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverS
   r.touched = touching ? 1 : 0;
   r.target = gap > 0.0f ? -gap / s.dt : 0.0f;  // may close the gap, no more
   r.lambda = r.group == kResting ? c.lambda : 0.0f;
+  r.shift = c.shift;
   return r;
 }
 

@@ -17,20 +17,21 @@ constexpr int kMaxRounds = 4;
 // looked at again: less than a radius cannot carry it through anything,
 // and any overlap it causes is separated at the end of the step.
 constexpr float kEscapeTolerance = 0.5f;
-// Position correction: an overlap is removed whole (but at most
-// kMaxCorrection of the smaller radius per pass, so that a crowd packed far
-// too tight spreads over a few steps instead of jumping); the overlap of a
-// contact that carries a load (a pile's) by kGentle of it per pass, since
-// lifting a loaded ball out of an overlap at once turns into kinetic energy
-// when it falls back, and a tall pile would pop.
+// Position correction, two parts. The shift passes aim to remove each
+// overlap whole in a step (at most kMaxShift of the smaller radius), warm
+// started from the last step's shift impulses. Calm contacts (one that
+// carried a load in the last step, or, in a world with a restitution
+// threshold, one resting) only hold there: settle() then lifts a loaded
+// overlap by kGentle of it per pass and another by all of it (at most
+// kMaxLift of the smaller radius per pass), cold, since lifting a loaded
+// ball out of an overlap at once turns into kinetic energy when it falls
+// back, and warm started lifts make a tall pile pop.
+constexpr float kMaxShift = 1.0f;
 constexpr float kGentle = 0.2f;
-constexpr float kMaxCorrection = 0.5f;
+constexpr float kMaxLift = 0.5f;
 // An overlap under this fraction of the smaller radius does not keep the
-// correction passes going.
-constexpr float kCorrectionTolerance = 1e-3f;
-[[nodiscard]] float correction(float overlap, float radius, bool loaded) noexcept {
-  return std::min(loaded ? overlap * kGentle : overlap, kMaxCorrection * radius);
-}
+// settling passes going.
+constexpr float kSettled = 1e-3f;
 // Work split: constants, never the thread count.
 constexpr std::uint32_t kBodyGrain = 4096;
 constexpr std::uint32_t kBodyChunk = 16384;
@@ -265,14 +266,18 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
   return result;
 }
 
-// Nonlinear Gauss-Seidel on positions: each overlapping pair is moved apart
-// along the line of centres in inverse proportion to the masses, with the
-// overlap measured from the current positions. Velocities are untouched,
-// so no kinetic energy is added, and the mass-weighted shift sums to zero.
-bool ContactSolver::correct(const BodyStore& bodies, const SolverSettings& s, Row& r) {
+// One pass of nonlinear Gauss-Seidel on a calm contact: the pair is moved
+// apart along the line of centres by kGentle of its overlap if it is
+// loaded, else by all of it (at most kMaxLift of the smaller radius), in
+// inverse proportion to the masses.
+bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row& r) {
   const std::uint32_t a = r.a;
   const Vec2 pa = state_[a].p;
   const float ra = bodies.radius[a];
+  const float share = r.lambda > 0.0f ? kGentle : 1.0f;
+  auto lift = [share](float overlap, float radius) {
+    return std::min(overlap * share, kMaxLift * radius);
+  };
   if (r.kind == kBall) {
     const float rb = bodies.radius[r.b];
     const Vec2 d = state_[r.b].p - pa;
@@ -281,24 +286,152 @@ bool ContactSolver::correct(const BodyStore& bodies, const SolverSettings& s, Ro
     if (!(overlap > 0.0f)) return false;
     const float smaller = std::min(ra, rb);
     const Vec2 n = dist > 0.0f ? d / dist : Vec2{r.nx, r.ny};
-    const float push = correction(overlap, smaller, r.lambda > 0.0f) * r.mEff;
+    const float push = lift(overlap, smaller) * r.mEff;
     state_[a].p -= n * (push * r.ima);
     state_[r.b].p += n * (push * r.imb);
-    r.touched = 1;
-    return overlap > kCorrectionTolerance * smaller;
+    return overlap > kSettled * smaller;
   }
   if (r.kind == kBox) {
     const auto hit = collide(Circle{pa, ra}, bodies.tightBox(r.b));
     if (!hit || !(hit->depth > 0.0f)) return false;
-    state_[a].p -= hit->normal * correction(hit->depth, ra, r.lambda > 0.0f);
-    r.touched = 1;
-    return hit->depth > kCorrectionTolerance * ra;
+    state_[a].p -= hit->normal * lift(hit->depth, ra);
+    return hit->depth > kSettled * ra;
   }
   const float gap = s.wallGap(pa, ra, r.b - kWallBase);
   if (!(gap < 0.0f)) return false;
   state_[a].p += Vec2{r.nx, r.ny} * gap;  // back inside, all the way: a wall does not give
-  r.touched = 1;
   return false;
+}
+
+ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
+                                                    const SolverSettings& s, Row& r,
+                                                    std::uint32_t staticSlot) const {
+  const Vec2 pa = state_[r.a].p;
+  const float ra = bodies.radius[r.a];
+  Vec2 n{r.nx, r.ny};
+  float gap = 0.0f, smaller = ra;
+  if (r.kind == kBall) {
+    const float rb = bodies.radius[r.b];
+    const Vec2 d = state_[r.b].p - pa;
+    const float dist = length(d);
+    if (dist > 0.0f) n = d / dist;
+    gap = dist - ra - rb;
+    smaller = std::min(ra, rb);
+  } else if (r.kind == kBox) {
+    const AABB box = bodies.tightBox(r.b);
+    const auto hit = collide(Circle{pa, ra}, box);
+    if (hit && hit->depth > 0.0f) {
+      n = hit->normal;
+      gap = -hit->depth;
+    } else {
+      const Vec2 d = closestPoint(box, pa) - pa;
+      const float dist = length(d);
+      if (dist > 0.0f) n = d / dist;
+      gap = dist - ra;
+    }
+  } else {
+    gap = s.wallGap(pa, ra, r.b - kWallBase);
+  }
+  const bool calm = isCalm(s, r);
+  ShiftRow out{};
+  out.a = r.a;
+  out.b = r.kind == kBall ? r.b : staticSlot;
+  out.nx = n.x;
+  out.ny = n.y;
+  out.ima = r.ima;
+  out.imb = r.imb;
+  out.mEff = r.mEff;
+  if (gap < 0.0f) {
+    r.touched = 1;
+    // A calm contact only holds (its overlap grows no deeper); settle()
+    // lifts it out afterwards.
+    out.goal = calm ? 0.0f : std::min(-gap, kMaxShift * smaller);
+  } else {
+    out.goal = -gap;  // may close the gap, no more
+  }
+  // Warm started, except where it would pull an open gap shut (the shift
+  // impulse only lessens after a warm start): in a world with a restitution
+  // threshold only overlapping contacts keep theirs, or a resting pile would
+  // jitter; without one (gases, crowds) near-touching contacts keep theirs
+  // too, and a crowd's "pressure" carries across them.
+  const bool warm = !calm && (gap < 0.0f || !(s.restitutionThreshold > 0.0f));
+  out.shift = warm ? r.shift : 0.0f;
+  return out;
+}
+
+// Sequential impulses on position shifts: each contact aims for its goal
+// (its normal shift) with a non-negative total impulse, mass-weighted, so
+// the shifts keep the centre of mass; velocities are untouched, so no
+// kinetic energy is added.
+void ContactSolver::correctPositions(const BodyStore& bodies, const SolverSettings& s,
+                                     TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  const auto rowCount = static_cast<std::uint32_t>(rows_.size());
+  const auto extraCount = static_cast<std::uint32_t>(extraRows_.size());
+  shift_.assign(std::size_t{n} + 1, Vec2{});
+  shiftRows_.resize(std::size_t{rowCount} + extraCount);
+  tasks.parallelFor(rowCount, kContactGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k)
+      shiftRows_[k] = makeShiftRow(bodies, s, rows_[k], n);
+  });
+  for (std::uint32_t e = 0; e < extraCount; ++e) {
+    shiftRows_[rowCount + e] = makeShiftRow(bodies, s, extraRows_[e], n);
+  }
+  Vec2* sh = shift_.data();
+  // Runs f over the rows colour after colour (a colour's rows share no
+  // ball: in parallel), then the overflow group and the extra rows
+  // serially; returns how many calls returned true.
+  auto forEachShiftRow = [&](auto&& f) {
+    std::atomic<std::uint32_t> hits{0};
+    auto run = [&](std::uint32_t first, std::uint32_t begin, std::uint32_t end) {
+      std::uint32_t local = 0;
+      for (std::uint32_t k = first + begin; k < first + end; ++k) {
+        local += f(shiftRows_[k]) ? 1u : 0u;
+      }
+      if (local != 0) hits.fetch_add(local, std::memory_order_relaxed);
+    };
+    for (std::uint32_t colour = 0; colour < kColours; ++colour) {
+      const std::uint32_t first = bucketStart_[kGroups * colour];
+      const std::uint32_t last = bucketStart_[kGroups * (colour + 1)];
+      if (first == last) continue;
+      tasks.parallelFor(last - first, kContactGrain,
+                        [&](std::uint32_t b, std::uint32_t e) { run(first, b, e); });
+    }
+    const std::uint32_t overflow = bucketStart_[kGroups * kColours];
+    run(overflow, 0, rowCount + extraCount - overflow);
+    return hits.load(std::memory_order_relaxed);
+  };
+  forEachShiftRow([sh](ShiftRow& r) {  // warm start
+    if (r.shift == 0.0f) return false;
+    const Vec2 p{r.nx * r.shift, r.ny * r.shift};
+    sh[r.a] -= p * r.ima;
+    if (r.imb != 0.0f) sh[r.b] += p * r.imb;
+    return false;
+  });
+  for (std::uint32_t pass = 0; pass < s.positionPasses; ++pass) {
+    const std::uint32_t changed = forEachShiftRow([sh](ShiftRow& r) {
+      const Vec2 sa = sh[r.a], sb = sh[r.b];
+      const float u = (sb.x - sa.x) * r.nx + (sb.y - sa.y) * r.ny;
+      const float total = std::max(r.shift + r.mEff * (r.goal - u), 0.0f);
+      const float d = total - r.shift;
+      if (d == 0.0f) return false;
+      r.shift = total;
+      const Vec2 p{r.nx * d, r.ny * d};
+      sh[r.a] = sa - p * r.ima;
+      if (r.imb != 0.0f) sh[r.b] = sb + p * r.imb;
+      return true;
+    });
+    if (changed == 0) break;
+  }
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) state_[i].p += shift_[i];
+  });
+  tasks.parallelFor(rowCount, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) rows_[k].shift = shiftRows_[k].shift;
+  });
+  for (std::uint32_t e = 0; e < extraCount; ++e) {
+    extraRows_[e].shift = shiftRows_[rowCount + e].shift;
+  }
 }
 
 void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
@@ -308,9 +441,12 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
       if (bodies.awake[i] != 0) state_[i].p += state_[i].corr + state_[i].v * s.dt;
     }
   });
+  if (s.positionPasses > 0) correctPositions(bodies, s, tasks);
+  // Calm contacts (a pile's): nonlinear passes, each overlap measured from
+  // the current positions.
   for (std::uint32_t pass = 0; pass < s.positionPasses; ++pass) {
-    std::uint32_t moved = forEachRow(tasks, kApart, [&](Row& r) { return correct(bodies, s, r); });
-    for (Row& r : extraRows_) moved += correct(bodies, s, r) ? 1u : 0u;
+    const std::uint32_t moved =
+        forEachRow(tasks, kResting, [&](Row& r) { return isCalm(s, r) && settle(bodies, s, r); });
     if (moved == 0) break;
   }
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
@@ -338,6 +474,7 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
                         const Row& r = rows_[k];
                         Contact& c = contacts_[r.contact];
                         c.lambda = r.lambda;
+                        c.shift = r.shift;
                         c.touched = r.touched;
                         local += r.lambda > 0.0f ? 1u : 0u;
                       }
@@ -345,7 +482,10 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
                     });
   pushed_ = pushed.load(std::memory_order_relaxed);
   if (extra_.empty()) return;
-  for (std::size_t k = 0; k < extra_.size(); ++k) extra_[k].touched = extraRows_[k].touched;
+  for (std::size_t k = 0; k < extra_.size(); ++k) {
+    extra_[k].touched = extraRows_[k].touched;
+    extra_[k].shift = extraRows_[k].shift;
+  }
   std::sort(extra_.begin(), extra_.end());
   const auto mid = static_cast<std::ptrdiff_t>(contacts_.size());
   contacts_.insert(contacts_.end(), extra_.begin(), extra_.end());

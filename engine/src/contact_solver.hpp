@@ -23,7 +23,10 @@
 //     If the passes run out in a world with a restitution threshold, the
 //     touching pairs still approaching stop, inelastically (piles rest).
 //  3. Position correction: end-of-step overlaps removed by moving positions
-//     only (no velocity change: no kinetic energy added), a few passes.
+//     only (no velocity change: no kinetic energy added): sequential
+//     impulses on position shifts, a fixed number of passes, warm started
+//     from the last step's shift impulses so that a crowd packed too tight
+//     builds up the "pressure" that spreads it over a few steps.
 //
 // Determinism: every loop is over bodies or over one colour's contacts
 // (disjoint balls), serial parts are in canonical order, and nothing
@@ -102,6 +105,7 @@ class ContactSolver {
     float lambda;         // accumulated normal impulse of the contact iterations
     std::uint8_t colour;  // < kColours, or kColours: the serial group
     std::uint8_t touched;
+    float shift = 0.0f;  // accumulated impulse of the position correction
     friend constexpr bool operator<(const Contact& l, const Contact& r) noexcept {
       return l.a != r.a ? l.a < r.a : l.b < r.b;
     }
@@ -151,11 +155,22 @@ class ContactSolver {
     float mEff;             // 1 / (ima + imb)
     float target;           // the normal relative speed the iterations aim for
     float lambda;           // accumulated impulse
+    float shift;            // accumulated position impulse (mass x length)
     std::uint32_t contact;  // index into contacts_
     std::uint32_t checked;  // sweep clock of its last impact check
     std::uint8_t kind;
     std::uint8_t group;    // kResting, kTouchingCollision or kApart
     std::uint8_t touched;  // touching, struck or separated in this step
+  };
+  // A contact prepared for the position correction (same order as rows_):
+  // the normal and overlap at the end of the step, compact for the passes.
+  struct ShiftRow {
+    std::uint32_t a, b;  // b = the last entry of shift_ (always zero) for walls and boxes
+    float nx, ny;
+    float ima, imb, mEff;
+    float goal;   // normal shift the pair aims for: + separates, - may close a gap
+    float shift;  // accumulated position impulse
+    float pad;
   };
   // A ball's state during the solve, in one cache line with its neighbours.
   struct BallState {
@@ -195,7 +210,15 @@ class ContactSolver {
   void applyImpulse(std::uint32_t i, Vec2 dv, float t);
   void lookAgain(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
                  std::vector<AABB>& boxes, std::size_t firstNew, TaskSystem& tasks);
-  bool correct(const BodyStore& bodies, const SolverSettings& s, Row& r);
+  [[nodiscard]] ShiftRow makeShiftRow(const BodyStore& bodies, const SolverSettings& s, Row& r,
+                                      std::uint32_t staticSlot) const;
+  bool settle(const BodyStore& bodies, const SolverSettings& s, Row& r);
+  // Held by the shift passes and lifted by settle(): a contact that carried
+  // a load, or a resting one where there is a restitution threshold.
+  [[nodiscard]] static bool isCalm(const SolverSettings& s, const Row& r) noexcept {
+    return r.lambda > 0.0f || (r.group == kResting && s.restitutionThreshold > 0.0f);
+  }
+  void correctPositions(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   [[nodiscard]] Vec2 positionAt(std::uint32_t i, float t) const noexcept {
     const BallState& b = state_[i];
     return b.p + b.corr + b.v * t;
@@ -225,6 +248,8 @@ class ContactSolver {
   std::vector<Contact> batch_;              // one look-again's new contacts
   std::vector<Contact> extraSorted_;
   std::vector<std::uint32_t> escapees_;
+  std::vector<ShiftRow> shiftRows_;   // rows_ then extraRows_, for the position passes
+  std::vector<Vec2> shift_;           // per ball (+ one zero for static things): position shift
   std::vector<std::uint32_t> fresh_;  // indices of contacts new in this step
   OrderedBuffers<std::uint64_t> keyBuffers_;
   std::vector<std::uint64_t> keys_, keyScratch_;
