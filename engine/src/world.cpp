@@ -25,6 +25,19 @@ namespace {
 
 constexpr std::uint32_t kNone = UINT32_MAX;
 
+// World ids: unique per process, never 0 (a default BodyId's world).
+std::atomic<std::uint32_t> nextWorldId{1};
+std::uint32_t makeWorldId() noexcept {
+  std::uint32_t id = 0;
+  while (id == 0) id = nextWorldId.fetch_add(1, std::memory_order_relaxed);
+  return id;
+}
+
+std::string describe(BodyId id) {
+  return fmt::format("BodyId{{index = {}, generation = {}, world = {}}}", id.index, id.generation,
+                     id.world);
+}
+
 using Clock = std::chrono::steady_clock;
 double millisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -33,6 +46,7 @@ double millisSince(Clock::time_point start) {
 }  // namespace
 
 struct World::Impl {
+  const std::uint32_t worldId = makeWorldId();  // carried by every BodyId made here
   WorldDef def;
   BodyStore bodies;                   // dense structure of arrays
   std::vector<std::uint32_t> slotOf;  // dense index -> slot
@@ -124,12 +138,19 @@ struct World::Impl {
     if (!std::isfinite(value)) refuse(fmt::format("{} = {} is not finite", field, value));
   }
 
+  [[nodiscard]] bool isValid(BodyId id) const noexcept {
+    return id.world == worldId && id.index < denseOf.size() && denseOf[id.index] != kNone &&
+           generation[id.index] == id.generation;
+  }
   std::uint32_t denseIndex(BodyId id, const char* what) {
     requireIdle(what);
-    if (id.index >= denseOf.size() || denseOf[id.index] == kNone ||
-        generation[id.index] != id.generation) {
-      refuse(fmt::format("{}: BodyId{{index = {}, generation = {}}} is stale or unknown", what,
-                         id.index, id.generation));
+    if (id.world != worldId) {
+      refuse(fmt::format("{}: {} is not from this world (id {}){}", what, describe(id), worldId,
+                         id.isNull() ? ": a null id" : ""));
+    }
+    if (!isValid(id)) {
+      refuse(
+          fmt::format("{}: {} is stale (its body was destroyed) or unknown", what, describe(id)));
     }
     return denseOf[id.index];
   }
@@ -147,7 +168,7 @@ struct World::Impl {
 
   [[nodiscard]] BodyId bodyIdAt(std::uint32_t dense) const {
     const std::uint32_t slot = slotOf[dense];
-    return {slot, generation[slot]};
+    return {slot, generation[slot], worldId};
   }
 
   void step(float dt);
@@ -285,7 +306,7 @@ BodyId World::createBody(const BodyDef& d) {
   w.slotOf.push_back(slot);
   w.denseOf[slot] = dense;
   w.markChanged();
-  return {slot, w.generation[slot]};
+  return {slot, w.generation[slot], w.worldId};
 }
 
 void World::destroyBody(BodyId id) {
@@ -311,11 +332,8 @@ void World::destroyBody(BodyId id) {
                 [&](const TouchKey& k) { return k.slotA == id.index || k.slotB == id.index; });
 }
 
-bool World::isValid(BodyId id) const noexcept {
-  const Impl& w = *impl_;
-  return id.index < w.denseOf.size() && w.denseOf[id.index] != kNone &&
-         w.generation[id.index] == id.generation;
-}
+bool World::isValid(BodyId id) const noexcept { return impl_->isValid(id); }
+std::uint32_t World::id() const noexcept { return impl_->worldId; }
 
 BodyType World::type(BodyId id) const { return impl_->bodies.type[impl_->denseIndex(id, "type")]; }
 Vec2 World::position(BodyId id) const {
@@ -354,7 +372,7 @@ void World::setVelocity(BodyId id, Vec2 v) {
   w.requireFinite(v.x, "setVelocity velocity.x");
   w.requireFinite(v.y, "setVelocity velocity.y");
   if (w.bodies.type[i] != BodyType::Ball) {
-    w.refuse(fmt::format("setVelocity: body {} is a static box and cannot move", id.index));
+    w.refuse(fmt::format("setVelocity: {} is a static box and cannot move", describe(id)));
   }
   w.wake(i);
   w.bodies.vx[i] = v.x;
@@ -578,8 +596,8 @@ void World::Impl::updateEvents() {
 
   beginEvents.clear();
   endEvents.clear();
-  auto toEvent = [](const TouchKey& k) {
-    return ContactEvent{{k.slotA, k.genA}, {k.slotB, k.genB}};
+  auto toEvent = [&](const TouchKey& k) {
+    return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
   };
   // Merge walk over the two sorted sets.
   std::size_t i = 0, j = 0;

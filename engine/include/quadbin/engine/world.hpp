@@ -12,7 +12,9 @@
 ///   quadbin::Vec2 p = world.position(ball);
 /// \endcode
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <quadbin/broadphase/broadphase.hpp>
@@ -25,12 +27,15 @@
 
 namespace quadbin {
 
-/// A value handle to a body: slot index plus the slot's generation when the
-/// body was made, so a handle to a destroyed body (or one from another world
-/// whose slot holds something else) is detected instead of misused.
+/// A value handle to a body: slot index, the slot's generation when the body
+/// was made, and the id of the world that made it (every World gets its own,
+/// never 0), so a handle to a destroyed body, to a reused slot or from
+/// another world is refused instead of misused. Trivially copyable, 12
+/// bytes; hash it with std::hash<BodyId>.
 struct BodyId {
   std::uint32_t index = UINT32_MAX;
   std::uint32_t generation = 0;
+  std::uint32_t world = 0;  ///< the making world's id (World::id()); 0: none
   [[nodiscard]] constexpr bool isNull() const noexcept { return index == UINT32_MAX; }
   friend constexpr bool operator==(BodyId, BodyId) noexcept = default;
 };
@@ -167,9 +172,15 @@ class World {
   /// non-positive density or mass, negative half extents, a moving static
   /// box, or a ball that does not fit inside a closed world.
   BodyId createBody(const BodyDef& def);
-  /// Throws Error for a stale or foreign id.
+  /// Throws Error for a stale or foreign id (so does every member that
+  /// takes a BodyId).
   void destroyBody(BodyId id);
+  /// True for an id this world made whose body still exists; false for a
+  /// destroyed body, a reused slot's old id, a null id or another world's.
   [[nodiscard]] bool isValid(BodyId id) const noexcept;
+  /// This world's id, carried by its BodyIds: nonzero and unique among the
+  /// worlds made in this process (until 2^32 - 1 worlds wrap it around).
+  [[nodiscard]] std::uint32_t id() const noexcept;
 
   [[nodiscard]] BodyType type(BodyId id) const;
   [[nodiscard]] Vec2 position(BodyId id) const;
@@ -259,3 +270,16 @@ class World {
 };
 
 }  // namespace quadbin
+
+template <>
+struct std::hash<quadbin::BodyId> {
+  [[nodiscard]] std::size_t operator()(quadbin::BodyId id) const noexcept {
+    // The three fields mixed into 64 bits (a splitmix64 finalizer): ids that
+    // differ in any field spread over every bit.
+    std::uint64_t h = (std::uint64_t{id.index} << 32 | id.generation) ^
+                      (std::uint64_t{id.world} * 0x9E3779B97F4A7C15ull);
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<std::size_t>(h ^ (h >> 31));
+  }
+};
