@@ -9,6 +9,7 @@
 #include <limits>
 #include <mutex>
 #include <numbers>
+#include <quadbin/broadphase/brute_force.hpp>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/error.hpp>
 #include <quadbin/narrowphase/contact.hpp>
@@ -245,8 +246,20 @@ World::~World() = default;
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 
+World::Impl& World::live(const char* what) const {
+  if (!impl_) {
+    const std::string message = fmt::format(
+        "World::{}: this world was moved from; it holds no bodies and refuses every call but "
+        "the noexcept accessors until a World is assigned to it",
+        what);
+    logger()->warn("refused call: {}", message);
+    throw Error(message);
+  }
+  return *impl_;
+}
+
 BodyId World::createBody(const BodyDef& d) {
-  Impl& w = *impl_;
+  Impl& w = live("createBody");
   w.requireIdle("createBody");
   w.requireFinite(d.position.x, "BodyDef.position.x");
   w.requireFinite(d.position.y, "BodyDef.position.y");
@@ -310,7 +323,7 @@ BodyId World::createBody(const BodyDef& d) {
 }
 
 void World::destroyBody(BodyId id) {
-  Impl& w = *impl_;
+  Impl& w = live("destroyBody");
   const std::uint32_t dense = w.denseIndex(id, "destroyBody");
   const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
   w.wake(dense);  // what rested on it must fall
@@ -332,29 +345,38 @@ void World::destroyBody(BodyId id) {
                 [&](const TouchKey& k) { return k.slotA == id.index || k.slotB == id.index; });
 }
 
-bool World::isValid(BodyId id) const noexcept { return impl_->isValid(id); }
-std::uint32_t World::id() const noexcept { return impl_->worldId; }
+bool World::isValid(BodyId id) const noexcept { return impl_ && impl_->isValid(id); }
+std::uint32_t World::id() const noexcept { return impl_ ? impl_->worldId : 0; }
 
-BodyType World::type(BodyId id) const { return impl_->bodies.type[impl_->denseIndex(id, "type")]; }
+BodyType World::type(BodyId id) const {
+  Impl& w = live("type");
+  return w.bodies.type[w.denseIndex(id, "type")];
+}
 Vec2 World::position(BodyId id) const {
-  const std::uint32_t i = impl_->denseIndex(id, "position");
-  return {impl_->bodies.px[i], impl_->bodies.py[i]};
+  Impl& w = live("position");
+  const std::uint32_t i = w.denseIndex(id, "position");
+  return {w.bodies.px[i], w.bodies.py[i]};
 }
 Vec2 World::velocity(BodyId id) const {
-  const std::uint32_t i = impl_->denseIndex(id, "velocity");
-  return {impl_->bodies.vx[i], impl_->bodies.vy[i]};
+  Impl& w = live("velocity");
+  const std::uint32_t i = w.denseIndex(id, "velocity");
+  return {w.bodies.vx[i], w.bodies.vy[i]};
 }
 float World::radius(BodyId id) const {
-  return impl_->bodies.radius[impl_->denseIndex(id, "radius")];
+  Impl& w = live("radius");
+  return w.bodies.radius[w.denseIndex(id, "radius")];
 }
-float World::mass(BodyId id) const { return impl_->bodies.mass[impl_->denseIndex(id, "mass")]; }
+float World::mass(BodyId id) const {
+  Impl& w = live("mass");
+  return w.bodies.mass[w.denseIndex(id, "mass")];
+}
 AABB World::bounds(BodyId id) const {
-  const std::uint32_t i = impl_->denseIndex(id, "bounds");
-  return impl_->bodies.tightBox(i);
+  Impl& w = live("bounds");
+  return w.bodies.tightBox(w.denseIndex(id, "bounds"));
 }
 
 void World::setPosition(BodyId id, Vec2 p) {
-  Impl& w = *impl_;
+  Impl& w = live("setPosition");
   const std::uint32_t i = w.denseIndex(id, "setPosition");
   w.requireFinite(p.x, "setPosition position.x");
   w.requireFinite(p.y, "setPosition position.y");
@@ -367,7 +389,7 @@ void World::setPosition(BodyId id, Vec2 p) {
 }
 
 void World::setVelocity(BodyId id, Vec2 v) {
-  Impl& w = *impl_;
+  Impl& w = live("setVelocity");
   const std::uint32_t i = w.denseIndex(id, "setVelocity");
   w.requireFinite(v.x, "setVelocity velocity.x");
   w.requireFinite(v.y, "setVelocity velocity.y");
@@ -380,11 +402,12 @@ void World::setVelocity(BodyId id, Vec2 v) {
 }
 
 bool World::isAwake(BodyId id) const {
-  return impl_->bodies.awake[impl_->denseIndex(id, "isAwake")] != 0;
+  Impl& w = live("isAwake");
+  return w.bodies.awake[w.denseIndex(id, "isAwake")] != 0;
 }
 
 void World::setAwake(BodyId id, bool awake) {
-  Impl& w = *impl_;
+  Impl& w = live("setAwake");
   const std::uint32_t i = w.denseIndex(id, "setAwake");
   if (!w.bodies.isBall(i)) return;
   if (awake) {
@@ -395,7 +418,7 @@ void World::setAwake(BodyId id, bool awake) {
 }
 
 void World::step(float dt) {
-  Impl& w = *impl_;
+  Impl& w = live("step");
   if (w.stepping.exchange(true, std::memory_order_acq_rel)) {
     // Another thread is stepping this world: refused on the spot (reading
     // the flag again could find that step ended and let two steps in).
@@ -411,8 +434,12 @@ void World::step(float dt) {
   w.step(dt);
 }
 
-bool World::isStepping() const noexcept { return impl_->stepping.load(std::memory_order_acquire); }
-TaskSystem& World::taskSystem() const noexcept { return *impl_->tasks; }
+bool World::isStepping() const noexcept {
+  return impl_ && impl_->stepping.load(std::memory_order_acquire);
+}
+TaskSystem& World::taskSystem() const noexcept {
+  return impl_ ? *impl_->tasks : serialTaskSystem();
+}
 
 SolverSettings World::Impl::settingsFor(float dt) const {
   SolverSettings s;
@@ -615,26 +642,42 @@ void World::Impl::updateEvents() {
   std::swap(touching, previousTouching);
 }
 
+// The noexcept accessors answer for a moved-from world as for an empty one.
 std::span<const ContactEvent> World::contactBeginEvents() const noexcept {
+  if (!impl_) return {};
   return impl_->beginEvents;
 }
-std::span<const ContactEvent> World::contactEndEvents() const noexcept { return impl_->endEvents; }
-const StepStats& World::stats() const noexcept { return impl_->stats; }
+std::span<const ContactEvent> World::contactEndEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->endEvents;
+}
+const StepStats& World::stats() const noexcept {
+  static const StepStats kNoStep;
+  return impl_ ? impl_->stats : kNoStep;
+}
 std::uint32_t World::bodyCount() const noexcept {
-  return static_cast<std::uint32_t>(impl_->slotOf.size());
+  return impl_ ? static_cast<std::uint32_t>(impl_->slotOf.size()) : 0;
 }
 BodyId World::bodyAt(std::uint32_t i) const {
-  impl_->requireIdle("bodyAt");
-  if (i >= impl_->slotOf.size()) {
-    impl_->refuse(fmt::format("bodyAt: index {} >= bodyCount() = {}", i, impl_->slotOf.size()));
+  Impl& w = live("bodyAt");
+  w.requireIdle("bodyAt");
+  if (i >= w.slotOf.size()) {
+    w.refuse(fmt::format("bodyAt: index {} >= bodyCount() = {}", i, w.slotOf.size()));
   }
-  return impl_->bodyIdAt(i);
+  return w.bodyIdAt(i);
 }
-const WorldDef& World::def() const noexcept { return impl_->def; }
-const BroadPhase& World::broadPhase() const noexcept { return *impl_->broad; }
+const WorldDef& World::def() const noexcept {
+  static const WorldDef kDefault;
+  return impl_ ? impl_->def : kDefault;
+}
+const BroadPhase& World::broadPhase() const noexcept {
+  static const BruteForce kEmpty;  // holds nothing: every query finds nothing
+  if (!impl_) return kEmpty;
+  return *impl_->broad;
+}
 
 void World::setBroadPhase(BroadPhaseType type) {
-  Impl& w = *impl_;
+  Impl& w = live("setBroadPhase");
   w.requireIdle("setBroadPhase");
   auto broad = makeBroadPhase(type);
   broad->setBounds(w.def.bounds);
@@ -646,7 +689,7 @@ void World::setBroadPhase(BroadPhaseType type) {
 }
 
 void World::setThreadCount(std::uint32_t threadCount) {
-  Impl& w = *impl_;
+  Impl& w = live("setThreadCount");
   w.requireIdle("setThreadCount");
   if (threadCount > 1024) {
     w.refuse(fmt::format("setThreadCount: threadCount = {} must be at most 1024", threadCount));
@@ -658,6 +701,7 @@ void World::setThreadCount(std::uint32_t threadCount) {
 }
 
 double World::kineticEnergy() const noexcept {
+  if (!impl_) return 0.0;
   const BodyStore& b = impl_->bodies;
   double e = 0.0;
   for (std::size_t i = 0; i < b.px.size(); ++i) {
@@ -669,6 +713,7 @@ double World::kineticEnergy() const noexcept {
 }
 
 Vec2 World::momentum() const noexcept {
+  if (!impl_) return {};
   const BodyStore& b = impl_->bodies;
   double mx = 0.0, my = 0.0;
   for (std::size_t i = 0; i < b.px.size(); ++i) {
@@ -682,7 +727,7 @@ Vec2 World::momentum() const noexcept {
 // ---- spatial queries -------------------------------------------------------
 
 void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
-  Impl& w = *impl_;
+  Impl& w = live("queryBox");
   w.requireIdle("queryBox");
   w.requireFiniteQuery(box.min.x, "queryBox box.min.x");
   w.requireFiniteQuery(box.min.y, "queryBox box.min.y");
@@ -703,7 +748,7 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
 }
 
 void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const {
-  Impl& w = *impl_;
+  Impl& w = live("queryRadius");
   w.requireIdle("queryRadius");
   w.requireFiniteQuery(center.x, "queryRadius center.x");
   w.requireFiniteQuery(center.y, "queryRadius center.y");
@@ -742,7 +787,7 @@ std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
 }
 
 void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
-  Impl& w = *impl_;
+  Impl& w = live("raycast");
   w.requireIdle("raycast");
   w.requireFiniteQuery(ray.origin.x, "raycast origin.x");
   w.requireFiniteQuery(ray.origin.y, "raycast origin.y");
@@ -782,7 +827,7 @@ std::optional<RayHit> World::raycast(const Ray& ray) const {
 }
 
 void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const {
-  Impl& w = *impl_;
+  Impl& w = live("nearest");
   w.requireIdle("nearest");
   w.requireFiniteQuery(point.x, "nearest point.x");
   w.requireFiniteQuery(point.y, "nearest point.y");

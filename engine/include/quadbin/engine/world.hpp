@@ -165,6 +165,11 @@ class World {
   ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
+  /// A moved-from world holds no bodies: its noexcept accessors answer as
+  /// an empty world's would (bodyCount() 0, isValid false, id() 0, def() a
+  /// default WorldDef, no events, the serial task system, an empty broad
+  /// phase) and every other member throws Error. Assigning a World to it
+  /// makes it usable again.
   World(World&&) noexcept;
   World& operator=(World&&) noexcept;
 
@@ -266,6 +271,8 @@ class World {
 
  private:
   struct Impl;
+  /// The state, or Error naming `what` for a moved-from world.
+  Impl& live(const char* what) const;
   std::unique_ptr<Impl> impl_;
 };
 
