@@ -57,6 +57,12 @@ struct World::Impl {
   std::vector<std::uint32_t> generation;
   std::vector<std::uint32_t> freeSlots;
 
+  // The systems this world made, by thread count: setThreadCount reuses
+  // them. oneTBB (2021.8) never gives back an arena that has run work (about
+  // 7 KiB each, measured), so a new system per call grew without bound;
+  // kept here, the cost is bounded by the distinct counts used (<= 1025).
+  // Declared before `tasks`, which the constructor takes from it.
+  std::vector<std::pair<std::uint32_t, std::shared_ptr<TaskSystem>>> madeTasks;
   std::shared_ptr<TaskSystem> tasks;  // the step's parallel work runs here
   std::unique_ptr<BroadPhase> broad;
   ContactSolver solver;
@@ -92,10 +98,20 @@ struct World::Impl {
 
   explicit Impl(const WorldDef& d)
       : def(d),
-        tasks(d.taskSystem ? d.taskSystem : makeTaskSystem(d.threadCount)),
+        tasks(d.taskSystem ? d.taskSystem : taskSystemFor(d.threadCount)),
         broad(makeBroadPhase(d.broadPhase)) {
     broad->setBounds(d.bounds);
     broad->setTaskSystem(tasks);
+  }
+
+  // The system of `threadCount` threads this world made before, or a new one.
+  std::shared_ptr<TaskSystem> taskSystemFor(std::uint32_t threadCount) {
+    for (const auto& [count, system] : madeTasks) {
+      if (count == threadCount) return system;
+    }
+    auto system = makeTaskSystem(threadCount);
+    madeTasks.emplace_back(threadCount, system);
+    return system;
   }
 
   // Refuses any call made while a step runs (from another thread: the
@@ -694,7 +710,7 @@ void World::setThreadCount(std::uint32_t threadCount) {
   if (threadCount > 1024) {
     w.refuse(fmt::format("setThreadCount: threadCount = {} must be at most 1024", threadCount));
   }
-  w.tasks = makeTaskSystem(threadCount);
+  w.tasks = w.taskSystemFor(threadCount);  // the game's own system, if any, is let go
   w.broad->setTaskSystem(w.tasks);
   w.def.threadCount = threadCount;
   w.def.taskSystem = nullptr;

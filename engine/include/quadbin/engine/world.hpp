@@ -243,11 +243,14 @@ class World {
   /// order, so the motion that follows may differ in the last bits from a
   /// world that used `type` from the start. Throws Error during a step.
   void setBroadPhase(BroadPhaseType type);
-  /// Steps on a new task system of `threadCount` threads, with the meaning
-  /// of WorldDef::threadCount (0 = all hardware threads); it replaces the
-  /// system the world had, WorldDef::taskSystem included. Results stay
-  /// bit-identical. Throws Error for more than 1024 threads or during a
-  /// step.
+  /// Steps on a task system of `threadCount` threads, with the meaning of
+  /// WorldDef::threadCount (0 = all hardware threads); it replaces the
+  /// system the world had, WorldDef::taskSystem included (the world lets go
+  /// of it). The world keeps each system it makes, one per count, and
+  /// reuses it when the count comes back: calling this with the count in
+  /// use changes nothing, and any number of calls cost at most one system
+  /// per distinct count. Results stay bit-identical. Throws Error for more
+  /// than 1024 threads or during a step.
   void setThreadCount(std::uint32_t threadCount);
 
   // Spatial queries: exact against the bodies' shapes (circles and boxes),
