@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <iterator>
@@ -19,6 +20,7 @@
 #include "body_store.hpp"
 #include "contact_solver.hpp"
 #include "islands.hpp"
+#include "validate.hpp"
 
 namespace quadbin {
 
@@ -137,9 +139,6 @@ struct World::Impl {
     broad->update(queryBoxes);
     queryFresh.store(true, std::memory_order_release);
   }
-  void requireFiniteQuery(float value, const char* field) const {
-    if (!std::isfinite(value)) throw Error(fmt::format("{} = {} is not finite", field, value));
-  }
   [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
 
   [[noreturn]] void refuse(const std::string& message) {
@@ -151,8 +150,20 @@ struct World::Impl {
     throw Error(message);
   }
 
-  void requireFinite(float value, const char* field) {
-    if (!std::isfinite(value)) refuse(fmt::format("{} = {} is not finite", field, value));
+  // The invariant the input limits (quadbin/engine/limits.hpp) promise:
+  // checked after every step in debug builds.
+  [[nodiscard]] bool allFinite() const noexcept {
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      if (!std::isfinite(bodies.px[i]) || !std::isfinite(bodies.py[i]) ||
+          !std::isfinite(bodies.vx[i]) || !std::isfinite(bodies.vy[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+  // Refuses with the reason a validate:: check gave, if any.
+  void check(const std::string& why) {
+    if (!why.empty()) refuse(why);
   }
 
   [[nodiscard]] bool isValid(BodyId id) const noexcept {
@@ -212,50 +223,13 @@ struct World::Impl {
 };
 
 World::World(const WorldDef& def) {
-  if (def.logLevel) setLogLevel(*def.logLevel);
-  auto refuse = [](const std::string& message) {
-    logger()->warn("refused input: {}", message);
-    throw Error(message);
-  };
-  const AABB& b = def.bounds;
-  if (!isFinite(b)) {
-    refuse(fmt::format("WorldDef.bounds = [{}, {}] x [{}, {}] is not finite", b.min.x, b.max.x,
-                       b.min.y, b.max.y));
-  }
-  if (!(b.min.x < b.max.x) || !(b.min.y < b.max.y)) {
-    refuse(fmt::format("WorldDef.bounds = [{}, {}] x [{}, {}] needs min < max on both axes",
-                       b.min.x, b.max.x, b.min.y, b.max.y));
-  }
-  if (!isFinite(def.gravity)) {
-    refuse(fmt::format("WorldDef.gravity = ({}, {}) is not finite", def.gravity.x, def.gravity.y));
-  }
-  if (!(def.restitution >= 0.0f && def.restitution <= 1.0f)) {
-    refuse(fmt::format("WorldDef.restitution = {} is outside [0, 1]", def.restitution));
-  }
-  if (def.restitutionThreshold &&
-      (!(*def.restitutionThreshold >= 0.0f) || !std::isfinite(*def.restitutionThreshold))) {
-    refuse(fmt::format("WorldDef.restitutionThreshold = {} must be finite and >= 0",
-                       *def.restitutionThreshold));
-  }
-  auto requireRange = [&](std::uint32_t value, std::uint32_t lo, std::uint32_t hi,
-                          const char* field) {
-    if (value < lo || value > hi) {
-      refuse(fmt::format("WorldDef.{} = {} must be in [{}, {}]", field, value, lo, hi));
-    }
-  };
-  requireRange(def.velocityIterations, 1, 256, "velocityIterations");
-  requireRange(def.solverPasses, 1, 256, "solverPasses");
-  requireRange(def.positionPasses, 0, 256, "positionPasses");
-  if (!(def.sleepThreshold >= 0.0f) || !std::isfinite(def.sleepThreshold)) {
-    refuse(fmt::format("WorldDef.sleepThreshold = {} must be finite and >= 0", def.sleepThreshold));
-  }
-  if (!(def.timeToSleep > 0.0f) || !std::isfinite(def.timeToSleep)) {
-    refuse(fmt::format("WorldDef.timeToSleep = {} must be finite and > 0", def.timeToSleep));
-  }
-  if (def.threadCount > 1024 && !def.taskSystem) {
-    refuse(fmt::format("WorldDef.threadCount = {} must be at most 1024", def.threadCount));
+  if (const std::string why = validate::worldDef(def); !why.empty()) {
+    logger()->warn("refused input: {}", why);
+    throw Error(why);
   }
   impl_ = std::make_unique<Impl>(def);
+  // Only now that the world exists: a refused def changes nothing.
+  if (def.logLevel) setLogLevel(*def.logLevel);
 }
 
 World::~World() = default;
@@ -277,47 +251,12 @@ World::Impl& World::live(const char* what) const {
 BodyId World::createBody(const BodyDef& d) {
   Impl& w = live("createBody");
   w.requireIdle("createBody");
-  w.requireFinite(d.position.x, "BodyDef.position.x");
-  w.requireFinite(d.position.y, "BodyDef.position.y");
-  w.requireFinite(d.velocity.x, "BodyDef.velocity.x");
-  w.requireFinite(d.velocity.y, "BodyDef.velocity.y");
-  float radius = 0.0f;
-  float mass = std::numeric_limits<float>::infinity();
-  Vec2 half{};
-  if (d.type == BodyType::Ball) {
-    w.requireFinite(d.radius, "BodyDef.radius");
-    if (!(d.radius > 0.0f)) w.refuse(fmt::format("BodyDef.radius = {} must be > 0", d.radius));
-    w.requireFinite(d.mass, "BodyDef.mass");
-    if (d.mass < 0.0f) w.refuse(fmt::format("BodyDef.mass = {} must be >= 0", d.mass));
-    if (d.mass == 0.0f) {
-      w.requireFinite(d.density, "BodyDef.density");
-      if (!(d.density > 0.0f)) {
-        w.refuse(fmt::format("BodyDef.density = {} must be > 0", d.density));
-      }
-    }
-    radius = d.radius;
-    mass = d.mass > 0.0f ? d.mass : d.density * std::numbers::pi_v<float> * radius * radius;
-    if (!(mass > 0.0f) || !std::isfinite(mass)) {
-      w.refuse(
-          fmt::format("BodyDef mass from density {} and radius {} is {}, not a positive "
-                      "finite number",
-                      d.density, d.radius, mass));
-    }
-    half = {radius, radius};
-    w.requireInside(d.position, radius, "BodyDef.position");
-  } else {
-    w.requireFinite(d.halfExtents.x, "BodyDef.halfExtents.x");
-    w.requireFinite(d.halfExtents.y, "BodyDef.halfExtents.y");
-    if (d.halfExtents.x < 0.0f || d.halfExtents.y < 0.0f) {
-      w.refuse(fmt::format("BodyDef.halfExtents = ({}, {}) must be >= 0", d.halfExtents.x,
-                           d.halfExtents.y));
-    }
-    if (d.velocity != Vec2{}) {
-      w.refuse(fmt::format("BodyDef.velocity = ({}, {}) must be zero for a static box",
-                           d.velocity.x, d.velocity.y));
-    }
-    half = d.halfExtents;
-  }
+  w.check(validate::bodyDef(d));
+  const bool ball = d.type == BodyType::Ball;
+  const float radius = ball ? d.radius : 0.0f;
+  const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
+  const Vec2 half = ball ? Vec2{radius, radius} : d.halfExtents;
+  if (ball) w.requireInside(d.position, radius, "BodyDef.position");
 
   // Everything validated: from here on nothing throws but allocation.
   std::uint32_t slot = 0;
@@ -394,10 +333,10 @@ AABB World::bounds(BodyId id) const {
 void World::setPosition(BodyId id, Vec2 p) {
   Impl& w = live("setPosition");
   const std::uint32_t i = w.denseIndex(id, "setPosition");
-  w.requireFinite(p.x, "setPosition position.x");
-  w.requireFinite(p.y, "setPosition position.y");
-  if (w.bodies.type[i] == BodyType::Ball)
+  w.check(validate::position(p, w.bodies.radius[i], "setPosition position"));
+  if (w.bodies.type[i] == BodyType::Ball) {
     w.requireInside(p, w.bodies.radius[i], "setPosition position");
+  }
   w.wake(i);
   w.bodies.px[i] = p.x;
   w.bodies.py[i] = p.y;
@@ -407,8 +346,7 @@ void World::setPosition(BodyId id, Vec2 p) {
 void World::setVelocity(BodyId id, Vec2 v) {
   Impl& w = live("setVelocity");
   const std::uint32_t i = w.denseIndex(id, "setVelocity");
-  w.requireFinite(v.x, "setVelocity velocity.x");
-  w.requireFinite(v.y, "setVelocity velocity.y");
+  w.check(validate::velocity(v, "setVelocity velocity"));
   if (w.bodies.type[i] != BodyType::Ball) {
     w.refuse(fmt::format("setVelocity: {} is a static box and cannot move", describe(id)));
   }
@@ -444,10 +382,9 @@ void World::step(float dt) {
     std::atomic<bool>& flag;
     ~Done() { flag.store(false, std::memory_order_release); }
   } done{w.stepping};
-  if (!std::isfinite(dt) || !(dt > 0.0f)) {
-    w.refuse(fmt::format("step: dt = {} must be finite and > 0", dt));
-  }
+  w.check(validate::dt(dt));
   w.step(dt);
+  assert(w.allFinite() && "a step left a position or velocity that is not finite");
 }
 
 bool World::isStepping() const noexcept {
@@ -695,6 +632,7 @@ const BroadPhase& World::broadPhase() const noexcept {
 void World::setBroadPhase(BroadPhaseType type) {
   Impl& w = live("setBroadPhase");
   w.requireIdle("setBroadPhase");
+  w.check(validate::broadPhaseType(type, "setBroadPhase type"));
   auto broad = makeBroadPhase(type);
   broad->setBounds(w.def.bounds);
   broad->setTaskSystem(w.tasks);
@@ -707,9 +645,7 @@ void World::setBroadPhase(BroadPhaseType type) {
 void World::setThreadCount(std::uint32_t threadCount) {
   Impl& w = live("setThreadCount");
   w.requireIdle("setThreadCount");
-  if (threadCount > 1024) {
-    w.refuse(fmt::format("setThreadCount: threadCount = {} must be at most 1024", threadCount));
-  }
+  w.check(validate::threadCount(threadCount, "setThreadCount threadCount"));
   w.tasks = w.taskSystemFor(threadCount);  // the game's own system, if any, is let go
   w.broad->setTaskSystem(w.tasks);
   w.def.threadCount = threadCount;
@@ -745,10 +681,7 @@ Vec2 World::momentum() const noexcept {
 void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
   Impl& w = live("queryBox");
   w.requireIdle("queryBox");
-  w.requireFiniteQuery(box.min.x, "queryBox box.min.x");
-  w.requireFiniteQuery(box.min.y, "queryBox box.min.y");
-  w.requireFiniteQuery(box.max.x, "queryBox box.max.x");
-  w.requireFiniteQuery(box.max.y, "queryBox box.max.y");
+  w.check(validate::queryBox(box, "queryBox box"));
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(box, found);
@@ -766,10 +699,8 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
 void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const {
   Impl& w = live("queryRadius");
   w.requireIdle("queryRadius");
-  w.requireFiniteQuery(center.x, "queryRadius center.x");
-  w.requireFiniteQuery(center.y, "queryRadius center.y");
-  w.requireFiniteQuery(radius, "queryRadius radius");
-  if (radius < 0.0f) throw Error(fmt::format("queryRadius radius = {} must be >= 0", radius));
+  w.check(validate::queryPoint(center, "queryRadius center"));
+  w.check(validate::queryRadius(radius, "queryRadius radius"));
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(AABB::fromCircle(center, radius), found);
@@ -805,12 +736,7 @@ std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
 void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
   Impl& w = live("raycast");
   w.requireIdle("raycast");
-  w.requireFiniteQuery(ray.origin.x, "raycast origin.x");
-  w.requireFiniteQuery(ray.origin.y, "raycast origin.y");
-  w.requireFiniteQuery(ray.direction.x, "raycast direction.x");
-  w.requireFiniteQuery(ray.direction.y, "raycast direction.y");
-  w.requireFiniteQuery(ray.maxT, "raycast maxT");
-  if (ray.maxT < 0.0f) throw Error(fmt::format("raycast maxT = {} must be >= 0", ray.maxT));
+  w.check(validate::ray(ray, "raycast"));
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->queryRay(ray, found);
@@ -845,11 +771,11 @@ std::optional<RayHit> World::raycast(const Ray& ray) const {
 void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const {
   Impl& w = live("nearest");
   w.requireIdle("nearest");
-  w.requireFiniteQuery(point.x, "nearest point.x");
-  w.requireFiniteQuery(point.y, "nearest point.y");
+  w.check(validate::queryPoint(point, "nearest point"));
+  w.check(validate::nearestCount(k, "nearest k"));
   out.clear();
   const auto n = static_cast<std::uint32_t>(w.bodies.size());
-  if (k == 0 || n == 0) return;
+  if (n == 0) return;
   k = std::min(k, n);
   w.refreshQueryIndex();
   const BodyStore& b = w.bodies;

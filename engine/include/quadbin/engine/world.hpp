@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/engine/limits.hpp>
 #include <quadbin/engine/log.hpp>
 #include <quadbin/geometry/aabb.hpp>
 #include <quadbin/geometry/ray.hpp>
@@ -159,8 +160,12 @@ struct StepStats {
 
 class World {
  public:
-  /// Throws Error for invalid bounds, restitution outside [0, 1], non-finite
-  /// gravity, zero solver passes or more than 1024 threads.
+  /// Throws Error for any field outside its range (docs/limits.md,
+  /// quadbin/engine/limits.hpp): bounds not finite, beyond kMaxCoordinate
+  /// or with min >= max, an enum value that names no enumerator, gravity,
+  /// thresholds, times, counts or threads out of range. A constructor that
+  /// throws has no effect at all (WorldDef::logLevel is applied only once
+  /// the world exists).
   explicit World(const WorldDef& def = {});
   ~World();
   World(const World&) = delete;
@@ -173,9 +178,11 @@ class World {
   World(World&&) noexcept;
   World& operator=(World&&) noexcept;
 
-  /// Throws Error (and changes nothing) for non-finite values, radius <= 0,
-  /// non-positive density or mass, negative half extents, a moving static
-  /// box, or a ball that does not fit inside a closed world.
+  /// Throws Error (and changes nothing) for an unknown BodyType, values that
+  /// are not finite or outside docs/limits.md (coordinates, radius, speed,
+  /// mass from mass or density, half extents), radius <= 0, non-positive
+  /// density, negative mass, a moving static box, or a ball that does not
+  /// fit inside a closed world.
   BodyId createBody(const BodyDef& def);
   /// Throws Error for a stale or foreign id (so does every member that
   /// takes a BodyId).
@@ -194,8 +201,9 @@ class World {
   [[nodiscard]] float mass(BodyId id) const;    ///< infinity for static boxes
   [[nodiscard]] AABB bounds(BodyId id) const;   ///< the body's tight box
   /// Teleports a body; a ball in a closed world must still fit inside.
+  /// The position obeys createBody's limits.
   void setPosition(BodyId id, Vec2 position);
-  /// Balls only.
+  /// Balls only; |velocity| <= limits::kMaxSpeed.
   void setVelocity(BodyId id, Vec2 velocity);
   /// False while the body sleeps (static boxes: always false).
   [[nodiscard]] bool isAwake(BodyId id) const;
@@ -208,7 +216,9 @@ class World {
   /// Advances the world by dt seconds: integrate -> swept boxes -> broad
   /// phase -> narrow phase -> solver -> position correction -> events,
   /// each phase in parallel on the world's task system.
-  /// Throws Error for dt that is not finite and > 0.
+  /// Throws Error for dt that is not finite or outside [limits::kMinDt,
+  /// limits::kMaxDt]. Debug builds assert after each step that every
+  /// position and velocity is finite.
   ///
   /// While step() runs, nothing else may be called on this world from any
   /// thread (docs/concurrency.md): bodies, queries and events are being
@@ -257,7 +267,9 @@ class World {
   // results in creation order (dense index) unless said otherwise. They may
   // be called from many threads at once between steps, as long as no thread
   // changes the world meanwhile (createBody, setPosition, step, ...).
-  // Throw Error for non-finite arguments or negative radius, and when
+  // Throw Error for non-finite arguments, coordinates or lengths beyond
+  // limits::kMaxQueryCoordinate, an inverted box (min > max), a negative
+  // radius, a ray of zero direction or negative maxT, k = 0, and when
   // called during a step.
 
   /// Bodies whose shape touches the box (culling).
@@ -269,7 +281,8 @@ class World {
   /// Every body the ray hits, closest first.
   void raycastAll(const Ray& ray, std::vector<RayHit>& out) const;
   /// The k bodies closest to the point (distance to their surface, 0
-  /// inside), closest first; ties in creation order.
+  /// inside), closest first; ties in creation order. k >= 1; all the
+  /// bodies when k exceeds bodyCount().
   void nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const;
 
  private:
