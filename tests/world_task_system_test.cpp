@@ -83,9 +83,9 @@ TEST(WorldTaskSystem, TenThousandCallsDoNotGrowMemory) {
     }
   };
   round(100);  // every system made, arenas warm
-  const long before = residentKiB();
+  [[maybe_unused]] const long before = residentKiB();
   round(10'000);
-  const long after = residentKiB();
+  [[maybe_unused]] const long after = residentKiB();
   EXPECT_EQ(seen.size(), 4u);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   // (Sanitizers hold freed memory back, so resident size says nothing there.)
