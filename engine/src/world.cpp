@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <iterator>
 #include <limits>
 #include <mutex>
 #include <numbers>
+#include <quadbin/broadphase/brute_force.hpp>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/error.hpp>
 #include <quadbin/narrowphase/contact.hpp>
@@ -18,12 +20,26 @@
 #include "body_store.hpp"
 #include "contact_solver.hpp"
 #include "islands.hpp"
+#include "validate.hpp"
 
 namespace quadbin {
 
 namespace {
 
 constexpr std::uint32_t kNone = UINT32_MAX;
+
+// World ids: unique per process, never 0 (a default BodyId's world).
+std::atomic<std::uint32_t> nextWorldId{1};
+std::uint32_t makeWorldId() noexcept {
+  std::uint32_t id = 0;
+  while (id == 0) id = nextWorldId.fetch_add(1, std::memory_order_relaxed);
+  return id;
+}
+
+std::string describe(BodyId id) {
+  return fmt::format("BodyId{{index = {}, generation = {}, world = {}}}", id.index, id.generation,
+                     id.world);
+}
 
 using Clock = std::chrono::steady_clock;
 double millisSince(Clock::time_point start) {
@@ -33,6 +49,7 @@ double millisSince(Clock::time_point start) {
 }  // namespace
 
 struct World::Impl {
+  const std::uint32_t worldId = makeWorldId();  // carried by every BodyId made here
   WorldDef def;
   BodyStore bodies;                   // dense structure of arrays
   std::vector<std::uint32_t> slotOf;  // dense index -> slot
@@ -42,6 +59,12 @@ struct World::Impl {
   std::vector<std::uint32_t> generation;
   std::vector<std::uint32_t> freeSlots;
 
+  // The systems this world made, by thread count: setThreadCount reuses
+  // them. oneTBB (2021.8) never gives back an arena that has run work (about
+  // 7 KiB each, measured), so a new system per call grew without bound;
+  // kept here, the cost is bounded by the distinct counts used (<= 1025).
+  // Declared before `tasks`, which the constructor takes from it.
+  std::vector<std::pair<std::uint32_t, std::shared_ptr<TaskSystem>>> madeTasks;
   std::shared_ptr<TaskSystem> tasks;  // the step's parallel work runs here
   std::unique_ptr<BroadPhase> broad;
   ContactSolver solver;
@@ -77,10 +100,20 @@ struct World::Impl {
 
   explicit Impl(const WorldDef& d)
       : def(d),
-        tasks(d.taskSystem ? d.taskSystem : makeTaskSystem(d.threadCount)),
+        tasks(d.taskSystem ? d.taskSystem : taskSystemFor(d.threadCount)),
         broad(makeBroadPhase(d.broadPhase)) {
     broad->setBounds(d.bounds);
     broad->setTaskSystem(tasks);
+  }
+
+  // The system of `threadCount` threads this world made before, or a new one.
+  std::shared_ptr<TaskSystem> taskSystemFor(std::uint32_t threadCount) {
+    for (const auto& [count, system] : madeTasks) {
+      if (count == threadCount) return system;
+    }
+    auto system = makeTaskSystem(threadCount);
+    madeTasks.emplace_back(threadCount, system);
+    return system;
   }
 
   // Refuses any call made while a step runs (from another thread: the
@@ -106,9 +139,6 @@ struct World::Impl {
     broad->update(queryBoxes);
     queryFresh.store(true, std::memory_order_release);
   }
-  void requireFiniteQuery(float value, const char* field) const {
-    if (!std::isfinite(value)) throw Error(fmt::format("{} = {} is not finite", field, value));
-  }
   [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
 
   [[noreturn]] void refuse(const std::string& message) {
@@ -120,16 +150,35 @@ struct World::Impl {
     throw Error(message);
   }
 
-  void requireFinite(float value, const char* field) {
-    if (!std::isfinite(value)) refuse(fmt::format("{} = {} is not finite", field, value));
+  // The invariant the input limits (quadbin/engine/limits.hpp) promise:
+  // checked after every step in debug builds.
+  [[nodiscard]] bool allFinite() const noexcept {
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      if (!std::isfinite(bodies.px[i]) || !std::isfinite(bodies.py[i]) ||
+          !std::isfinite(bodies.vx[i]) || !std::isfinite(bodies.vy[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+  // Refuses with the reason a validate:: check gave, if any.
+  void check(const std::string& why) {
+    if (!why.empty()) refuse(why);
   }
 
+  [[nodiscard]] bool isValid(BodyId id) const noexcept {
+    return id.world == worldId && id.index < denseOf.size() && denseOf[id.index] != kNone &&
+           generation[id.index] == id.generation;
+  }
   std::uint32_t denseIndex(BodyId id, const char* what) {
     requireIdle(what);
-    if (id.index >= denseOf.size() || denseOf[id.index] == kNone ||
-        generation[id.index] != id.generation) {
-      refuse(fmt::format("{}: BodyId{{index = {}, generation = {}}} is stale or unknown", what,
-                         id.index, id.generation));
+    if (id.world != worldId) {
+      refuse(fmt::format("{}: {} is not from this world (id {}){}", what, describe(id), worldId,
+                         id.isNull() ? ": a null id" : ""));
+    }
+    if (!isValid(id)) {
+      refuse(
+          fmt::format("{}: {} is stale (its body was destroyed) or unknown", what, describe(id)));
     }
     return denseOf[id.index];
   }
@@ -147,7 +196,7 @@ struct World::Impl {
 
   [[nodiscard]] BodyId bodyIdAt(std::uint32_t dense) const {
     const std::uint32_t slot = slotOf[dense];
-    return {slot, generation[slot]};
+    return {slot, generation[slot], worldId};
   }
 
   void step(float dt);
@@ -174,100 +223,40 @@ struct World::Impl {
 };
 
 World::World(const WorldDef& def) {
-  if (def.logLevel) setLogLevel(*def.logLevel);
-  auto refuse = [](const std::string& message) {
-    logger()->warn("refused input: {}", message);
-    throw Error(message);
-  };
-  const AABB& b = def.bounds;
-  if (!isFinite(b)) {
-    refuse(fmt::format("WorldDef.bounds = [{}, {}] x [{}, {}] is not finite", b.min.x, b.max.x,
-                       b.min.y, b.max.y));
-  }
-  if (!(b.min.x < b.max.x) || !(b.min.y < b.max.y)) {
-    refuse(fmt::format("WorldDef.bounds = [{}, {}] x [{}, {}] needs min < max on both axes",
-                       b.min.x, b.max.x, b.min.y, b.max.y));
-  }
-  if (!isFinite(def.gravity)) {
-    refuse(fmt::format("WorldDef.gravity = ({}, {}) is not finite", def.gravity.x, def.gravity.y));
-  }
-  if (!(def.restitution >= 0.0f && def.restitution <= 1.0f)) {
-    refuse(fmt::format("WorldDef.restitution = {} is outside [0, 1]", def.restitution));
-  }
-  if (def.restitutionThreshold &&
-      (!(*def.restitutionThreshold >= 0.0f) || !std::isfinite(*def.restitutionThreshold))) {
-    refuse(fmt::format("WorldDef.restitutionThreshold = {} must be finite and >= 0",
-                       *def.restitutionThreshold));
-  }
-  auto requireRange = [&](std::uint32_t value, std::uint32_t lo, std::uint32_t hi,
-                          const char* field) {
-    if (value < lo || value > hi) {
-      refuse(fmt::format("WorldDef.{} = {} must be in [{}, {}]", field, value, lo, hi));
-    }
-  };
-  requireRange(def.velocityIterations, 1, 256, "velocityIterations");
-  requireRange(def.solverPasses, 1, 256, "solverPasses");
-  requireRange(def.positionPasses, 0, 256, "positionPasses");
-  if (!(def.sleepThreshold >= 0.0f) || !std::isfinite(def.sleepThreshold)) {
-    refuse(fmt::format("WorldDef.sleepThreshold = {} must be finite and >= 0", def.sleepThreshold));
-  }
-  if (!(def.timeToSleep > 0.0f) || !std::isfinite(def.timeToSleep)) {
-    refuse(fmt::format("WorldDef.timeToSleep = {} must be finite and > 0", def.timeToSleep));
-  }
-  if (def.threadCount > 1024 && !def.taskSystem) {
-    refuse(fmt::format("WorldDef.threadCount = {} must be at most 1024", def.threadCount));
+  if (const std::string why = validate::worldDef(def); !why.empty()) {
+    logger()->warn("refused input: {}", why);
+    throw Error(why);
   }
   impl_ = std::make_unique<Impl>(def);
+  // Only now that the world exists: a refused def changes nothing.
+  if (def.logLevel) setLogLevel(*def.logLevel);
 }
 
 World::~World() = default;
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 
-BodyId World::createBody(const BodyDef& d) {
-  Impl& w = *impl_;
-  w.requireIdle("createBody");
-  w.requireFinite(d.position.x, "BodyDef.position.x");
-  w.requireFinite(d.position.y, "BodyDef.position.y");
-  w.requireFinite(d.velocity.x, "BodyDef.velocity.x");
-  w.requireFinite(d.velocity.y, "BodyDef.velocity.y");
-  float radius = 0.0f;
-  float mass = std::numeric_limits<float>::infinity();
-  Vec2 half{};
-  if (d.type == BodyType::Ball) {
-    w.requireFinite(d.radius, "BodyDef.radius");
-    if (!(d.radius > 0.0f)) w.refuse(fmt::format("BodyDef.radius = {} must be > 0", d.radius));
-    w.requireFinite(d.mass, "BodyDef.mass");
-    if (d.mass < 0.0f) w.refuse(fmt::format("BodyDef.mass = {} must be >= 0", d.mass));
-    if (d.mass == 0.0f) {
-      w.requireFinite(d.density, "BodyDef.density");
-      if (!(d.density > 0.0f)) {
-        w.refuse(fmt::format("BodyDef.density = {} must be > 0", d.density));
-      }
-    }
-    radius = d.radius;
-    mass = d.mass > 0.0f ? d.mass : d.density * std::numbers::pi_v<float> * radius * radius;
-    if (!(mass > 0.0f) || !std::isfinite(mass)) {
-      w.refuse(
-          fmt::format("BodyDef mass from density {} and radius {} is {}, not a positive "
-                      "finite number",
-                      d.density, d.radius, mass));
-    }
-    half = {radius, radius};
-    w.requireInside(d.position, radius, "BodyDef.position");
-  } else {
-    w.requireFinite(d.halfExtents.x, "BodyDef.halfExtents.x");
-    w.requireFinite(d.halfExtents.y, "BodyDef.halfExtents.y");
-    if (d.halfExtents.x < 0.0f || d.halfExtents.y < 0.0f) {
-      w.refuse(fmt::format("BodyDef.halfExtents = ({}, {}) must be >= 0", d.halfExtents.x,
-                           d.halfExtents.y));
-    }
-    if (d.velocity != Vec2{}) {
-      w.refuse(fmt::format("BodyDef.velocity = ({}, {}) must be zero for a static box",
-                           d.velocity.x, d.velocity.y));
-    }
-    half = d.halfExtents;
+World::Impl& World::live(const char* what) const {
+  if (!impl_) {
+    const std::string message = fmt::format(
+        "World::{}: this world was moved from; it holds no bodies and refuses every call but "
+        "the noexcept accessors until a World is assigned to it",
+        what);
+    logger()->warn("refused call: {}", message);
+    throw Error(message);
   }
+  return *impl_;
+}
+
+BodyId World::createBody(const BodyDef& d) {
+  Impl& w = live("createBody");
+  w.requireIdle("createBody");
+  w.check(validate::bodyDef(d));
+  const bool ball = d.type == BodyType::Ball;
+  const float radius = ball ? d.radius : 0.0f;
+  const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
+  const Vec2 half = ball ? Vec2{radius, radius} : d.halfExtents;
+  if (ball) w.requireInside(d.position, radius, "BodyDef.position");
 
   // Everything validated: from here on nothing throws but allocation.
   std::uint32_t slot = 0;
@@ -285,11 +274,11 @@ BodyId World::createBody(const BodyDef& d) {
   w.slotOf.push_back(slot);
   w.denseOf[slot] = dense;
   w.markChanged();
-  return {slot, w.generation[slot]};
+  return {slot, w.generation[slot], w.worldId};
 }
 
 void World::destroyBody(BodyId id) {
-  Impl& w = *impl_;
+  Impl& w = live("destroyBody");
   const std::uint32_t dense = w.denseIndex(id, "destroyBody");
   const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
   w.wake(dense);  // what rested on it must fall
@@ -311,37 +300,43 @@ void World::destroyBody(BodyId id) {
                 [&](const TouchKey& k) { return k.slotA == id.index || k.slotB == id.index; });
 }
 
-bool World::isValid(BodyId id) const noexcept {
-  const Impl& w = *impl_;
-  return id.index < w.denseOf.size() && w.denseOf[id.index] != kNone &&
-         w.generation[id.index] == id.generation;
-}
+bool World::isValid(BodyId id) const noexcept { return impl_ && impl_->isValid(id); }
+std::uint32_t World::id() const noexcept { return impl_ ? impl_->worldId : 0; }
 
-BodyType World::type(BodyId id) const { return impl_->bodies.type[impl_->denseIndex(id, "type")]; }
+BodyType World::type(BodyId id) const {
+  Impl& w = live("type");
+  return w.bodies.type[w.denseIndex(id, "type")];
+}
 Vec2 World::position(BodyId id) const {
-  const std::uint32_t i = impl_->denseIndex(id, "position");
-  return {impl_->bodies.px[i], impl_->bodies.py[i]};
+  Impl& w = live("position");
+  const std::uint32_t i = w.denseIndex(id, "position");
+  return {w.bodies.px[i], w.bodies.py[i]};
 }
 Vec2 World::velocity(BodyId id) const {
-  const std::uint32_t i = impl_->denseIndex(id, "velocity");
-  return {impl_->bodies.vx[i], impl_->bodies.vy[i]};
+  Impl& w = live("velocity");
+  const std::uint32_t i = w.denseIndex(id, "velocity");
+  return {w.bodies.vx[i], w.bodies.vy[i]};
 }
 float World::radius(BodyId id) const {
-  return impl_->bodies.radius[impl_->denseIndex(id, "radius")];
+  Impl& w = live("radius");
+  return w.bodies.radius[w.denseIndex(id, "radius")];
 }
-float World::mass(BodyId id) const { return impl_->bodies.mass[impl_->denseIndex(id, "mass")]; }
+float World::mass(BodyId id) const {
+  Impl& w = live("mass");
+  return w.bodies.mass[w.denseIndex(id, "mass")];
+}
 AABB World::bounds(BodyId id) const {
-  const std::uint32_t i = impl_->denseIndex(id, "bounds");
-  return impl_->bodies.tightBox(i);
+  Impl& w = live("bounds");
+  return w.bodies.tightBox(w.denseIndex(id, "bounds"));
 }
 
 void World::setPosition(BodyId id, Vec2 p) {
-  Impl& w = *impl_;
+  Impl& w = live("setPosition");
   const std::uint32_t i = w.denseIndex(id, "setPosition");
-  w.requireFinite(p.x, "setPosition position.x");
-  w.requireFinite(p.y, "setPosition position.y");
-  if (w.bodies.type[i] == BodyType::Ball)
+  w.check(validate::position(p, w.bodies.radius[i], "setPosition position"));
+  if (w.bodies.type[i] == BodyType::Ball) {
     w.requireInside(p, w.bodies.radius[i], "setPosition position");
+  }
   w.wake(i);
   w.bodies.px[i] = p.x;
   w.bodies.py[i] = p.y;
@@ -349,12 +344,11 @@ void World::setPosition(BodyId id, Vec2 p) {
 }
 
 void World::setVelocity(BodyId id, Vec2 v) {
-  Impl& w = *impl_;
+  Impl& w = live("setVelocity");
   const std::uint32_t i = w.denseIndex(id, "setVelocity");
-  w.requireFinite(v.x, "setVelocity velocity.x");
-  w.requireFinite(v.y, "setVelocity velocity.y");
+  w.check(validate::velocity(v, "setVelocity velocity"));
   if (w.bodies.type[i] != BodyType::Ball) {
-    w.refuse(fmt::format("setVelocity: body {} is a static box and cannot move", id.index));
+    w.refuse(fmt::format("setVelocity: {} is a static box and cannot move", describe(id)));
   }
   w.wake(i);
   w.bodies.vx[i] = v.x;
@@ -362,11 +356,12 @@ void World::setVelocity(BodyId id, Vec2 v) {
 }
 
 bool World::isAwake(BodyId id) const {
-  return impl_->bodies.awake[impl_->denseIndex(id, "isAwake")] != 0;
+  Impl& w = live("isAwake");
+  return w.bodies.awake[w.denseIndex(id, "isAwake")] != 0;
 }
 
 void World::setAwake(BodyId id, bool awake) {
-  Impl& w = *impl_;
+  Impl& w = live("setAwake");
   const std::uint32_t i = w.denseIndex(id, "setAwake");
   if (!w.bodies.isBall(i)) return;
   if (awake) {
@@ -377,7 +372,7 @@ void World::setAwake(BodyId id, bool awake) {
 }
 
 void World::step(float dt) {
-  Impl& w = *impl_;
+  Impl& w = live("step");
   if (w.stepping.exchange(true, std::memory_order_acq_rel)) {
     // Another thread is stepping this world: refused on the spot (reading
     // the flag again could find that step ended and let two steps in).
@@ -387,14 +382,17 @@ void World::step(float dt) {
     std::atomic<bool>& flag;
     ~Done() { flag.store(false, std::memory_order_release); }
   } done{w.stepping};
-  if (!std::isfinite(dt) || !(dt > 0.0f)) {
-    w.refuse(fmt::format("step: dt = {} must be finite and > 0", dt));
-  }
+  w.check(validate::dt(dt));
   w.step(dt);
+  assert(w.allFinite() && "a step left a position or velocity that is not finite");
 }
 
-bool World::isStepping() const noexcept { return impl_->stepping.load(std::memory_order_acquire); }
-TaskSystem& World::taskSystem() const noexcept { return *impl_->tasks; }
+bool World::isStepping() const noexcept {
+  return impl_ && impl_->stepping.load(std::memory_order_acquire);
+}
+TaskSystem& World::taskSystem() const noexcept {
+  return impl_ ? *impl_->tasks : serialTaskSystem();
+}
 
 SolverSettings World::Impl::settingsFor(float dt) const {
   SolverSettings s;
@@ -578,8 +576,8 @@ void World::Impl::updateEvents() {
 
   beginEvents.clear();
   endEvents.clear();
-  auto toEvent = [](const TouchKey& k) {
-    return ContactEvent{{k.slotA, k.genA}, {k.slotB, k.genB}};
+  auto toEvent = [&](const TouchKey& k) {
+    return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
   };
   // Merge walk over the two sorted sets.
   std::size_t i = 0, j = 0;
@@ -597,27 +595,44 @@ void World::Impl::updateEvents() {
   std::swap(touching, previousTouching);
 }
 
+// The noexcept accessors answer for a moved-from world as for an empty one.
 std::span<const ContactEvent> World::contactBeginEvents() const noexcept {
+  if (!impl_) return {};
   return impl_->beginEvents;
 }
-std::span<const ContactEvent> World::contactEndEvents() const noexcept { return impl_->endEvents; }
-const StepStats& World::stats() const noexcept { return impl_->stats; }
+std::span<const ContactEvent> World::contactEndEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->endEvents;
+}
+const StepStats& World::stats() const noexcept {
+  static const StepStats kNoStep;
+  return impl_ ? impl_->stats : kNoStep;
+}
 std::uint32_t World::bodyCount() const noexcept {
-  return static_cast<std::uint32_t>(impl_->slotOf.size());
+  return impl_ ? static_cast<std::uint32_t>(impl_->slotOf.size()) : 0;
 }
 BodyId World::bodyAt(std::uint32_t i) const {
-  impl_->requireIdle("bodyAt");
-  if (i >= impl_->slotOf.size()) {
-    impl_->refuse(fmt::format("bodyAt: index {} >= bodyCount() = {}", i, impl_->slotOf.size()));
+  Impl& w = live("bodyAt");
+  w.requireIdle("bodyAt");
+  if (i >= w.slotOf.size()) {
+    w.refuse(fmt::format("bodyAt: index {} >= bodyCount() = {}", i, w.slotOf.size()));
   }
-  return impl_->bodyIdAt(i);
+  return w.bodyIdAt(i);
 }
-const WorldDef& World::def() const noexcept { return impl_->def; }
-const BroadPhase& World::broadPhase() const noexcept { return *impl_->broad; }
+const WorldDef& World::def() const noexcept {
+  static const WorldDef kDefault;
+  return impl_ ? impl_->def : kDefault;
+}
+const BroadPhase& World::broadPhase() const noexcept {
+  static const BruteForce kEmpty;  // holds nothing: every query finds nothing
+  if (!impl_) return kEmpty;
+  return *impl_->broad;
+}
 
 void World::setBroadPhase(BroadPhaseType type) {
-  Impl& w = *impl_;
+  Impl& w = live("setBroadPhase");
   w.requireIdle("setBroadPhase");
+  w.check(validate::broadPhaseType(type, "setBroadPhase type"));
   auto broad = makeBroadPhase(type);
   broad->setBounds(w.def.bounds);
   broad->setTaskSystem(w.tasks);
@@ -628,18 +643,17 @@ void World::setBroadPhase(BroadPhaseType type) {
 }
 
 void World::setThreadCount(std::uint32_t threadCount) {
-  Impl& w = *impl_;
+  Impl& w = live("setThreadCount");
   w.requireIdle("setThreadCount");
-  if (threadCount > 1024) {
-    w.refuse(fmt::format("setThreadCount: threadCount = {} must be at most 1024", threadCount));
-  }
-  w.tasks = makeTaskSystem(threadCount);
+  w.check(validate::threadCount(threadCount, "setThreadCount threadCount"));
+  w.tasks = w.taskSystemFor(threadCount);  // the game's own system, if any, is let go
   w.broad->setTaskSystem(w.tasks);
   w.def.threadCount = threadCount;
   w.def.taskSystem = nullptr;
 }
 
 double World::kineticEnergy() const noexcept {
+  if (!impl_) return 0.0;
   const BodyStore& b = impl_->bodies;
   double e = 0.0;
   for (std::size_t i = 0; i < b.px.size(); ++i) {
@@ -651,6 +665,7 @@ double World::kineticEnergy() const noexcept {
 }
 
 Vec2 World::momentum() const noexcept {
+  if (!impl_) return {};
   const BodyStore& b = impl_->bodies;
   double mx = 0.0, my = 0.0;
   for (std::size_t i = 0; i < b.px.size(); ++i) {
@@ -664,12 +679,9 @@ Vec2 World::momentum() const noexcept {
 // ---- spatial queries -------------------------------------------------------
 
 void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
-  Impl& w = *impl_;
+  Impl& w = live("queryBox");
   w.requireIdle("queryBox");
-  w.requireFiniteQuery(box.min.x, "queryBox box.min.x");
-  w.requireFiniteQuery(box.min.y, "queryBox box.min.y");
-  w.requireFiniteQuery(box.max.x, "queryBox box.max.x");
-  w.requireFiniteQuery(box.max.y, "queryBox box.max.y");
+  w.check(validate::queryBox(box, "queryBox box"));
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(box, found);
@@ -685,12 +697,10 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
 }
 
 void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const {
-  Impl& w = *impl_;
+  Impl& w = live("queryRadius");
   w.requireIdle("queryRadius");
-  w.requireFiniteQuery(center.x, "queryRadius center.x");
-  w.requireFiniteQuery(center.y, "queryRadius center.y");
-  w.requireFiniteQuery(radius, "queryRadius radius");
-  if (radius < 0.0f) throw Error(fmt::format("queryRadius radius = {} must be >= 0", radius));
+  w.check(validate::queryPoint(center, "queryRadius center"));
+  w.check(validate::queryRadius(radius, "queryRadius radius"));
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(AABB::fromCircle(center, radius), found);
@@ -724,14 +734,9 @@ std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
 }
 
 void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
-  Impl& w = *impl_;
+  Impl& w = live("raycast");
   w.requireIdle("raycast");
-  w.requireFiniteQuery(ray.origin.x, "raycast origin.x");
-  w.requireFiniteQuery(ray.origin.y, "raycast origin.y");
-  w.requireFiniteQuery(ray.direction.x, "raycast direction.x");
-  w.requireFiniteQuery(ray.direction.y, "raycast direction.y");
-  w.requireFiniteQuery(ray.maxT, "raycast maxT");
-  if (ray.maxT < 0.0f) throw Error(fmt::format("raycast maxT = {} must be >= 0", ray.maxT));
+  w.check(validate::ray(ray, "raycast"));
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->queryRay(ray, found);
@@ -764,13 +769,13 @@ std::optional<RayHit> World::raycast(const Ray& ray) const {
 }
 
 void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const {
-  Impl& w = *impl_;
+  Impl& w = live("nearest");
   w.requireIdle("nearest");
-  w.requireFiniteQuery(point.x, "nearest point.x");
-  w.requireFiniteQuery(point.y, "nearest point.y");
+  w.check(validate::queryPoint(point, "nearest point"));
+  w.check(validate::nearestCount(k, "nearest k"));
   out.clear();
   const auto n = static_cast<std::uint32_t>(w.bodies.size());
-  if (k == 0 || n == 0) return;
+  if (n == 0) return;
   k = std::min(k, n);
   w.refreshQueryIndex();
   const BodyStore& b = w.bodies;

@@ -12,10 +12,13 @@
 ///   quadbin::Vec2 p = world.position(ball);
 /// \endcode
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/engine/limits.hpp>
 #include <quadbin/engine/log.hpp>
 #include <quadbin/geometry/aabb.hpp>
 #include <quadbin/geometry/ray.hpp>
@@ -25,12 +28,15 @@
 
 namespace quadbin {
 
-/// A value handle to a body: slot index plus the slot's generation when the
-/// body was made, so a handle to a destroyed body (or one from another world
-/// whose slot holds something else) is detected instead of misused.
+/// A value handle to a body: slot index, the slot's generation when the body
+/// was made, and the id of the world that made it (every World gets its own,
+/// never 0), so a handle to a destroyed body, to a reused slot or from
+/// another world is refused instead of misused. Trivially copyable, 12
+/// bytes; hash it with std::hash<BodyId>.
 struct BodyId {
   std::uint32_t index = UINT32_MAX;
   std::uint32_t generation = 0;
+  std::uint32_t world = 0;  ///< the making world's id (World::id()); 0: none
   [[nodiscard]] constexpr bool isNull() const noexcept { return index == UINT32_MAX; }
   friend constexpr bool operator==(BodyId, BodyId) noexcept = default;
 };
@@ -154,22 +160,39 @@ struct StepStats {
 
 class World {
  public:
-  /// Throws Error for invalid bounds, restitution outside [0, 1], non-finite
-  /// gravity, zero solver passes or more than 1024 threads.
+  /// Throws Error for any field outside its range (docs/limits.md,
+  /// quadbin/engine/limits.hpp): bounds not finite, beyond kMaxCoordinate
+  /// or with min >= max, an enum value that names no enumerator, gravity,
+  /// thresholds, times, counts or threads out of range. A constructor that
+  /// throws has no effect at all (WorldDef::logLevel is applied only once
+  /// the world exists).
   explicit World(const WorldDef& def = {});
   ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
+  /// A moved-from world holds no bodies: its noexcept accessors answer as
+  /// an empty world's would (bodyCount() 0, isValid false, id() 0, def() a
+  /// default WorldDef, no events, the serial task system, an empty broad
+  /// phase) and every other member throws Error. Assigning a World to it
+  /// makes it usable again.
   World(World&&) noexcept;
   World& operator=(World&&) noexcept;
 
-  /// Throws Error (and changes nothing) for non-finite values, radius <= 0,
-  /// non-positive density or mass, negative half extents, a moving static
-  /// box, or a ball that does not fit inside a closed world.
+  /// Throws Error (and changes nothing) for an unknown BodyType, values that
+  /// are not finite or outside docs/limits.md (coordinates, radius, speed,
+  /// mass from mass or density, half extents), radius <= 0, non-positive
+  /// density, negative mass, a moving static box, or a ball that does not
+  /// fit inside a closed world.
   BodyId createBody(const BodyDef& def);
-  /// Throws Error for a stale or foreign id.
+  /// Throws Error for a stale or foreign id (so does every member that
+  /// takes a BodyId).
   void destroyBody(BodyId id);
+  /// True for an id this world made whose body still exists; false for a
+  /// destroyed body, a reused slot's old id, a null id or another world's.
   [[nodiscard]] bool isValid(BodyId id) const noexcept;
+  /// This world's id, carried by its BodyIds: nonzero and unique among the
+  /// worlds made in this process (until 2^32 - 1 worlds wrap it around).
+  [[nodiscard]] std::uint32_t id() const noexcept;
 
   [[nodiscard]] BodyType type(BodyId id) const;
   [[nodiscard]] Vec2 position(BodyId id) const;
@@ -178,8 +201,9 @@ class World {
   [[nodiscard]] float mass(BodyId id) const;    ///< infinity for static boxes
   [[nodiscard]] AABB bounds(BodyId id) const;   ///< the body's tight box
   /// Teleports a body; a ball in a closed world must still fit inside.
+  /// The position obeys createBody's limits.
   void setPosition(BodyId id, Vec2 position);
-  /// Balls only.
+  /// Balls only; |velocity| <= limits::kMaxSpeed.
   void setVelocity(BodyId id, Vec2 velocity);
   /// False while the body sleeps (static boxes: always false).
   [[nodiscard]] bool isAwake(BodyId id) const;
@@ -192,7 +216,9 @@ class World {
   /// Advances the world by dt seconds: integrate -> swept boxes -> broad
   /// phase -> narrow phase -> solver -> position correction -> events,
   /// each phase in parallel on the world's task system.
-  /// Throws Error for dt that is not finite and > 0.
+  /// Throws Error for dt that is not finite or outside [limits::kMinDt,
+  /// limits::kMaxDt]. Debug builds assert after each step that every
+  /// position and velocity is finite.
   ///
   /// While step() runs, nothing else may be called on this world from any
   /// thread (docs/concurrency.md): bodies, queries and events are being
@@ -227,18 +253,23 @@ class World {
   /// order, so the motion that follows may differ in the last bits from a
   /// world that used `type` from the start. Throws Error during a step.
   void setBroadPhase(BroadPhaseType type);
-  /// Steps on a new task system of `threadCount` threads, with the meaning
-  /// of WorldDef::threadCount (0 = all hardware threads); it replaces the
-  /// system the world had, WorldDef::taskSystem included. Results stay
-  /// bit-identical. Throws Error for more than 1024 threads or during a
-  /// step.
+  /// Steps on a task system of `threadCount` threads, with the meaning of
+  /// WorldDef::threadCount (0 = all hardware threads); it replaces the
+  /// system the world had, WorldDef::taskSystem included (the world lets go
+  /// of it). The world keeps each system it makes, one per count, and
+  /// reuses it when the count comes back: calling this with the count in
+  /// use changes nothing, and any number of calls cost at most one system
+  /// per distinct count. Results stay bit-identical. Throws Error for more
+  /// than 1024 threads or during a step.
   void setThreadCount(std::uint32_t threadCount);
 
   // Spatial queries: exact against the bodies' shapes (circles and boxes),
   // results in creation order (dense index) unless said otherwise. They may
   // be called from many threads at once between steps, as long as no thread
   // changes the world meanwhile (createBody, setPosition, step, ...).
-  // Throw Error for non-finite arguments or negative radius, and when
+  // Throw Error for non-finite arguments, coordinates or lengths beyond
+  // limits::kMaxQueryCoordinate, an inverted box (min > max), a negative
+  // radius, a ray of zero direction or negative maxT, k = 0, and when
   // called during a step.
 
   /// Bodies whose shape touches the box (culling).
@@ -250,12 +281,28 @@ class World {
   /// Every body the ray hits, closest first.
   void raycastAll(const Ray& ray, std::vector<RayHit>& out) const;
   /// The k bodies closest to the point (distance to their surface, 0
-  /// inside), closest first; ties in creation order.
+  /// inside), closest first; ties in creation order. k >= 1; all the
+  /// bodies when k exceeds bodyCount().
   void nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const;
 
  private:
   struct Impl;
+  /// The state, or Error naming `what` for a moved-from world.
+  Impl& live(const char* what) const;
   std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace quadbin
+
+template <>
+struct std::hash<quadbin::BodyId> {
+  [[nodiscard]] std::size_t operator()(quadbin::BodyId id) const noexcept {
+    // The three fields mixed into 64 bits (a splitmix64 finalizer): ids that
+    // differ in any field spread over every bit.
+    std::uint64_t h = (std::uint64_t{id.index} << 32 | id.generation) ^
+                      (std::uint64_t{id.world} * 0x9E3779B97F4A7C15ull);
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<std::size_t>(h ^ (h >> 31));
+  }
+};

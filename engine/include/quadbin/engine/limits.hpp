@@ -1,0 +1,45 @@
+#pragma once
+/// \file
+/// The ranges World accepts at its boundary. A value outside them is
+/// refused with quadbin::Error (the message gives the limit). They are
+/// chosen so that nothing a step computes in float (squared gaps, the time
+/// of impact's b^2 - ac, impulses, swept boxes) can overflow or lose all
+/// its precision; docs/limits.md gives the reason for each.
+
+#include <cstdint>
+
+namespace quadbin::limits {
+
+/// |x| and |y| of positions, world bounds and static boxes' centres.
+inline constexpr float kMaxCoordinate = 1e7f;
+/// Radii and half extents.
+inline constexpr float kMaxSize = 1e7f;
+/// Smallest radius.
+inline constexpr float kMinRadius = 1e-6f;
+/// A ball's radius is at least this fraction of its largest coordinate
+/// (2^-20: the radius spans at least 8 units in the last place of its
+/// position, so a contact's gap keeps 3 significant bits).
+inline constexpr float kMinRadiusPerCoordinate = 0x1p-20f;
+/// Speed of a ball, units/s; also restitutionThreshold and sleepThreshold.
+inline constexpr float kMaxSpeed = 1e8f;
+/// |gravity|, units/s^2 (one step of kMaxDt adds at most kMaxSpeed).
+inline constexpr float kMaxGravity = 1e7f;
+/// Mass of a ball, given or from density: a normal float whose inverse,
+/// and whose momentum at kMaxSpeed, stay far inside float range.
+inline constexpr float kMinMass = 1e-18f;
+inline constexpr float kMaxMass = 1e18f;
+/// The step, seconds: dt in [kMinDt, kMaxDt].
+inline constexpr float kMinDt = 1e-9f;
+inline constexpr float kMaxDt = 10.0f;
+/// WorldDef::timeToSleep, seconds.
+inline constexpr float kMaxTimeToSleep = 1e5f;
+/// Coordinates and lengths of spatial queries (box corners, centres, query
+/// radius, ray origin, |ray direction| and |ray direction| * maxT): larger
+/// than the world's, so a query may cover all of it.
+inline constexpr float kMaxQueryCoordinate = 1e9f;
+/// WorldDef::threadCount and World::setThreadCount.
+inline constexpr std::uint32_t kMaxThreads = 1024;
+/// WorldDef::velocityIterations, solverPasses and positionPasses.
+inline constexpr std::uint32_t kMaxIterations = 256;
+
+}  // namespace quadbin::limits
