@@ -3,6 +3,7 @@
 // point inside that box could land on different sides of a cut.
 #include <quadbin/broadphase/diagonal_bsp.hpp>
 
+#include "checks.hpp"
 #include "region_tree.hpp"
 
 namespace quadbin {
@@ -196,12 +197,16 @@ DiagonalBsp::DiagonalBsp(const DiagonalBspOptions& options)
 DiagonalBsp::~DiagonalBsp() = default;
 
 void DiagonalBsp::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void DiagonalBsp::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void DiagonalBsp::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "DiagonalBsp::update");
+  impl_->update(boxes, tasks());
+}
 void DiagonalBsp::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void DiagonalBsp::query(const AABB& box, std::vector<std::uint32_t>& out) const {
-  impl_->query(box, out);
+  impl_->query(detail::queryBox(box, "DiagonalBsp::query"), out);
 }
 void DiagonalBsp::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "DiagonalBsp::queryRay");
   impl_->queryRay(ray, out);
 }
 std::size_t DiagonalBsp::size() const noexcept { return impl_->size(); }

@@ -6,6 +6,8 @@
 #include <quadbin/error.hpp>
 #include <string>
 
+#include "checks.hpp"
+
 #include "sort_keys.hpp"
 
 namespace quadbin {
@@ -327,6 +329,7 @@ void DynamicAabbTree::rebuild(std::span<const AABB> boxes) {
 }
 
 void DynamicAabbTree::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "DynamicAabbTree::update");
   assert(boxes.size() < kNull / 2);
   const auto n = static_cast<std::uint32_t>(boxes.size());
   const auto prev = static_cast<std::uint32_t>(leafOf_.size());
@@ -444,7 +447,8 @@ void DynamicAabbTree::findPairs(std::vector<Pair>& out) {
   }
 }
 
-void DynamicAabbTree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+void DynamicAabbTree::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+  const AABB box = detail::queryBox(given, "DynamicAabbTree::query");
   if (root_ == kNull) return;
   walk(
       nodes_, root_, height(), [&](const AABB& fat) { return touches(fat, box); },
@@ -454,6 +458,7 @@ void DynamicAabbTree::query(const AABB& box, std::vector<std::uint32_t>& out) co
 }
 
 void DynamicAabbTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "DynamicAabbTree::queryRay");
   if (root_ == kNull) return;
   walk(
       nodes_, root_, height(), [&](const AABB& fat) { return raycast(ray, fat).has_value(); },

@@ -1,5 +1,6 @@
 #include <quadbin/broadphase/dynamic_centre_quadtree.hpp>
 
+#include "checks.hpp"
 #include "region_tree.hpp"
 
 namespace quadbin {
@@ -137,12 +138,16 @@ DynamicCentreQuadtree::DynamicCentreQuadtree(const DynamicCentreQuadtreeOptions&
 DynamicCentreQuadtree::~DynamicCentreQuadtree() = default;
 
 void DynamicCentreQuadtree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void DynamicCentreQuadtree::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void DynamicCentreQuadtree::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "DynamicCentreQuadtree::update");
+  impl_->update(boxes, tasks());
+}
 void DynamicCentreQuadtree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void DynamicCentreQuadtree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
-  impl_->query(box, out);
+  impl_->query(detail::queryBox(box, "DynamicCentreQuadtree::query"), out);
 }
 void DynamicCentreQuadtree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "DynamicCentreQuadtree::queryRay");
   impl_->queryRay(ray, out);
 }
 std::size_t DynamicCentreQuadtree::size() const noexcept { return impl_->size(); }

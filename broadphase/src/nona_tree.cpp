@@ -1,5 +1,6 @@
 #include <quadbin/broadphase/nona_tree.hpp>
 
+#include "checks.hpp"
 #include "region_tree.hpp"
 
 namespace quadbin {
@@ -40,12 +41,16 @@ NonaTree::NonaTree(const NonaTreeOptions& options)
 NonaTree::~NonaTree() = default;
 
 void NonaTree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void NonaTree::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void NonaTree::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "NonaTree::update");
+  impl_->update(boxes, tasks());
+}
 void NonaTree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void NonaTree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
-  impl_->query(box, out);
+  impl_->query(detail::queryBox(box, "NonaTree::query"), out);
 }
 void NonaTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "NonaTree::queryRay");
   impl_->queryRay(ray, out);
 }
 std::size_t NonaTree::size() const noexcept { return impl_->size(); }

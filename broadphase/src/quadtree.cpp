@@ -6,6 +6,8 @@
 #include <quadbin/error.hpp>
 #include <string>
 
+#include "checks.hpp"
+
 namespace quadbin {
 
 namespace {
@@ -550,6 +552,7 @@ bool QuadtreeBroadPhase::staysPut(std::uint32_t i) const noexcept {
 }
 
 void QuadtreeBroadPhase::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "QuadtreeBroadPhase::update");
   const auto n = static_cast<std::uint32_t>(boxes.size());
   const auto old = static_cast<std::uint32_t>(minX_.size());
   moved_ = 0;
@@ -760,7 +763,8 @@ void QuadtreeBroadPhase::pairsOutside(std::uint32_t begin, std::uint32_t end,
   }
 }
 
-void QuadtreeBroadPhase::query(const AABB& q, std::vector<std::uint32_t>& out) const {
+void QuadtreeBroadPhase::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+  const AABB q = detail::queryBox(given, "QuadtreeBroadPhase::query");
   for (const std::uint32_t v : outside_) {
     if (touches(q, box(v))) out.push_back(v);
   }
@@ -780,6 +784,7 @@ void QuadtreeBroadPhase::query(const AABB& q, std::vector<std::uint32_t>& out) c
 }
 
 void QuadtreeBroadPhase::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "QuadtreeBroadPhase::queryRay");
   for (const std::uint32_t v : outside_) {
     if (raycast(ray, box(v))) out.push_back(v);
   }
