@@ -1,6 +1,7 @@
 #include <quadbin/broadphase/leaf_quadtree.hpp>
 
 #include "checks.hpp"
+#include "float_math.hpp"
 #include "region_tree.hpp"
 
 namespace quadbin {
@@ -13,9 +14,15 @@ struct MiddleCutter {
   static constexpr std::uint32_t kSide = 2;
   bool chooseCuts(detail::RectShape& s, std::uint32_t /*depth*/, std::uint32_t /*node*/,
                   std::span<const detail::Item> /*items*/) const noexcept {
-    s.cutX[0] = detail::clampCut(s.x0 + (s.x1 - s.x0) * 0.5f, s.x0, s.x1);
-    s.cutY[0] = detail::clampCut(s.y0 + (s.y1 - s.y0) * 0.5f, s.y0, s.y1);
+    s.cutX[0] = middle(s.x0, s.x1);
+    s.cutY[0] = middle(s.y0, s.y1);
     return true;
+  }
+  // In double: a cell spanning the float range has no float width. A root
+  // side may be infinite (the nudge above a box at the largest float): its
+  // middle is taken from the largest float instead.
+  static float middle(float lo, float hi) noexcept {
+    return detail::clampCut(detail::midpoint(lo, std::min(hi, detail::kFloatMax)), lo, hi);
   }
 };
 

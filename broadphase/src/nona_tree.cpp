@@ -1,6 +1,7 @@
 #include <quadbin/broadphase/nona_tree.hpp>
 
 #include "checks.hpp"
+#include "float_math.hpp"
 #include "region_tree.hpp"
 
 namespace quadbin {
@@ -16,11 +17,13 @@ struct ThirdsCutter {
     cutInThirds(s.y0, s.y1, s.cutY);
     return true;
   }
+  // In double: a cell spanning the float range has no float width (and a
+  // root side may be infinite: its thirds are taken up to the largest float).
   static void cutInThirds(float lo, float hi, std::array<float, 2>& cuts) noexcept {
-    const float third = (hi - lo) / 3.0f;
-    cuts[0] = detail::clampCut(lo + third, lo, hi);
+    const double third = detail::span(lo, std::min(hi, detail::kFloatMax)) / 3.0;
+    cuts[0] = detail::clampCut(static_cast<float>(lo + third), lo, hi);
     // Computed from lo, not from cuts[0], and kept ascending after rounding.
-    cuts[1] = std::max(cuts[0], detail::clampCut(lo + 2.0f * third, lo, hi));
+    cuts[1] = std::max(cuts[0], detail::clampCut(static_cast<float>(lo + 2.0 * third), lo, hi));
   }
 };
 
