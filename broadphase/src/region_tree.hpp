@@ -569,9 +569,13 @@ AABB RegionTree<Policy>::chooseRoot(TaskSystem& tasks) {
     all = unionOf(all, hint_);
   }
   // Nudge the maximum up so that owner points on it lie inside a
-  // half-open root.
-  all.max.x = std::nextafter(all.max.x, kInf);
-  all.max.y = std::nextafter(all.max.y, kInf);
+  // half-open root (past the largest float that is infinity: the policies
+  // cut such a side from the largest float). A closed root needs no nudge
+  // and stays finite.
+  if constexpr (Policy::kHalfOpenRoot) {
+    all.max.x = std::nextafter(all.max.x, kInf);
+    all.max.y = std::nextafter(all.max.y, kInf);
+  }
   return all;
 }
 

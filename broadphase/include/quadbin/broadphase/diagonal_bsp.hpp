@@ -15,8 +15,8 @@
 /// along diagonals; LeafQuadtree is usually faster. Costs: twice the depth
 /// of a quadtree for the same leaf size, a cross product per box per level,
 /// and an owner check that walks up the cuts for each overlapping pair.
-/// Coordinates should stay below about 1e18 in magnitude (products of them
-/// must not overflow a float).
+/// Cuts are kept and tested in double, so every finite box is placed
+/// exactly, up to the largest float.
 
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
