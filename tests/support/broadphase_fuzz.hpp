@@ -67,18 +67,18 @@ inline float coordinate(Source& src, std::span<const AABB> existing) {
       return static_cast<float>(std::min<double>(v, kMax)) * (src.below(2) ? 1.0f : -1.0f);
     }
     case 4: {
-      static constexpr float kEdges[] = {kMax,
-                                         -kMax,
-                                         3e38f,
-                                         -3e38f,
-                                         1e30f,
-                                         -1e30f,
-                                         0.0f,
-                                         1e-38f,
-                                         -1e-38f,
-                                         std::nextafter(kMax, 0.0f),
-                                         std::numeric_limits<float>::denorm_min(),
-                                         1.7e38f};
+      static const float kEdges[] = {kMax,
+                                     -kMax,
+                                     3e38f,
+                                     -3e38f,
+                                     1e30f,
+                                     -1e30f,
+                                     0.0f,
+                                     1e-38f,
+                                     -1e-38f,
+                                     std::nextafter(kMax, 0.0f),
+                                     std::numeric_limits<float>::denorm_min(),
+                                     1.7e38f};
       return kEdges[src.below(sizeof kEdges / sizeof kEdges[0])];
     }
     case 5: {  // a coordinate of another box, a few ulps away
