@@ -114,6 +114,52 @@ TEST(RegionTrees, OptionsAreValidated) {
   }
   EXPECT_NO_THROW(DiagonalBsp(DiagonalBspOptions{1, 64, 1.0f}));
   EXPECT_EQ(NonaTree().options().threshold, 16u);
+  // maxSplitGrowth is a four-way split's growth: at most 4, the limit named.
+  EXPECT_NO_THROW(LeafQuadtree(LeafQuadtreeOptions{16, 8, 4.0f}));
+  try {
+    DynamicCentreQuadtree bad(DynamicCentreQuadtreeOptions{16, 15, 0, 4.07f});
+    FAIL() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("maxSplitGrowth = 4.07"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[1, 4]"), std::string::npos) << e.what();
+  }
+}
+
+// Issue 12: growth 4 (valid) used to copy world-sized boxes into every cell
+// down to the depth limit: 20 boxes took over 3 GiB (bad_alloc). The trees'
+// budgets keep them within 8n leaf entries and 8n + 1 nodes.
+TEST(RegionTrees, MemoryStaysLinearAtTheLargestGrowth) {
+  std::vector<std::unique_ptr<BroadPhase>> trees;
+  trees.push_back(std::make_unique<LeafQuadtree>(LeafQuadtreeOptions{16, 12, 4.0f}));
+  trees.push_back(std::make_unique<LeafQuadtree>(LeafQuadtreeOptions{1, 32, 4.0f}));
+  trees.push_back(std::make_unique<NonaTree>(NonaTreeOptions{16, 8, 4.0f}));
+  trees.push_back(std::make_unique<NonaTree>(NonaTreeOptions{1, 32, 4.0f}));
+  trees.push_back(
+      std::make_unique<DynamicCentreQuadtree>(DynamicCentreQuadtreeOptions{16, 15, 0, 4.0f}));
+  trees.push_back(std::make_unique<DiagonalBsp>(DiagonalBspOptions{1, 64, 4.0f}));
+  for (const std::uint32_t n : {18u, 20u, 200u}) {
+    std::vector<AABB> boxes;
+    for (std::uint32_t i = 0; i < n; ++i) {  // world-sized, centres spread a little
+      const auto d = static_cast<float>(i);
+      boxes.push_back({{-1000 + d, -1000 + d}, {1000 + d, 1000 + d}});
+    }
+    for (auto& tree : trees) {
+      tree->setBounds({{0, 0}, {100, 100}});
+      tree->update(boxes);
+      std::vector<Pair> pairs;
+      tree->findPairs(pairs);
+      EXPECT_EQ(pairs.size(), std::size_t{n} * (n - 1) / 2);
+      EXPECT_LE(tree->memoryBytes(), (std::size_t{1} << 20) + 4096 * std::size_t{n})
+          << toString(tree->type()) << " n=" << n;
+      RegionTreeStats stats{};
+      if (auto* t = dynamic_cast<LeafQuadtree*>(tree.get())) stats = t->stats();
+      if (auto* t = dynamic_cast<NonaTree*>(tree.get())) stats = t->stats();
+      if (auto* t = dynamic_cast<DynamicCentreQuadtree*>(tree.get())) stats = t->stats();
+      if (auto* t = dynamic_cast<DiagonalBsp*>(tree.get())) stats = t->stats();
+      EXPECT_LE(stats.leafEntries, 8 * n) << toString(tree->type());
+      EXPECT_LE(stats.nodes, 8 * n + 1) << toString(tree->type());
+    }
+  }
 }
 
 TEST(RegionTrees, ExactOnLatticeBoxesWithDeepTrees) {

@@ -2,6 +2,8 @@
 #include <quadbin/error.hpp>
 #include <string>
 
+#include "checks.hpp"
+
 namespace quadbin {
 
 AutoBroadPhase::AutoBroadPhase(const AutoOptions& options)
@@ -45,6 +47,7 @@ BroadPhaseType AutoBroadPhase::choose(std::size_t count) const noexcept {
 }
 
 void AutoBroadPhase::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "AutoBroadPhase::update");
   const BroadPhaseType pick = choose(boxes.size());
   if (pick != active_->type()) {
     active_ = makeBroadPhase(pick);

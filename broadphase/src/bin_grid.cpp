@@ -10,6 +10,8 @@
 #include <utility>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+
+#include "checks.hpp"
 #endif
 
 namespace quadbin {
@@ -287,6 +289,7 @@ void BinGrid::draw(BroadPhaseDraw& out) const {
 }
 
 void BinGrid::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "BinGrid::update");
   const auto n = static_cast<std::uint32_t>(boxes.size());
   chooseCellSize(boxes);
   planLevels(boxes);
@@ -475,7 +478,8 @@ void BinGrid::findPairs(std::vector<Pair>& out) {
   pairBuffers_.appendTo(tasks(), out);
 }
 
-void BinGrid::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+void BinGrid::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+  const AABB box = detail::queryBox(given, "BinGrid::query");
   for (const std::uint32_t l : usedLevels_) {
     forEachReachingBucket(levels_[l], box, [&](std::uint32_t from, std::uint32_t to) {
       for (std::uint32_t k = from; k < to; ++k) {

@@ -11,6 +11,8 @@
 #include <quadbin/broadphase/quadtree.hpp>
 #include <quadbin/broadphase/sweep_and_prune.hpp>
 
+#include "checks.hpp"
+
 namespace quadbin {
 
 namespace {
@@ -52,6 +54,11 @@ std::optional<BroadPhaseType> parseBroadPhaseType(std::string_view name) noexcep
 }
 
 std::span<const BroadPhaseType> allBroadPhaseTypes() noexcept { return kAllTypes; }
+
+void BroadPhase::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "BroadPhase::queryRay");
+  query(ray.bounds(), out);  // finite ray, so no NaN; an infinite side is fine
+}
 
 std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type) {
   switch (type) {

@@ -1,8 +1,11 @@
 #include <quadbin/broadphase/brute_force.hpp>
 
+#include "checks.hpp"
+
 namespace quadbin {
 
 void BruteForce::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "BruteForce::update");
   const std::size_t n = boxes.size();
   minX_.resize(n);
   minY_.resize(n);
@@ -28,7 +31,8 @@ void BruteForce::findPairs(std::vector<Pair>& out) {
   }
 }
 
-void BruteForce::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+void BruteForce::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+  const AABB box = detail::queryBox(given, "BruteForce::query");
   const auto n = static_cast<std::uint32_t>(minX_.size());
   for (std::uint32_t i = 0; i < n; ++i) {
     if (minX_[i] <= box.max.x && box.min.x <= maxX_[i] && minY_[i] <= box.max.y &&

@@ -3,6 +3,8 @@
 // point inside that box could land on different sides of a cut.
 #include <quadbin/broadphase/diagonal_bsp.hpp>
 
+#include "checks.hpp"
+#include "float_math.hpp"
 #include "region_tree.hpp"
 
 namespace quadbin {
@@ -10,18 +12,41 @@ namespace quadbin {
 namespace {
 
 // A triangle (the root: the rectangle a..b) and, once split, its cut: the
-// line through o along d. Child 0 ("left") takes side(p) >= 0.
+// line through o along d. Child 0 ("left") takes side(p) >= 0. The cut is
+// kept in double: over the whole float range its direction and the
+// products below overflow a float, never a double.
 struct TriShape {
   Vec2 a, b, c;
-  Vec2 o, d;
+  double ox = 0.0, oy = 0.0, dx = 0.0, dy = 0.0;
 };
 
-// cross(d, p - o). Rounded step by step, it still never decreases in y when
-// d.x >= 0 and never decreases in x when d.y <= 0 (float subtraction and
-// multiplication by a constant are monotonic), which is what makes the
-// extreme-corner test below exact for every point of a box.
-[[nodiscard]] inline float side(const TriShape& s, float x, float y) noexcept {
-  return s.d.x * (y - s.o.y) - s.d.y * (x - s.o.x);
+// cross(d, p - o), in double. Rounded step by step, it still never
+// decreases in y when d.x >= 0 and never decreases in x when d.y <= 0
+// (subtraction and multiplication by a constant are monotonic), which is
+// what makes the extreme-corner test below exact for every point of a box.
+[[nodiscard]] inline double side(const TriShape& s, float x, float y) noexcept {
+  return s.dx * (static_cast<double>(y) - s.oy) - s.dy * (static_cast<double>(x) - s.ox);
+}
+
+[[nodiscard]] inline double lengthSquaredOf(Vec2 p, Vec2 q) noexcept {
+  const double x = detail::span(p.x, q.x), y = detail::span(p.y, q.y);
+  return x * x + y * y;
+}
+
+// The cut through `from` toward `to`.
+inline void setCut(TriShape& s, Vec2 from, Vec2 to) noexcept {
+  s.ox = from.x;
+  s.oy = from.y;
+  s.dx = detail::span(from.x, to.x);
+  s.dy = detail::span(from.y, to.y);
+}
+
+// [lo, hi] of a ray as floats, rounded outward.
+inline detail::RaySpan raySpan(std::uint32_t child, double lo, double hi) noexcept {
+  auto t0 = static_cast<float>(lo), t1 = static_cast<float>(hi);
+  if (static_cast<double>(t0) > lo) t0 = std::nextafter(t0, -detail::kFloatMax);
+  if (static_cast<double>(t1) < hi) t1 = std::nextafter(t1, detail::kFloatMax);
+  return detail::RaySpan{child, t0, t1};
 }
 
 class BspPolicy {
@@ -48,31 +73,29 @@ class BspPolicy {
     if (depth == 0) {
       // The rectangle, along its diagonal from the bottom-left corner.
       const Vec2 lo = s.a, hi = s.b;
-      s.o = lo;
-      s.d = hi - lo;
-      children[0] = Shape{lo, hi, {lo.x, hi.y}, {}, {}};  // above the diagonal
-      children[1] = Shape{lo, {hi.x, lo.y}, hi, {}, {}};  // below it
+      setCut(s, lo, hi);
+      children[0] = Shape{lo, hi, {lo.x, hi.y}};  // above the diagonal
+      children[1] = Shape{lo, {hi.x, lo.y}, hi};  // below it
       return true;
     }
     // From the vertex opposite the longest side to that side's midpoint.
     const Vec2 v[3] = {s.a, s.b, s.c};
     std::uint32_t longest = 0;
-    float longestLength = lengthSquared(v[1] - v[0]);
+    double longestLength = lengthSquaredOf(v[0], v[1]);
     for (std::uint32_t e = 1; e < 3; ++e) {
-      const float length = lengthSquared(v[(e + 1) % 3] - v[e]);
+      const double length = lengthSquaredOf(v[e], v[(e + 1) % 3]);
       if (length > longestLength) {
         longest = e;
         longestLength = length;
       }
     }
     const Vec2 p = v[longest], q = v[(longest + 1) % 3], apex = v[(longest + 2) % 3];
-    const Vec2 mid = (p + q) * 0.5f;
-    s.o = apex;
-    s.d = mid - apex;
-    if (s.d.x == 0.0f && s.d.y == 0.0f) return false;  // shrunk below float precision
-    const Shape withP{apex, p, mid, {}, {}};
-    const Shape withQ{apex, mid, q, {}, {}};
-    const bool pLeft = side(s, p.x, p.y) >= 0.0f;
+    const Vec2 mid{detail::midpoint(p.x, q.x), detail::midpoint(p.y, q.y)};
+    setCut(s, apex, mid);
+    if (s.dx == 0.0 && s.dy == 0.0) return false;  // shrunk below float precision
+    const Shape withP{apex, p, mid};
+    const Shape withQ{apex, mid, q};
+    const bool pLeft = side(s, p.x, p.y) >= 0.0;
     children[0] = pLeft ? withP : withQ;
     children[1] = pLeft ? withQ : withP;
     return true;
@@ -83,46 +106,18 @@ class BspPolicy {
   // Every point of the box then descends (pointChild) to a side it is in.
   [[nodiscard]] std::uint32_t insertMask(const Shape& s, float x0, float y0, float x1,
                                          float y1) const noexcept {
-    const float leftX = s.d.y <= 0.0f ? x1 : x0, leftY = s.d.x >= 0.0f ? y1 : y0;
-    const float rightX = s.d.y <= 0.0f ? x0 : x1, rightY = s.d.x >= 0.0f ? y0 : y1;
+    const float leftX = s.dy <= 0.0 ? x1 : x0, leftY = s.dx >= 0.0 ? y1 : y0;
+    const float rightX = s.dy <= 0.0 ? x0 : x1, rightY = s.dx >= 0.0 ? y0 : y1;
     const std::uint32_t mask =
-        (side(s, leftX, leftY) >= 0.0f ? 1u : 0u) | (side(s, rightX, rightY) < 0.0f ? 2u : 0u);
-    return mask != 0 ? mask : 3u;  // NaN (overflow): both sides, never lost
+        (side(s, leftX, leftY) >= 0.0 ? 1u : 0u) | (side(s, rightX, rightY) < 0.0 ? 2u : 0u);
+    return mask != 0 ? mask : 3u;  // never NaN for finite boxes; both sides if it were
   }
   void insertMasks(const Shape& s, const detail::Item* items, std::uint32_t count,
                    std::uint16_t* masks) const noexcept {
-#if defined(__SSE2__)
-    // Both extreme corners in one register: (leftX, leftY, rightX, rightY)
-    // picked from (x0, y0, x1, y1) and its halves swapped, then side() for
-    // both with the same roundings as the scalar one: -(d.y * dx) is exact,
-    // so d.x * dy + -(d.y * dx) rounds like d.x * dy - d.y * dx.
-    const auto all = static_cast<int>(0xFFFFFFFFu);
-    const __m128 swapPick =
-        _mm_castsi128_ps(_mm_setr_epi32(s.d.y <= 0.0f ? all : 0, s.d.x >= 0.0f ? all : 0,
-                                        s.d.y <= 0.0f ? all : 0, s.d.x >= 0.0f ? all : 0));
-    const __m128 origin = _mm_setr_ps(s.o.x, s.o.y, s.o.x, s.o.y);
-    const __m128 scale = _mm_setr_ps(-s.d.y, s.d.x, -s.d.y, s.d.x);
-    const __m128 zero = _mm_setzero_ps();
-    for (std::uint32_t i = 0; i < count; ++i) {
-      float corners[4];
-      std::memcpy(corners, &items[i], sizeof corners);
-      const __m128 box = _mm_loadu_ps(corners);
-      const __m128 swapped = _mm_shuffle_ps(box, box, _MM_SHUFFLE(1, 0, 3, 2));
-      const __m128 picked = _mm_or_ps(_mm_and_ps(swapPick, swapped), _mm_andnot_ps(swapPick, box));
-      const __m128 terms = _mm_mul_ps(_mm_sub_ps(picked, origin), scale);
-      const __m128 sides = _mm_add_ps(_mm_shuffle_ps(terms, terms, _MM_SHUFFLE(2, 3, 0, 1)), terms);
-      const auto left = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmpge_ps(sides, zero)));
-      const auto right = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmplt_ps(sides, zero)));
-      const std::uint32_t mask = (left & 1u) | ((right >> 1) & 2u);
-      masks[i] = static_cast<std::uint16_t>(mask != 0 ? mask : 3u);
-      assert(masks[i] == insertMask(s, items[i].x0, items[i].y0, items[i].x1, items[i].y1));
-    }
-#else
     for (std::uint32_t i = 0; i < count; ++i) {
       masks[i] = static_cast<std::uint16_t>(
           insertMask(s, items[i].x0, items[i].y0, items[i].x1, items[i].y1));
     }
-#endif
   }
   // The same rule finds every box touching a query box: a point they share
   // descends to a leaf holding the box, and the query box reaches it.
@@ -130,7 +125,7 @@ class BspPolicy {
     return insertMask(s, box.min.x, box.min.y, box.max.x, box.max.y);
   }
   [[nodiscard]] std::uint32_t pointChild(const Shape& s, float x, float y) const noexcept {
-    return side(s, x, y) >= 0.0f ? 0u : 1u;
+    return side(s, x, y) >= 0.0 ? 0u : 1u;
   }
 
   // The root is the rectangle a..b until its first cut; every other
@@ -150,34 +145,38 @@ class BspPolicy {
   std::uint32_t rayChildren(const Shape& s, const Shape* /*children*/, std::uint32_t /*count*/,
                             const Ray& ray, float t0, float t1,
                             detail::RaySpan* out) const noexcept {
-    const float f0 = side(s, ray.origin.x, ray.origin.y);
-    const float k = s.d.x * ray.direction.y - s.d.y * ray.direction.x;
-    const float reach = std::abs(ray.origin.x) + std::abs(ray.origin.y) + std::abs(s.o.x) +
-                        std::abs(s.o.y) +
-                        (std::abs(ray.direction.x) + std::abs(ray.direction.y)) * ray.maxT;
-    const float tol =
-        1e-4f * (std::abs(s.d.x) + std::abs(s.d.y)) * reach + std::numeric_limits<float>::min();
+    // In double: for finite rays and cuts nothing here overflows.
+    const double f0 = side(s, ray.origin.x, ray.origin.y);
+    const double k = s.dx * ray.direction.y - s.dy * ray.direction.x;
+    const double reach = std::abs(static_cast<double>(ray.origin.x)) +
+                         std::abs(static_cast<double>(ray.origin.y)) + std::abs(s.ox) +
+                         std::abs(s.oy) +
+                         (std::abs(static_cast<double>(ray.direction.x)) +
+                          std::abs(static_cast<double>(ray.direction.y))) *
+                             std::abs(static_cast<double>(ray.maxT));
+    const double tol =
+        1e-4 * (std::abs(s.dx) + std::abs(s.dy)) * reach + std::numeric_limits<double>::min();
     std::uint32_t n = 0;
     // Left: f0 + k t >= -tol. Right: f0 + k t <= tol.
-    float lo = t0, hi = t1;
-    if (k > 0.0f) {
+    double lo = t0, hi = t1;
+    if (k > 0.0) {
       lo = std::max(lo, (-tol - f0) / k);
-    } else if (k < 0.0f) {
+    } else if (k < 0.0) {
       hi = std::min(hi, (-tol - f0) / k);
     } else if (!(f0 >= -tol)) {
-      hi = lo - 1.0f;
+      hi = lo - 1.0;
     }
-    if (lo <= hi) out[n++] = detail::RaySpan{0, lo, hi};
+    if (lo <= hi) out[n++] = raySpan(0, lo, hi);
     lo = t0;
     hi = t1;
-    if (k > 0.0f) {
+    if (k > 0.0) {
       hi = std::min(hi, (tol - f0) / k);
-    } else if (k < 0.0f) {
+    } else if (k < 0.0) {
       lo = std::max(lo, (tol - f0) / k);
     } else if (!(f0 <= tol)) {
-      hi = lo - 1.0f;
+      hi = lo - 1.0;
     }
-    if (lo <= hi) out[n++] = detail::RaySpan{1, lo, hi};
+    if (lo <= hi) out[n++] = raySpan(1, lo, hi);
     return n;
   }
 };
@@ -196,12 +195,16 @@ DiagonalBsp::DiagonalBsp(const DiagonalBspOptions& options)
 DiagonalBsp::~DiagonalBsp() = default;
 
 void DiagonalBsp::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void DiagonalBsp::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void DiagonalBsp::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "DiagonalBsp::update");
+  impl_->update(boxes, tasks());
+}
 void DiagonalBsp::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void DiagonalBsp::query(const AABB& box, std::vector<std::uint32_t>& out) const {
-  impl_->query(box, out);
+  impl_->query(detail::queryBox(box, "DiagonalBsp::query"), out);
 }
 void DiagonalBsp::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "DiagonalBsp::queryRay");
   impl_->queryRay(ray, out);
 }
 std::size_t DiagonalBsp::size() const noexcept { return impl_->size(); }

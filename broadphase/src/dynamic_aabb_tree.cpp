@@ -6,6 +6,8 @@
 #include <quadbin/error.hpp>
 #include <string>
 
+#include "checks.hpp"
+#include "float_math.hpp"
 #include "sort_keys.hpp"
 
 namespace quadbin {
@@ -14,8 +16,9 @@ namespace {
 
 /// Half the perimeter: the 2D "surface area" of the SAH (the factor 2 does
 /// not change any comparison).
-[[nodiscard]] inline float halfPerimeter(const AABB& b) noexcept {
-  return (b.max.x - b.min.x) + (b.max.y - b.min.y);
+/// In double: boxes spanning the float range would overflow a float sum.
+[[nodiscard]] inline double halfPerimeter(const AABB& b) noexcept {
+  return detail::span(b.min.x, b.max.x) + detail::span(b.min.y, b.max.y);
 }
 
 /// Depth-first walk entering only the nodes whose box `enter` accepts;
@@ -63,10 +66,17 @@ DynamicAabbTree::DynamicAabbTree(const DynamicAabbTreeOptions& options) : option
                 std::to_string(options.rebuildFraction));
 }
 
-AABB DynamicAabbTree::fatten(const AABB& tight) const noexcept {
-  const float d =
-      options_.margin * std::max(tight.width(), tight.height()) + options_.absoluteMargin;
-  return tight.expanded(d);
+AABB DynamicAabbTree::fatten(const AABB& tight) const noexcept { return grown(tight, 1.0); }
+
+AABB DynamicAabbTree::grown(const AABB& tight, double times) const noexcept {
+  // In double and clamped to the float range: the side of a box spanning
+  // the range overflows a float (and margin 0 times infinity is NaN).
+  // Rounding is monotonic, so the float fat box still holds the tight one.
+  const double d = times * (options_.margin * std::max(detail::span(tight.min.x, tight.max.x),
+                                                       detail::span(tight.min.y, tight.max.y)) +
+                            options_.absoluteMargin);
+  return {{detail::clampToFloat(tight.min.x - d), detail::clampToFloat(tight.min.y - d)},
+          {detail::clampToFloat(tight.max.x + d), detail::clampToFloat(tight.max.y + d)}};
 }
 
 const AABB& DynamicAabbTree::bound(std::uint32_t node) const noexcept {
@@ -163,17 +173,17 @@ void DynamicAabbTree::insertLeaf(std::uint32_t leaf) {
   std::uint32_t node = root_;
   while (!nodes_[node].isLeaf()) {
     const Node& n = nodes_[node];
-    const float area = halfPerimeter(n.box);
-    const float combined = halfPerimeter(unionOf(n.box, box));
-    const float cost = 2.0f * combined;
-    const float inherited = 2.0f * (combined - area);
+    const double area = halfPerimeter(n.box);
+    const double combined = halfPerimeter(unionOf(n.box, box));
+    const double cost = 2.0 * combined;
+    const double inherited = 2.0 * (combined - area);
     const auto childCost = [&](std::uint32_t child) {
       const Node& c = nodes_[child];
       if (c.isLeaf()) return halfPerimeter(unionOf(box, fat_[c.child2])) + inherited;
       return halfPerimeter(unionOf(box, c.box)) - halfPerimeter(c.box) + inherited;
     };
-    const float cost1 = childCost(n.child1);
-    const float cost2 = childCost(n.child2);
+    const double cost1 = childCost(n.child1);
+    const double cost2 = childCost(n.child2);
     if (cost < cost1 && cost < cost2) break;
     if (cost1 < cost2) {
       node = n.child1;
@@ -237,8 +247,8 @@ void DynamicAabbTree::splitRange(std::uint32_t first, std::uint32_t count) noexc
   std::uint64_t* xs = byX_.data() + first;
   std::uint64_t* ys = byY_.data() + first;
   const auto spread = [count](const std::uint64_t* keys) {
-    return detail::floatOfSortable(static_cast<std::uint32_t>(keys[count - 1] >> 32)) -
-           detail::floatOfSortable(static_cast<std::uint32_t>(keys[0] >> 32));
+    return detail::span(detail::floatOfSortable(static_cast<std::uint32_t>(keys[0] >> 32)),
+                        detail::floatOfSortable(static_cast<std::uint32_t>(keys[count - 1] >> 32)));
   };
   const bool onY = spread(ys) > spread(xs);
   const std::uint64_t* sorted = onY ? ys : xs;
@@ -305,8 +315,8 @@ void DynamicAabbTree::rebuild(std::span<const AABB> boxes) {
   buildTight_.resize(n);
   for (std::uint32_t p = 0; p < n; ++p) {
     const AABB& b = boxes[p];
-    byX_[p] = detail::sortKey(0.5f * (b.min.x + b.max.x), p);
-    byY_[p] = detail::sortKey(0.5f * (b.min.y + b.max.y), p);
+    byX_[p] = detail::sortKey(detail::midpoint(b.min.x, b.max.x), p);
+    byY_[p] = detail::sortKey(detail::midpoint(b.min.y, b.max.y), p);
     fat_[p] = fatten(b);
   }
   // Keys made in proxy order: the stable sort breaks ties by proxy.
@@ -327,6 +337,7 @@ void DynamicAabbTree::rebuild(std::span<const AABB> boxes) {
 }
 
 void DynamicAabbTree::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "DynamicAabbTree::update");
   assert(boxes.size() < kNull / 2);
   const auto n = static_cast<std::uint32_t>(boxes.size());
   const auto prev = static_cast<std::uint32_t>(leafOf_.size());
@@ -344,8 +355,7 @@ void DynamicAabbTree::update(std::span<const AABB> boxes) {
     }
     // Still inside, but a fat box far larger than the box needs now (it
     // shrank) would only produce candidates to filter: refresh it.
-    const float d = options_.margin * std::max(t.width(), t.height()) + options_.absoluteMargin;
-    if (!contains(t.expanded(4.0f * d), fat)) moved_.push_back(p);
+    if (!contains(grown(t, 4.0), fat)) moved_.push_back(p);
   }
   const std::size_t changes = moved_.size() + (prev - common) + (n - common);
   if (root_ == kNull ||
@@ -444,7 +454,8 @@ void DynamicAabbTree::findPairs(std::vector<Pair>& out) {
   }
 }
 
-void DynamicAabbTree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+void DynamicAabbTree::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+  const AABB box = detail::queryBox(given, "DynamicAabbTree::query");
   if (root_ == kNull) return;
   walk(
       nodes_, root_, height(), [&](const AABB& fat) { return touches(fat, box); },
@@ -454,6 +465,7 @@ void DynamicAabbTree::query(const AABB& box, std::vector<std::uint32_t>& out) co
 }
 
 void DynamicAabbTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "DynamicAabbTree::queryRay");
   if (root_ == kNull) return;
   walk(
       nodes_, root_, height(), [&](const AABB& fat) { return raycast(ray, fat).has_value(); },

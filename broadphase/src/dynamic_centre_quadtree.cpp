@@ -1,5 +1,7 @@
 #include <quadbin/broadphase/dynamic_centre_quadtree.hpp>
 
+#include "checks.hpp"
+#include "float_math.hpp"
 #include "region_tree.hpp"
 
 namespace quadbin {
@@ -52,19 +54,23 @@ class MeanCutter {
     template <class Pick>
     [[nodiscard]] static Mean of(const detail::RectShape& s, std::uint32_t count, Pick pick) {
       constexpr float kInf = std::numeric_limits<float>::infinity();
+      // Centres are halves added (min + max overflows a float near the
+      // largest one), clamped into the cell, whose infinite root side (the
+      // nudge past a box at the largest float) counts as the largest float.
+      const float hiX = std::min(s.x1, detail::kFloatMax), hiY = std::min(s.y1, detail::kFloatMax);
       Mean m;
       m.n = count;
 #if defined(__SSE2__)
       // Both axes at once: lanes 0 and 1 of (x0, y0, x1, y1) + (x1, y1, ..)
       // are the centre; two double accumulators, summed in a fixed order.
       const __m128 cellLo = _mm_setr_ps(s.x0, s.y0, s.x0, s.y0);
-      const __m128 cellHi = _mm_setr_ps(s.x1, s.y1, s.x1, s.y1);
+      const __m128 cellHi = _mm_setr_ps(hiX, hiY, hiX, hiY);
       const __m128 half = _mm_set1_ps(0.5f);
       const auto centre = [&](const detail::Item& item) {
         float corners[4];
         std::memcpy(corners, &item, sizeof corners);
-        const __m128 box = _mm_loadu_ps(corners);
-        const __m128 mid = _mm_mul_ps(_mm_add_ps(box, _mm_movehl_ps(box, box)), half);
+        const __m128 box = _mm_mul_ps(_mm_loadu_ps(corners), half);  // halves: no overflow
+        const __m128 mid = _mm_add_ps(box, _mm_movehl_ps(box, box));
         return _mm_min_ps(_mm_max_ps(mid, cellLo), cellHi);
       };
       __m128d sumA = _mm_setzero_pd(), sumB = _mm_setzero_pd();
@@ -100,8 +106,8 @@ class MeanCutter {
       m.hiX = m.hiY = -kInf;
       for (std::uint32_t k = 0; k < count; ++k) {
         const detail::Item& item = pick(k);
-        const float cx = detail::clampCut(0.5f * (item.x0 + item.x1), s.x0, s.x1);
-        const float cy = detail::clampCut(0.5f * (item.y0 + item.y1), s.y0, s.y1);
+        const float cx = detail::clampCut(0.5f * item.x0 + 0.5f * item.x1, s.x0, hiX);
+        const float cy = detail::clampCut(0.5f * item.y0 + 0.5f * item.y1, s.y0, hiY);
         m.sumX += cx;
         m.sumY += cy;
         m.loX = std::min(m.loX, cx);
@@ -137,12 +143,16 @@ DynamicCentreQuadtree::DynamicCentreQuadtree(const DynamicCentreQuadtreeOptions&
 DynamicCentreQuadtree::~DynamicCentreQuadtree() = default;
 
 void DynamicCentreQuadtree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void DynamicCentreQuadtree::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void DynamicCentreQuadtree::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "DynamicCentreQuadtree::update");
+  impl_->update(boxes, tasks());
+}
 void DynamicCentreQuadtree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void DynamicCentreQuadtree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
-  impl_->query(box, out);
+  impl_->query(detail::queryBox(box, "DynamicCentreQuadtree::query"), out);
 }
 void DynamicCentreQuadtree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "DynamicCentreQuadtree::queryRay");
   impl_->queryRay(ray, out);
 }
 std::size_t DynamicCentreQuadtree::size() const noexcept { return impl_->size(); }

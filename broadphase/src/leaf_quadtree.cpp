@@ -1,5 +1,7 @@
 #include <quadbin/broadphase/leaf_quadtree.hpp>
 
+#include "checks.hpp"
+#include "float_math.hpp"
 #include "region_tree.hpp"
 
 namespace quadbin {
@@ -12,9 +14,15 @@ struct MiddleCutter {
   static constexpr std::uint32_t kSide = 2;
   bool chooseCuts(detail::RectShape& s, std::uint32_t /*depth*/, std::uint32_t /*node*/,
                   std::span<const detail::Item> /*items*/) const noexcept {
-    s.cutX[0] = detail::clampCut(s.x0 + (s.x1 - s.x0) * 0.5f, s.x0, s.x1);
-    s.cutY[0] = detail::clampCut(s.y0 + (s.y1 - s.y0) * 0.5f, s.y0, s.y1);
+    s.cutX[0] = middle(s.x0, s.x1);
+    s.cutY[0] = middle(s.y0, s.y1);
     return true;
+  }
+  // In double: a cell spanning the float range has no float width. A root
+  // side may be infinite (the nudge above a box at the largest float): its
+  // middle is taken from the largest float instead.
+  static float middle(float lo, float hi) noexcept {
+    return detail::clampCut(detail::midpoint(lo, std::min(hi, detail::kFloatMax)), lo, hi);
   }
 };
 
@@ -35,12 +43,16 @@ LeafQuadtree::LeafQuadtree(const LeafQuadtreeOptions& options)
 LeafQuadtree::~LeafQuadtree() = default;
 
 void LeafQuadtree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void LeafQuadtree::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void LeafQuadtree::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "LeafQuadtree::update");
+  impl_->update(boxes, tasks());
+}
 void LeafQuadtree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void LeafQuadtree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
-  impl_->query(box, out);
+  impl_->query(detail::queryBox(box, "LeafQuadtree::query"), out);
 }
 void LeafQuadtree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "LeafQuadtree::queryRay");
   impl_->queryRay(ray, out);
 }
 std::size_t LeafQuadtree::size() const noexcept { return impl_->size(); }
@@ -48,9 +60,12 @@ std::size_t LeafQuadtree::memoryBytes() const noexcept {
   return sizeof(Impl) + impl_->memoryBytes();
 }
 void LeafQuadtree::clear() noexcept { impl_->clear(); }
-void LeafQuadtree::insert(std::uint32_t index, const AABB& box) { impl_->insert(index, box); }
+void LeafQuadtree::insert(std::uint32_t index, const AABB& box) {
+  detail::requireValidBox(box, index, "LeafQuadtree::insert");
+  impl_->insert(index, box);
+}
 void LeafQuadtree::retrieve(const AABB& box, std::vector<std::uint32_t>& out) {
-  impl_->retrieve(box, out, tasks());
+  impl_->retrieve(detail::queryBox(box, "LeafQuadtree::retrieve"), out, tasks());
 }
 RegionTreeStats LeafQuadtree::stats() const noexcept { return impl_->stats(); }
 void LeafQuadtree::draw(BroadPhaseDraw& out) const { impl_->draw(out); }

@@ -1,5 +1,7 @@
 #include <quadbin/broadphase/nona_tree.hpp>
 
+#include "checks.hpp"
+#include "float_math.hpp"
 #include "region_tree.hpp"
 
 namespace quadbin {
@@ -15,11 +17,13 @@ struct ThirdsCutter {
     cutInThirds(s.y0, s.y1, s.cutY);
     return true;
   }
+  // In double: a cell spanning the float range has no float width (and a
+  // root side may be infinite: its thirds are taken up to the largest float).
   static void cutInThirds(float lo, float hi, std::array<float, 2>& cuts) noexcept {
-    const float third = (hi - lo) / 3.0f;
-    cuts[0] = detail::clampCut(lo + third, lo, hi);
+    const double third = detail::span(lo, std::min(hi, detail::kFloatMax)) / 3.0;
+    cuts[0] = detail::clampCut(static_cast<float>(lo + third), lo, hi);
     // Computed from lo, not from cuts[0], and kept ascending after rounding.
-    cuts[1] = std::max(cuts[0], detail::clampCut(lo + 2.0f * third, lo, hi));
+    cuts[1] = std::max(cuts[0], detail::clampCut(static_cast<float>(lo + 2.0 * third), lo, hi));
   }
 };
 
@@ -40,12 +44,16 @@ NonaTree::NonaTree(const NonaTreeOptions& options)
 NonaTree::~NonaTree() = default;
 
 void NonaTree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
-void NonaTree::update(std::span<const AABB> boxes) { impl_->update(boxes, tasks()); }
+void NonaTree::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "NonaTree::update");
+  impl_->update(boxes, tasks());
+}
 void NonaTree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out, tasks()); }
 void NonaTree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
-  impl_->query(box, out);
+  impl_->query(detail::queryBox(box, "NonaTree::query"), out);
 }
 void NonaTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "NonaTree::queryRay");
   impl_->queryRay(ray, out);
 }
 std::size_t NonaTree::size() const noexcept { return impl_->size(); }

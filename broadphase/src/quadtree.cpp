@@ -6,11 +6,17 @@
 #include <quadbin/error.hpp>
 #include <string>
 
+#include "checks.hpp"
+#include "float_math.hpp"
+
 namespace quadbin {
 
 namespace {
 
 constexpr std::uint32_t kMaxDepthLimit = 24;
+// Looser nodes overlap more of their siblings: at 4 a node's box is as wide
+// as its parent's cell, past that looseness only costs.
+constexpr float kMaxLooseness = 4.0f;
 // Depth-first traversals push at most 4 children per level and pop one:
 // the stack never holds more than 3 * depth + 4 nodes.
 constexpr std::size_t kStackSize = 3 * kMaxDepthLimit + 8;
@@ -31,10 +37,16 @@ struct NodeStack {
   std::int32_t pop() noexcept { return items[--size]; }
 };
 
+// Where a cell is cut: its centre, in double so that a cell spanning the
+// float range has one (min + max overflows a float).
+Vec2 cut(const AABB& cell) noexcept {
+  return {detail::midpoint(cell.min.x, cell.max.x), detail::midpoint(cell.min.y, cell.max.y)};
+}
+
 // Quadrant q (x then y: 0 low-low, 1 high-low, 2 low-high, 3 high-high)
 // of a cell, cut at its centre.
 AABB quadrant(const AABB& cell, int q) noexcept {
-  const Vec2 c = cell.center();
+  const Vec2 c = cut(cell);
   switch (q) {
     case 0:
       return {cell.min, c};
@@ -47,10 +59,14 @@ AABB quadrant(const AABB& cell, int q) noexcept {
   }
 }
 
+// In double, clamped to the float range (every box is finite, so a clamped
+// side still holds what the grown one would).
 AABB grow(const AABB& cell, float looseness) noexcept {
-  const float gx = 0.5f * (looseness - 1.0f) * cell.width();
-  const float gy = 0.5f * (looseness - 1.0f) * cell.height();
-  return {{cell.min.x - gx, cell.min.y - gy}, {cell.max.x + gx, cell.max.y + gy}};
+  const double g = 0.5 * (static_cast<double>(looseness) - 1.0);
+  const double gx = g * detail::span(cell.min.x, cell.max.x);
+  const double gy = g * detail::span(cell.min.y, cell.max.y);
+  return {{detail::clampToFloat(cell.min.x - gx), detail::clampToFloat(cell.min.y - gy)},
+          {detail::clampToFloat(cell.max.x + gx), detail::clampToFloat(cell.max.y + gy)}};
 }
 
 }  // namespace
@@ -61,9 +77,9 @@ QuadtreeBroadPhase::QuadtreeBroadPhase(const QuadtreeOptions& options) : options
     throw Error("QuadtreeOptions.maxDepth = " + std::to_string(options.maxDepth) +
                 " must be <= " + std::to_string(kMaxDepthLimit));
   }
-  if (!(options.looseness >= 1.0f) || !std::isfinite(options.looseness)) {
+  if (!(options.looseness >= 1.0f && options.looseness <= kMaxLooseness)) {
     throw Error("QuadtreeOptions.looseness = " + std::to_string(options.looseness) +
-                " must be finite and >= 1");
+                " must be in [1, " + std::to_string(kMaxLooseness) + "]");
   }
 }
 
@@ -107,8 +123,12 @@ void QuadtreeBroadPhase::rebuildAll() {
     }
     if (any) cell = haveBounds_ ? unionOf(all, bounds_) : all;
     if (!any && !haveBounds_) cell = {{0, 0}, {1, 1}};
-    const float side = std::max({cell.width(), cell.height(), 1e-3f});
-    cell.max = cell.min + Vec2{side, side} * 1.001f;
+    // A square a little larger than the boxes, in double and clamped to the
+    // float range (the boxes' extent may exceed float).
+    const double side = std::max({detail::span(cell.min.x, cell.max.x),
+                                  detail::span(cell.min.y, cell.max.y), 1e-3}) *
+                        1.001;
+    cell.max = {detail::clampToFloat(cell.min.x + side), detail::clampToFloat(cell.min.y + side)};
   }
   resetRoot(cell);
   node_.resize(n);
@@ -381,7 +401,7 @@ void QuadtreeBroadPhase::buildLocal(Subtree& st, std::int32_t at, std::uint32_t 
 }
 
 int QuadtreeBroadPhase::quadrantFor(const AABB& cell, const AABB& b) const noexcept {
-  const Vec2 c = cell.center();
+  const Vec2 c = cut(cell);
   if (options_.looseness == 1.0f) {
     // Tight: the box must lie on one side of both split lines.
     int qx = 0, qy = 0;
@@ -402,7 +422,7 @@ int QuadtreeBroadPhase::quadrantFor(const AABB& cell, const AABB& b) const noexc
     return qy * 2 + qx;
   }
   // Loose: the quadrant of the box's centre, if its grown box holds the box.
-  const Vec2 bc = b.center();
+  const Vec2 bc = cut(b);
   const int q = (bc.y < c.y ? 0 : 2) + (bc.x < c.x ? 0 : 1);
   return contains(grow(quadrant(cell, q), options_.looseness), b) ? q : -1;
 }
@@ -550,6 +570,7 @@ bool QuadtreeBroadPhase::staysPut(std::uint32_t i) const noexcept {
 }
 
 void QuadtreeBroadPhase::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "QuadtreeBroadPhase::update");
   const auto n = static_cast<std::uint32_t>(boxes.size());
   const auto old = static_cast<std::uint32_t>(minX_.size());
   moved_ = 0;
@@ -760,7 +781,8 @@ void QuadtreeBroadPhase::pairsOutside(std::uint32_t begin, std::uint32_t end,
   }
 }
 
-void QuadtreeBroadPhase::query(const AABB& q, std::vector<std::uint32_t>& out) const {
+void QuadtreeBroadPhase::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+  const AABB q = detail::queryBox(given, "QuadtreeBroadPhase::query");
   for (const std::uint32_t v : outside_) {
     if (touches(q, box(v))) out.push_back(v);
   }
@@ -780,6 +802,7 @@ void QuadtreeBroadPhase::query(const AABB& q, std::vector<std::uint32_t>& out) c
 }
 
 void QuadtreeBroadPhase::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  detail::requireValidRay(ray, "QuadtreeBroadPhase::queryRay");
   for (const std::uint32_t v : outside_) {
     if (raycast(ray, box(v))) out.push_back(v);
   }

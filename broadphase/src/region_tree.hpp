@@ -23,6 +23,13 @@
 // children together would hold at most `growth` times its boxes: boxes
 // much larger than the cells would otherwise be copied into every child
 // at every level (10,000 boxes covering the world must not make 4^8 copies).
+// That rule is local: a growth of 2 per split over 12 levels still allows
+// 4,096 copies of a box. So the tree also has two budgets, for n boxes
+// kEntriesPerBox * n leaf entries and kNodesPerBox * n nodes, handed down:
+// a split must fit the node's budgets, and the children share what is left
+// in proportion to their boxes. By induction no subtree exceeds its node's
+// budgets, so memory is linear in n whatever the boxes and options
+// (docs/broadphase-limits.md), and the tree depends only on the input.
 
 #include <algorithm>
 #include <array>
@@ -134,6 +141,10 @@ class ScratchBuffer {
   std::size_t capacity_ = 0;
 };
 
+/// The budgets of a tree of n boxes (see "Bounded work" above).
+constexpr std::uint32_t kEntriesPerBox = 8;
+constexpr std::uint32_t kNodesPerBox = 8;
+
 /// Limits every region tree shares, already validated.
 struct TreeLimits {
   std::uint32_t threshold = 16;
@@ -156,9 +167,11 @@ struct TreeLimits {
     throw Error(name + ".maxDepth = " + std::to_string(maxDepth) + ": must be at most " +
                 std::to_string(depthCap));
   }
-  if (!(maxSplitGrowth >= 1.0f) || !std::isfinite(maxSplitGrowth)) {
+  // Above 4 the limit means nothing: a box reaches at most all four
+  // children of a quad split (the budgets bound memory whatever it is).
+  if (!(maxSplitGrowth >= 1.0f && maxSplitGrowth <= 4.0f)) {
     throw Error(name + ".maxSplitGrowth = " + std::to_string(maxSplitGrowth) +
-                ": must be finite and at least 1");
+                ": must be in [1, 4]");
   }
   TreeLimits limits;
   limits.threshold = threshold;
@@ -288,7 +301,29 @@ class RegionTree {
     std::uint32_t parent = 0;
     std::uint8_t childCount = 0;
     std::uint8_t depth = 0;
+    std::uint32_t entryBudget = 0;  // leaf entries its subtree may hold
+    std::uint32_t nodeBudget = 0;   // nodes its subtree may add below it
   };
+  /// Whether a split of `nd` into `children` children holding `total`
+  /// entries in all fits its budgets.
+  [[nodiscard]] static bool fitsBudgets(const Node& nd, std::uint32_t children,
+                                        std::uint64_t total) noexcept {
+    return total <= nd.entryBudget && children <= nd.nodeBudget;
+  }
+  /// A child holding `count` of the `total` entries of a split of `parent`
+  /// into `children`, with its share of the parent's budgets.
+  [[nodiscard]] static Node childOf(const Node& parent, std::uint32_t parentIndex,
+                                    std::uint32_t children, std::uint32_t begin,
+                                    std::uint32_t count, std::uint64_t total) noexcept {
+    Node child{0,           begin, begin + count,
+               parentIndex, 0,     static_cast<std::uint8_t>(parent.depth + 1)};
+    const auto share = [&](std::uint64_t budget) {
+      return static_cast<std::uint32_t>(total == 0 ? 0 : budget * count / total);
+    };
+    child.entryBudget = share(parent.entryBudget);
+    child.nodeBudget = share(parent.nodeBudget - children);
+    return child;
+  }
   // Above this many boxes a leaf sorts them on x and sweeps instead of
   // testing all pairs (only at the depth limit or with big, stacked boxes).
   static constexpr std::uint32_t kSweepAbove = 48;
@@ -534,9 +569,13 @@ AABB RegionTree<Policy>::chooseRoot(TaskSystem& tasks) {
     all = unionOf(all, hint_);
   }
   // Nudge the maximum up so that owner points on it lie inside a
-  // half-open root.
-  all.max.x = std::nextafter(all.max.x, kInf);
-  all.max.y = std::nextafter(all.max.y, kInf);
+  // half-open root (past the largest float that is infinity: the policies
+  // cut such a side from the largest float). A closed root needs no nudge
+  // and stays finite.
+  if constexpr (Policy::kHalfOpenRoot) {
+    all.max.x = std::nextafter(all.max.x, kInf);
+    all.max.y = std::nextafter(all.max.y, kInf);
+  }
   return all;
 }
 
@@ -598,7 +637,13 @@ void RegionTree<Policy>::build(TaskSystem& tasks) {
   root_ = chooseRoot(tasks);
   stageItems(tasks);
   const auto count = static_cast<std::uint32_t>(level_.size());
-  nodes_.push_back(Node{0, 0, count, 0, 0, 0});
+  Node top{0, 0, count, 0, 0, 0};
+  const auto budget = [n = std::uint64_t{input_.size()}](std::uint32_t perBox) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(perBox * n, UINT32_MAX));
+  };
+  top.entryBudget = budget(kEntriesPerBox);
+  top.nodeBudget = budget(kNodesPerBox);
+  nodes_.push_back(top);
   shapes_.push_back(policy_.root(root_));
   fragmentCount_ = 0;
   taskItems_.clear();
@@ -689,7 +734,8 @@ void RegionTree<Policy>::splitLevel(TaskSystem& tasks) {
         }
       }
       for (std::uint32_t c = 0; c < f.childCount; ++c) total += totals[c];
-      if (static_cast<double>(total) > static_cast<double>(limits_.growthPerSplit) * count) {
+      if (static_cast<double>(total) > static_cast<double>(limits_.growthPerSplit) * count ||
+          !fitsBudgets(nodes_[f.node], f.childCount, total)) {
         f.split = false;
       }
     }
@@ -706,7 +752,7 @@ void RegionTree<Policy>::splitLevel(TaskSystem& tasks) {
     const std::uint8_t depth = nodes_[f.node].depth;
     std::array<std::uint32_t, kMaxChildren> dest{};
     for (std::uint32_t c = 0; c < f.childCount; ++c) {
-      nodes_.push_back(Node{0, 0, totals[c], f.node, 0, static_cast<std::uint8_t>(depth + 1)});
+      nodes_.push_back(childOf(nodes_[f.node], f.node, f.childCount, 0, totals[c], total));
       shapes_.push_back(f.children[c]);
       if (isFrontier(totals[c], depth + 1u)) {
         FrontierNode next;
@@ -770,7 +816,13 @@ void RegionTree<Policy>::buildFragments(TaskSystem& tasks) {
     f.shapes.clear();
     f.leaf.clear();
     const std::uint32_t items = f.end - f.begin;
-    f.nodes.push_back(Node{0, 0, items, 0, 0, nodes_[f.root].depth});
+    Node root = nodes_[f.root];
+    root.firstChild = 0;
+    root.begin = 0;
+    root.end = items;
+    root.parent = 0;
+    root.childCount = 0;
+    f.nodes.push_back(root);
     f.shapes.push_back(shapes_[f.root]);
     Scratch* scratch = scratch_.acquire();
     scratch->work.resize(items);
@@ -868,7 +920,8 @@ bool RegionTree<Policy>::Builder::trySplit(std::uint32_t node) {
     counts[c] = sum;
     total += sum;
   }
-  if (static_cast<double>(total) > static_cast<double>(limits.growthPerSplit) * count) {
+  if (static_cast<double>(total) > static_cast<double>(limits.growthPerSplit) * count ||
+      !fitsBudgets(parent, childCount, total)) {
     return false;
   }
 
@@ -877,8 +930,7 @@ bool RegionTree<Policy>::Builder::trySplit(std::uint32_t node) {
   const std::uint32_t base = top;
   std::uint32_t offset = base;
   for (std::uint32_t c = 0; c < childCount; ++c) {
-    nodes.push_back(
-        Node{0, offset, offset + counts[c], node, 0, static_cast<std::uint8_t>(parent.depth + 1)});
+    nodes.push_back(childOf(parent, node, childCount, offset, counts[c], total));
     shapes.push_back(children[c]);
     offset += counts[c];
   }

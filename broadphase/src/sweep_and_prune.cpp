@@ -11,6 +11,8 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+
+#include "checks.hpp"
 #endif
 
 namespace quadbin {
@@ -91,6 +93,7 @@ bool SweepAndPrune::insertionSort(std::size_t maxShifts) noexcept {
 }
 
 void SweepAndPrune::update(std::span<const AABB> boxes) {
+  detail::requireValidBoxes(boxes, "SweepAndPrune::update");
   const std::size_t n = boxes.size();
   assert(n <= std::numeric_limits<std::uint32_t>::max());
   const std::size_t prev = ids_.size();
@@ -217,7 +220,8 @@ void SweepAndPrune::findPairs(std::vector<Pair>& out) {
   }
 }
 
-void SweepAndPrune::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+void SweepAndPrune::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+  const AABB box = detail::queryBox(given, "SweepAndPrune::query");
   const std::size_t n = ids_.size();
   if (n == 0) return;
   const bool onX = axis_ == 0;

@@ -64,6 +64,14 @@ enum class BroadPhaseType : std::uint8_t {
 ///   the sequence of inputs (never on timing or thread count).
 /// - query appends every proxy whose box touches `box` (borders included),
 ///   each once.
+/// - Accepted input (docs/broadphase-limits.md): update refuses, with a
+///   quadbin::Error naming the index and the box and before changing
+///   anything, a box with a NaN or infinite coordinate or with min > max.
+///   Every finite box is handled exactly, from a point to the whole float
+///   range. query refuses a box with a NaN or min > max (infinite sides
+///   are fine); queryRay refuses a ray with a non-finite origin, direction
+///   or maxT. Memory stays within a bound linear in the box count, set by
+///   the options (each refused outside its documented range).
 /// One virtual call per frame or per query, never per pair.
 ///
 /// Threads: update and findPairs run their parallel parts on the structure's
@@ -90,9 +98,7 @@ class BroadPhase {
   /// Appends every proxy whose box the ray may hit (a superset of the
   /// exact hits, each once): by default the proxies touching the ray's
   /// bounding box; trees override it to walk only the nodes the ray crosses.
-  virtual void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
-    query(ray.bounds(), out);
-  }
+  virtual void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const;
   /// Proxies held since the last update.
   [[nodiscard]] virtual std::size_t size() const noexcept = 0;
   /// Heap bytes the structure holds (capacity, not just size).

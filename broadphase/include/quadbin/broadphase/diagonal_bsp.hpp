@@ -15,8 +15,8 @@
 /// along diagonals; LeafQuadtree is usually faster. Costs: twice the depth
 /// of a quadtree for the same leaf size, a cross product per box per level,
 /// and an owner check that walks up the cuts for each overlapping pair.
-/// Coordinates should stay below about 1e18 in magnitude (products of them
-/// must not overflow a float).
+/// Cuts are kept and tested in double, so every finite box is placed
+/// exactly, up to the largest float.
 
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
@@ -31,8 +31,10 @@ struct DiagonalBspOptions {
   /// triangles depth 1 (at most 64). 16 binary cuts make leaves of the size
   /// of a depth-8 quadtree's.
   std::uint32_t maxDepth = 16;
-  /// Growth allowed for a four-way split (at least 1); one binary cut may
-  /// grow by its square root (two cuts per quadtree level).
+  /// Growth allowed for a four-way split (in [1, 4]); one binary cut may
+  /// grow by its square root (two cuts per quadtree level). Whatever it is,
+  /// a tree of n boxes holds at most 8n leaf entries and 8n + 1 nodes
+  /// (docs/broadphase-limits.md).
   float maxSplitGrowth = 2.0f;
 };
 

@@ -99,6 +99,8 @@ class DynamicAabbTree final : public BroadPhase {
   };
 
   [[nodiscard]] AABB fatten(const AABB& tight) const noexcept;
+  /// The tight box grown by `times` the fattening margin.
+  [[nodiscard]] AABB grown(const AABB& tight, double times) const noexcept;
   /// The box a node's parent must contain: the fat box for a leaf, the
   /// node's own box otherwise.
   [[nodiscard]] const AABB& bound(std::uint32_t node) const noexcept;

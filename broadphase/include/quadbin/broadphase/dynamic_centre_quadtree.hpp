@@ -29,7 +29,9 @@ struct DynamicCentreQuadtreeOptions {
   /// k centres drawn (with replacement) from the node.
   std::uint32_t sampleSize = 0;
   /// A split is made only if the four children together would hold at most
-  /// this many times the parent's boxes (at least 1).
+  /// this many times the parent's boxes (in [1, 4]; 4 = no limit per split).
+  /// Whatever it is, a tree of n boxes holds at most 8n leaf entries and
+  /// 8n + 1 nodes (docs/broadphase-limits.md).
   float maxSplitGrowth = 2.0f;
 };
 
