@@ -1,5 +1,7 @@
 #include "body_store.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 
 namespace quadbin {
@@ -16,6 +18,7 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m) {
   hx.push_back(half.x);
   hy.push_back(half.y);
   radius.push_back(r);
+  maxRadius = std::max(maxRadius, r);
   mass.push_back(m);
   invMass.push_back(t == BodyType::Ball ? 1.0f / m : 0.0f);
   type.push_back(t);
@@ -38,6 +41,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
       islandPrev[next] = i;
     }
   }
+  const float gone = radius[i];
   auto remove = [i](auto& v) {
     v[i] = v.back();
     v.pop_back();
@@ -56,6 +60,8 @@ void BodyStore::swapRemove(std::uint32_t i) {
   remove(restTime);
   remove(islandNext);
   remove(islandPrev);
+  if (gone >= maxRadius)
+    maxRadius = radius.empty() ? 0.0f : *std::max_element(radius.begin(), radius.end());
 }
 
 std::uint32_t BodyStore::wakeIsland(std::uint32_t i) noexcept {
@@ -107,12 +113,15 @@ void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) noexcept {
                     });
 }
 
-void BodyStore::sweptBoxes(float dt, std::vector<AABB>& out, TaskSystem& tasks) const {
+void BodyStore::sweptBoxes(float dt, float staticMargin, std::vector<AABB>& out,
+                           TaskSystem& tasks) const {
   out.resize(px.size());
   tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
                     [&](std::uint32_t begin, std::uint32_t end) {
                       for (std::uint32_t i = begin; i < end; ++i) {
-                        const float travel = awake[i] != 0 ? length(Vec2{vx[i], vy[i]}) * dt : 0.0f;
+                        const float travel = awake[i] != 0 ? length(Vec2{vx[i], vy[i]}) * dt
+                                             : isBall(i)   ? 0.0f
+                                                           : staticMargin;
                         out[i] = {{px[i] - hx[i] - travel, py[i] - hy[i] - travel},
                                   {px[i] + hx[i] + travel, py[i] + hy[i] + travel}};
                       }

@@ -28,6 +28,7 @@ struct BodyStore {
   std::vector<float> restTime;      // seconds the ball has been slower than the sleep threshold
   // Sleeping islands as circular doubly linked lists (kNoBody when awake).
   std::vector<std::uint32_t> islandNext, islandPrev;
+  float maxRadius = 0.0f;  // the largest ball's radius (0 without balls)
 
   [[nodiscard]] std::size_t size() const noexcept { return px.size(); }
   [[nodiscard]] bool isBall(std::uint32_t i) const noexcept { return type[i] == BodyType::Ball; }
@@ -48,9 +49,9 @@ struct BodyStore {
 
   /// Gravity on the awake balls (symplectic Euler: velocity first).
   void applyGravity(Vec2 g, float dt, TaskSystem& tasks) noexcept;
-  /// Each ball's box grown by the distance it travels in dt; static boxes
-  /// and sleeping balls tight.
-  void sweptBoxes(float dt, std::vector<AABB>& out, TaskSystem& tasks) const;
+  /// Each ball's box grown by the distance it travels in dt, sleeping
+  /// balls tight, static boxes grown by staticMargin.
+  void sweptBoxes(float dt, float staticMargin, std::vector<AABB>& out, TaskSystem& tasks) const;
   /// Each body's tight box.
   void tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const;
 };

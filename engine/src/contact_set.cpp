@@ -19,6 +19,7 @@ constexpr std::uint32_t kContactChunk = 16384;  // contacts per task
 constexpr std::uint32_t kEscapeeChunk = 64;     // escapees per re-query task
 constexpr std::uint8_t kNewContact = 0xff;      // colour of a contact not yet coloured
 constexpr float kSlop = ContactSolver::kSlop;
+constexpr float kEscapeTolerance = ContactSolver::kEscapeTolerance;
 constexpr std::uint32_t kGroups = ContactSolver::kGroups;
 constexpr std::uint32_t kBuckets = kGroups * (ContactSolver::kColours + 1);
 }  // namespace
@@ -67,7 +68,7 @@ void ContactSolver::addCandidate(const BodyStore& bodies, std::uint32_t i, std::
     reach = margin_[i] + margin_[j];
   } else {
     gap = length(c - closestPoint(bodies.tightBox(j), c)) - r;
-    reach = margin_[i];
+    reach = margin_[i] + kEscapeTolerance * r;
   }
   // Keep the pair when the gap can close within the step (with a little
   // slack for rounding, and the slop under which resting contacts count as

@@ -13,10 +13,6 @@ namespace quadbin {
 namespace {
 // Rounds of "impacts, then look again for balls that outran their box".
 constexpr int kMaxRounds = 4;
-// A ball may outrun its box by this fraction of its radius before it is
-// looked at again: less than a radius cannot carry it through anything,
-// and any overlap it causes is separated at the end of the step.
-constexpr float kEscapeTolerance = 0.5f;
 // Position correction, two parts. The shift passes aim to remove each
 // overlap whole in a step (at most kMaxShift of the smaller radius), warm
 // started from the last step's shift impulses. Calm contacts (one that
@@ -32,7 +28,11 @@ constexpr float kMaxLift = 0.5f;
 // An overlap under this fraction of the smaller radius does not keep the
 // settling passes going.
 constexpr float kSettled = 1e-3f;
+// guardBoxes(): a path that only grazes a box (by this fraction of the
+// radius) does not enter it.
+constexpr float kGuardTolerance = 1e-3f;
 // Work split: constants, never the thread count.
+constexpr std::uint32_t kContactChunk = 16384;
 constexpr std::uint32_t kBodyGrain = 4096;
 constexpr std::uint32_t kBodyChunk = 16384;
 constexpr std::uint32_t kContactGrain = 1024;
@@ -434,6 +434,55 @@ void ContactSolver::correctPositions(const BodyStore& bodies, const SolverSettin
   }
 }
 
+// The last word on static boxes: a ball's straight path from where it
+// started the step to where it ends must not enter a box it has a contact
+// with. In a crowd, a collision after the ball's impact with the box,
+// impact passes that ran out or a position shift could carry it in or
+// through. Where the path enters, the ball stops where it first touches
+// the box and its velocity into the box is reflected as in an impact.
+// Serially, in row order: the box contacts are few, and one ball's box
+// contacts are guarded one after the other.
+void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
+                               TaskSystem& tasks) {
+  const auto rowCount = static_cast<std::uint32_t>(rows_.size());
+  indexBuffers_.reset(chunkCount(rowCount, kContactChunk));
+  forEachChunk(tasks, rowCount, kContactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   if (rows_[k].kind == kBox) indexBuffers_[c].push_back(k);
+                 }
+               });
+  auto guard = [&](const Row& r) {
+    const std::uint32_t a = r.a;
+    const float ra = bodies.radius[a];
+    const AABB box = bodies.tightBox(r.b);
+    const Vec2 p0{bodies.px[a], bodies.py[a]};
+    Vec2& p1 = state_[a].p;
+    const float inner = ra * (1.0f - kGuardTolerance);  // grazing is not entering
+    if (collide(Circle{p0, inner}, box)) {
+      // It started the step overlapping the box: only its end is guarded.
+      const auto hit = collide(Circle{p1, inner}, box);
+      if (!hit) return;
+      p1 -= hit->normal * (hit->depth + ra - inner);
+    } else {
+      const auto t = timeOfImpact(Circle{p0, inner}, p1 - p0, box, 1.0f);
+      if (!t || !(*t < 1.0f)) return;
+      p1 = p0 + (p1 - p0) * *t;  // touching with the inner radius
+      p1 += outwardNormal(box, p1) * (ra - inner);
+    }
+    Vec2& v = state_[a].v;
+    const Vec2 n = outwardNormal(box, p1);
+    const float vn = dot(v, n);
+    if (vn < 0.0f) v -= n * ((1.0f + s.restitutionFor(-vn)) * vn);
+  };
+  for (std::uint32_t c = 0; c < indexBuffers_.size(); ++c) {
+    for (const std::uint32_t k : indexBuffers_[c]) guard(rows_[k]);
+  }
+  for (const Row& r : extraRows_) {
+    if (r.kind == kBox) guard(r);
+  }
+}
+
 void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
@@ -449,15 +498,28 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
         forEachRow(tasks, kResting, [&](Row& r) { return isCalm(s, r) && settle(bodies, s, r); });
     if (moved == 0) break;
   }
+  // A closed world's walls first, then the boxes: a ball whose impact
+  // passes ran out may end outside the world, and its path to the clamped
+  // end is the one that must not cross a box.
+  auto clampToWalls = [&](std::uint32_t i) {
+    Vec2& p = state_[i].p;
+    const float r = bodies.radius[i];
+    p.x = std::clamp(p.x, s.bounds.min.x + r, s.bounds.max.x - r);
+    p.y = std::clamp(p.y, s.bounds.min.y + r, s.bounds.max.y - r);
+  };
+  if (s.closedWorld) {
+    tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t i = begin; i < end; ++i) {
+        if (bodies.awake[i] != 0) clampToWalls(i);
+      }
+    });
+  }
+  guardBoxes(bodies, s, tasks);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (bodies.awake[i] == 0) continue;
-      Vec2 p = state_[i].p;
-      if (s.closedWorld) {
-        const float r = bodies.radius[i];
-        p.x = std::clamp(p.x, s.bounds.min.x + r, s.bounds.max.x - r);
-        p.y = std::clamp(p.y, s.bounds.min.y + r, s.bounds.max.y - r);
-      }
+      if (s.closedWorld) clampToWalls(i);  // after a guard's last push
+      const Vec2 p = state_[i].p;
       bodies.px[i] = p.x;
       bodies.py[i] = p.y;
       bodies.vx[i] = state_[i].v.x;

@@ -92,6 +92,12 @@ class ContactSolver {
   /// Overlap, as a fraction of the smaller radius, under which a contact
   /// still counts as touching (resting contacts hover around zero gap).
   static constexpr float kSlop = 0.005f;
+  /// A ball may outrun its swept box by this fraction of its radius before
+  /// it is looked at again: less than a radius cannot carry it through
+  /// anything, an overlap with a ball is separated at the end of the step,
+  /// and static boxes are grown by it for the broad phase (their contacts
+  /// are there, and guardBoxes keeps the ball out).
+  static constexpr float kEscapeTolerance = 0.5f;
   /// What a contact is at the start of the step: touching and approaching
   /// slower than the restitution threshold (resting: the iterations'),
   /// touching and faster (a collision: an impact), or apart.
@@ -218,6 +224,7 @@ class ContactSolver {
   [[nodiscard]] static bool isCalm(const SolverSettings& s, const Row& r) noexcept {
     return r.lambda > 0.0f || (r.group == kResting && s.restitutionThreshold > 0.0f);
   }
+  void guardBoxes(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   void correctPositions(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   [[nodiscard]] Vec2 positionAt(std::uint32_t i, float t) const noexcept {
     const BallState& b = state_[i];

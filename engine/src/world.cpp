@@ -455,7 +455,10 @@ void World::Impl::step(float dt) {
 // bounces keeps its speed and so stays inside its box.
 void World::Impl::integrate(const SolverSettings& s) {
   bodies.applyGravity(def.gravity, s.dt, *tasks);
-  bodies.sweptBoxes(s.dt, boxes, *tasks);
+  // Static boxes are grown by what a ball may outrun its own box by before
+  // it is looked at again, so that every box such a ball can reach has a
+  // contact (and the guard against entering it).
+  bodies.sweptBoxes(s.dt, ContactSolver::kEscapeTolerance * bodies.maxRadius, boxes, *tasks);
 }
 
 void World::Impl::findPairs() {
