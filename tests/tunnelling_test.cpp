@@ -2,7 +2,11 @@
 // static box or another ball, whatever fraction of a step it arrives at.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <quadbin/quadbin.hpp>
+#include <random>
+#include <vector>
 
 using namespace quadbin;
 
@@ -109,3 +113,101 @@ TEST_P(Tunnelling, SlowBallStruckByAHeavyOneGainsSpeedSafely) {
 
 INSTANTIATE_TEST_SUITE_P(StartOffsets, Tunnelling,
                          ::testing::Values(0.0f, 0.13f, 0.5f, 1.7f, 2.49f, 3.3f, 4.99f));
+
+// Crowds against planks (issue 12): every ball is checked against every
+// static box after every step; none may cross a plank or end inside one
+// (an overlap of 2e-3 of the radius is rounding at a touch).
+namespace {
+
+struct Crowd {
+  World world;
+  std::vector<AABB> planks;
+  std::vector<BodyId> balls;
+  std::vector<int> side;  // for full-height planks: which gap the ball is in
+};
+
+// n balls of radius in [rMin, rMax] at `speed` in random directions in a
+// 100 x 100 world cut by full-height planks at the given x with the given
+// thickness; no ball starts touching a plank.
+Crowd makeCrowd(std::uint32_t seed, std::uint32_t n, float rMin, float rMax, float speed,
+                const std::vector<float>& xs, const std::vector<float>& thickness) {
+  Crowd c{World(quietDef()), {}, {}, {}};
+  for (std::size_t k = 0; k < xs.size(); ++k) {
+    const AABB plank{{xs[k] - thickness[k] / 2, 0}, {xs[k] + thickness[k] / 2, 100}};
+    c.planks.push_back(plank);
+    c.world.createBody(BodyDef::staticBox(plank));
+  }
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  while (c.balls.size() < n) {
+    const float r = rMin + (rMax - rMin) * u(rng);
+    const Vec2 p{r + u(rng) * (100 - 2 * r), r + u(rng) * (100 - 2 * r)};
+    const bool clear = std::none_of(c.planks.begin(), c.planks.end(), [&](const AABB& b) {
+      return p.x + r > b.min.x - 0.01f && p.x - r < b.max.x + 0.01f;
+    });
+    if (!clear) continue;
+    const float th = 6.2831853f * u(rng);
+    c.balls.push_back(
+        c.world.createBody(BodyDef::ball(p, r, {speed * std::cos(th), speed * std::sin(th)})));
+    c.side.push_back(static_cast<int>(std::count_if(c.planks.begin(), c.planks.end(),
+                                                    [&](const AABB& b) { return p.x > b.max.x; })));
+  }
+  return c;
+}
+
+// Steps the crowd and checks it after every step; returns the violations.
+int stepAndCheck(Crowd& c, float dt, int steps) {
+  int violations = 0;
+  for (int s = 0; s < steps; ++s) {
+    c.world.step(dt);
+    for (std::size_t i = 0; i < c.balls.size(); ++i) {
+      const Vec2 p = c.world.position(c.balls[i]);
+      const float r = c.world.radius(c.balls[i]);
+      const int side = static_cast<int>(std::count_if(
+          c.planks.begin(), c.planks.end(), [&](const AABB& b) { return p.x > b.max.x; }));
+      const bool inside = std::any_of(c.planks.begin(), c.planks.end(), [&](const AABB& b) {
+        return lengthSquared(p - closestPoint(b, p)) < (r * (1 - 2e-3f)) * (r * (1 - 2e-3f));
+      });
+      if (side != c.side[i] || inside) {
+        ADD_FAILURE() << "step " << s << ": ball " << i << " (r " << r << ") at (" << p.x << ", "
+                      << p.y << ") " << (inside ? "inside a plank" : "crossed a plank");
+        c.side[i] = side;
+        if (++violations > 5) return violations;
+      }
+    }
+  }
+  return violations;
+}
+
+}  // namespace
+
+TEST(TunnellingCrowd, TwoHundredBallsAtFiveUnitsPerStepAgainstAPlank) {
+  Crowd c = makeCrowd(1, 200, 1.0f, 1.5f, 300.0f, {50.0f}, {3.0f});
+  EXPECT_EQ(stepAndCheck(c, kDt, 300), 0);
+}
+
+TEST(TunnellingCrowd, TwoHundredBallsAtSeventeenUnitsPerStep) {
+  Crowd c = makeCrowd(2, 200, 1.0f, 1.5f, 1000.0f, {50.0f}, {3.0f});
+  EXPECT_EQ(stepAndCheck(c, kDt, 300), 0);
+}
+
+TEST(TunnellingCrowd, HugeTimeStep) {
+  // dt = 10: each ball crosses the world a few times per step.
+  Crowd c = makeCrowd(3, 300, 1.0f, 1.5f, 28.0f, {50.0f}, {3.0f});
+  EXPECT_EQ(stepAndCheck(c, 10.0f, 40), 0);
+}
+
+TEST(TunnellingCrowd, RandomCrowdsAgainstPlanksOfAnyThickness) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (std::uint32_t round = 0; round < 6; ++round) {
+    const float thick1 = 0.05f + 4.0f * u(rng), thick2 = 0.05f + 4.0f * u(rng);
+    const float speed = 30.0f + 1200.0f * u(rng);
+    const float rMin = 0.3f + 0.7f * u(rng), rMax = rMin * (1.0f + 2.0f * u(rng));
+    Crowd c = makeCrowd(100 + round, 120, rMin, rMax, speed, {33.0f, 67.0f}, {thick1, thick2});
+    SCOPED_TRACE(::testing::Message()
+                 << "round " << round << ": planks " << thick1 << ", " << thick2 << "; speed "
+                 << speed << "; radii " << rMin << "-" << rMax);
+    EXPECT_EQ(stepAndCheck(c, kDt, 350), 0);
+  }
+}
