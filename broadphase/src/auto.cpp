@@ -47,9 +47,11 @@ BroadPhaseType AutoBroadPhase::choose(std::size_t count) const noexcept {
 }
 
 void AutoBroadPhase::update(std::span<const AABB> boxes) {
-  detail::requireValidBoxes(boxes, "AutoBroadPhase::update");
   const BroadPhaseType pick = choose(boxes.size());
   if (pick != active_->type()) {
+    // Checked before the switch, so that refused boxes change nothing (the
+    // structure checks them again in its own update otherwise).
+    detail::requireValidBoxes(boxes, "AutoBroadPhase::update");
     active_ = makeBroadPhase(pick);
     if (haveBounds_) active_->setBounds(bounds_);
     active_->setTaskSystem(sharedTasks());

@@ -12,10 +12,12 @@ namespace quadbin::detail {
 namespace {
 
 [[nodiscard]] bool isValidBox(const AABB& b) noexcept {
-  // Finite and ordered: min <= max fails for NaN, and a finite min <= max
-  // leaves only infinities to rule out.
-  return b.min.x <= b.max.x && b.min.y <= b.max.y && std::isfinite(b.min.x) &&
-         std::isfinite(b.min.y) && std::isfinite(b.max.x) && std::isfinite(b.max.y);
+  // Finite and ordered: -max <= min <= max <= +max on both axes (every
+  // comparison with a NaN is false). Non-short-circuit '&' so that a loop
+  // of these vectorises: the check runs on every update.
+  constexpr float kMax = std::numeric_limits<float>::max();
+  return static_cast<bool>((-kMax <= b.min.x) & (b.min.x <= b.max.x) & (b.max.x <= kMax) &
+                           (-kMax <= b.min.y) & (b.min.y <= b.max.y) & (b.max.y <= kMax));
 }
 
 [[nodiscard]] std::string text(const AABB& b) {
