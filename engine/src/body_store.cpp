@@ -19,6 +19,7 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m) {
   hy.push_back(half.y);
   radius.push_back(r);
   maxRadius = std::max(maxRadius, r);
+  if (t != BodyType::Ball) ++boxCount;
   mass.push_back(m);
   invMass.push_back(t == BodyType::Ball ? 1.0f / m : 0.0f);
   type.push_back(t);
@@ -42,6 +43,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
     }
   }
   const float gone = radius[i];
+  if (!isBall(i)) --boxCount;
   auto remove = [i](auto& v) {
     v[i] = v.back();
     v.pop_back();

@@ -28,7 +28,8 @@ struct BodyStore {
   std::vector<float> restTime;      // seconds the ball has been slower than the sleep threshold
   // Sleeping islands as circular doubly linked lists (kNoBody when awake).
   std::vector<std::uint32_t> islandNext, islandPrev;
-  float maxRadius = 0.0f;  // the largest ball's radius (0 without balls)
+  float maxRadius = 0.0f;      // the largest ball's radius (0 without balls)
+  std::uint32_t boxCount = 0;  // static boxes
 
   [[nodiscard]] std::size_t size() const noexcept { return px.size(); }
   [[nodiscard]] bool isBall(std::uint32_t i) const noexcept { return type[i] == BodyType::Ball; }

@@ -363,20 +363,32 @@ ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
 // (its normal shift) with a non-negative total impulse, mass-weighted, so
 // the shifts keep the centre of mass; velocities are untouched, so no
 // kinetic energy is added.
-void ContactSolver::correctPositions(const BodyStore& bodies, const SolverSettings& s,
-                                     TaskSystem& tasks) {
+std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const SolverSettings& s,
+                                              TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   const auto rowCount = static_cast<std::uint32_t>(rows_.size());
   const auto extraCount = static_cast<std::uint32_t>(extraRows_.size());
-  shift_.assign(std::size_t{n} + 1, Vec2{});
   shiftRows_.resize(std::size_t{rowCount} + extraCount);
+  // Rows with work: an overlap to remove or a shift impulse to start from.
+  auto acts = [](const ShiftRow& r) { return r.goal > 0.0f || r.shift > 0.0f; };
+  std::atomic<std::uint32_t> calm{0}, active{0};
   tasks.parallelFor(rowCount, kContactGrain, [&](std::uint32_t begin, std::uint32_t end) {
-    for (std::uint32_t k = begin; k < end; ++k)
+    std::uint32_t calmHere = 0, activeHere = 0;
+    for (std::uint32_t k = begin; k < end; ++k) {
       shiftRows_[k] = makeShiftRow(bodies, s, rows_[k], n);
+      calmHere += isCalm(s, rows_[k]) ? 1u : 0u;
+      activeHere += acts(shiftRows_[k]) ? 1u : 0u;
+    }
+    if (calmHere != 0) calm.fetch_add(calmHere, std::memory_order_relaxed);
+    if (activeHere != 0) active.fetch_add(activeHere, std::memory_order_relaxed);
   });
+  bool any = active.load(std::memory_order_relaxed) != 0;
   for (std::uint32_t e = 0; e < extraCount; ++e) {
     shiftRows_[rowCount + e] = makeShiftRow(bodies, s, extraRows_[e], n);
+    any = any || acts(shiftRows_[rowCount + e]);
   }
+  if (!any) return calm.load(std::memory_order_relaxed);  // nothing overlaps: no shift
+  shift_.assign(std::size_t{n} + 1, Vec2{});
   Vec2* sh = shift_.data();
   // Runs f over the rows colour after colour (a colour's rows share no
   // ball: in parallel), then the overflow group and the extra rows
@@ -426,12 +438,12 @@ void ContactSolver::correctPositions(const BodyStore& bodies, const SolverSettin
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) state_[i].p += shift_[i];
   });
-  tasks.parallelFor(rowCount, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
-    for (std::uint32_t k = begin; k < end; ++k) rows_[k].shift = shiftRows_[k].shift;
-  });
+  // The rows' shift impulses are read from shiftRows_ when the contacts
+  // are stored (finishPositions); the extra rows keep theirs here.
   for (std::uint32_t e = 0; e < extraCount; ++e) {
     extraRows_[e].shift = shiftRows_[rowCount + e].shift;
   }
+  return calm.load(std::memory_order_relaxed);
 }
 
 // The last word on static boxes: a ball's straight path from where it
@@ -490,10 +502,11 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
       if (bodies.awake[i] != 0) state_[i].p += state_[i].corr + state_[i].v * s.dt;
     }
   });
-  if (s.positionPasses > 0) correctPositions(bodies, s, tasks);
+  const bool corrected = s.positionPasses > 0;
+  const std::uint32_t calm = corrected ? correctPositions(bodies, s, tasks) : 0;
   // Calm contacts (a pile's): nonlinear passes, each overlap measured from
   // the current positions.
-  for (std::uint32_t pass = 0; pass < s.positionPasses; ++pass) {
+  for (std::uint32_t pass = 0; calm != 0 && pass < s.positionPasses; ++pass) {
     const std::uint32_t moved =
         forEachRow(tasks, kResting, [&](Row& r) { return isCalm(s, r) && settle(bodies, s, r); });
     if (moved == 0) break;
@@ -507,14 +520,16 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
     p.x = std::clamp(p.x, s.bounds.min.x + r, s.bounds.max.x - r);
     p.y = std::clamp(p.y, s.bounds.min.y + r, s.bounds.max.y - r);
   };
-  if (s.closedWorld) {
-    tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
-      for (std::uint32_t i = begin; i < end; ++i) {
-        if (bodies.awake[i] != 0) clampToWalls(i);
-      }
-    });
+  if (bodies.boxCount != 0) {
+    if (s.closedWorld) {
+      tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t i = begin; i < end; ++i) {
+          if (bodies.awake[i] != 0) clampToWalls(i);
+        }
+      });
+    }
+    guardBoxes(bodies, s, tasks);
   }
-  guardBoxes(bodies, s, tasks);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (bodies.awake[i] == 0) continue;
@@ -536,7 +551,7 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
                         const Row& r = rows_[k];
                         Contact& c = contacts_[r.contact];
                         c.lambda = r.lambda;
-                        c.shift = r.shift;
+                        c.shift = corrected ? shiftRows_[k].shift : r.shift;
                         c.touched = r.touched;
                         local += r.lambda > 0.0f ? 1u : 0u;
                       }

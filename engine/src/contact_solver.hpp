@@ -225,7 +225,9 @@ class ContactSolver {
     return r.lambda > 0.0f || (r.group == kResting && s.restitutionThreshold > 0.0f);
   }
   void guardBoxes(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
-  void correctPositions(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// Returns how many calm contacts there are (settle()'s work).
+  std::uint32_t correctPositions(const BodyStore& bodies, const SolverSettings& s,
+                                 TaskSystem& tasks);
   [[nodiscard]] Vec2 positionAt(std::uint32_t i, float t) const noexcept {
     const BallState& b = state_[i];
     return b.p + b.corr + b.v * t;
