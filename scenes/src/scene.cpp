@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -10,6 +11,8 @@
 #include <quadbin/scenes/scene.hpp>
 #include <random>
 #include <sstream>
+
+#include "placement.hpp"
 
 namespace quadbin::scenes {
 
@@ -115,6 +118,7 @@ Scene generate(SceneKind kind, std::uint32_t n, std::uint64_t seed) {
       cy[k] = Uniform(0.0, size)(rng);
     }
     std::normal_distribution<double> spread(0.0, size / 40.0);  // one object: it caches a draw
+    // r = 1 and size >= sqrt(pi / kCoverage) > 5: the clamps' lo < hi.
     for (std::uint32_t i = 0; i < n; ++i) {
       const int k = std::uniform_int_distribution<int>(0, 15)(rng);
       const double x = cx[k] + spread(rng);
@@ -194,16 +198,59 @@ std::uint64_t countPairsExact(const Scene& s) {
   return count;
 }
 
+namespace detail {
+
+std::string placeBall(const Scene& s, double x, double y, double r, Vec2& at) {
+  const auto num = [](double v) {
+    char buf[32];
+    const auto res = std::to_chars(buf, buf + sizeof buf, v);  // shortest round trip
+    return std::string(buf, res.ptr);
+  };
+  const char* axis = !(s.minX + r <= s.maxX - r) ? "x" : !(s.minY + r <= s.maxY - r) ? "y" : "";
+  if (*axis != '\0') {
+    return "radius " + num(r) + " does not fit inside the world [" + num(s.minX) + ", " +
+           num(s.maxX) + "] x [" + num(s.minY) + ", " + num(s.maxY) +
+           "]: the ball is wider than the world on " + axis;
+  }
+  const auto inside = [&](const char* name, double v, double lo, double hi) -> std::string {
+    if (lo <= v && v <= hi) return {};
+    return std::string(name) + " = " + num(v) + " puts the ball (radius " + num(r) +
+           ") outside the world: it needs " + num(lo) + " <= " + name + " <= " + num(hi);
+  };
+  std::string why = inside("x", x, s.minX + r, s.maxX - r);
+  if (why.empty()) why = inside("y", y, s.minY + r, s.maxY - r);
+  if (!why.empty()) return why;
+  // In float the walls and the radius round independently: clamp a hair
+  // inside, and check what the World checks (createBody's closed-world test).
+  const AABB& w = s.world;
+  const auto fr = static_cast<float>(r);
+  const float loX = w.min.x + fr, hiX = w.max.x - fr, loY = w.min.y + fr, hiY = w.max.y - fr;
+  if (loX <= hiX && loY <= hiY) {
+    const Vec2 p{std::clamp(static_cast<float>(x), loX, hiX),
+                 std::clamp(static_cast<float>(y), loY, hiY)};
+    if (!(p.x - fr < w.min.x || p.x + fr > w.max.x || p.y - fr < w.min.y || p.y + fr > w.max.y)) {
+      at = p;
+      return {};
+    }
+  }
+  return "the ball (radius " + num(r) +
+         ") fits the world in double but not once rounded to float, as the World stores it: "
+         "it spans the world within a float rounding; make the world a little larger";
+}
+
+}  // namespace detail
+
 World makeWorld(const Scene& s, WorldDef def) {
   def.bounds = s.world;
   World world(def);
   for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto r = static_cast<float>(s.r[i]);
-    // Float rounding may push a ball that touches a wall a hair outside.
-    const auto x = std::clamp(static_cast<float>(s.x[i]), s.world.min.x + r, s.world.max.x - r);
-    const auto y = std::clamp(static_cast<float>(s.y[i]), s.world.min.y + r, s.world.max.y - r);
+    Vec2 at;
+    if (const std::string why = detail::placeBall(s, s.x[i], s.y[i], s.r[i], at); !why.empty()) {
+      throw Error("makeWorld: ball " + std::to_string(i) + ": " + why);
+    }
     (void)world.createBody(
-        BodyDef::ball({x, y}, r, {static_cast<float>(s.vx[i]), static_cast<float>(s.vy[i])}));
+        BodyDef::ball(at, static_cast<float>(s.r[i]),
+                      {static_cast<float>(s.vx[i]), static_cast<float>(s.vy[i])}));
   }
   return world;
 }

@@ -66,7 +66,10 @@ void boxes(const Scene& scene, std::vector<AABB>& out);
 [[nodiscard]] std::uint64_t countPairsExact(const Scene& scene);
 
 /// A closed world with the scene's bounds and one ball (density 1) per row.
-/// Changes to `def`'s bounds are overridden by the scene's.
+/// Changes to `def`'s bounds are overridden by the scene's. Every ball must
+/// lie inside the world (MINX + r <= x <= MAXX - r, the same on y; a
+/// position that float rounding puts a hair outside is moved back in), or
+/// quadbin::Error names the first that does not.
 [[nodiscard]] World makeWorld(const Scene& scene, WorldDef def = {});
 
 /// `def` with the physics a scene of `kind` is simulated with (quadbin-perf's
