@@ -1,16 +1,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <istream>
 #include <numbers>
 #include <numeric>
-#include <ostream>
 #include <quadbin/error.hpp>
 #include <quadbin/scenes/scene.hpp>
 #include <random>
-#include <sstream>
 
 #include "placement.hpp"
 
@@ -270,80 +265,6 @@ WorldDef worldDefFor(SceneKind kind, WorldDef def) {
     def.enableSleep = false;
   }
   return def;
-}
-
-Scene readScene(std::istream& in, const std::string& name) {
-  auto fail = [&](std::size_t line, const std::string& what) {
-    throw Error(name + ":" + std::to_string(line) + ": " + what);
-  };
-  Scene s;
-  std::string line;
-  std::size_t lineNo = 1;
-  if (!std::getline(in, line)) fail(lineNo, "empty file, expected '# world MINX MINY MAXX MAXY'");
-  {
-    std::istringstream head(line);
-    std::string hash, word;
-    double x0, y0, x1, y1;
-    if (!(head >> hash >> word >> x0 >> y0 >> x1 >> y1) || hash != "#" || word != "world") {
-      fail(lineNo, "expected '# world MINX MINY MAXX MAXY', got '" + line + "'");
-    }
-    if (!(x0 < x1) || !(y0 < y1) || !std::isfinite(x0) || !std::isfinite(y0) ||
-        !std::isfinite(x1) || !std::isfinite(y1)) {
-      fail(lineNo, "world bounds need finite MIN < MAX on both axes");
-    }
-    setWorld(s, x0, y0, x1, y1);
-  }
-  ++lineNo;
-  if (!std::getline(in, line)) fail(lineNo, "missing header 'x,y,vx,vy,radius'");
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line != "x,y,vx,vy,radius")
-    fail(lineNo, "expected header 'x,y,vx,vy,radius', got '" + line + "'");
-  while (std::getline(in, line)) {
-    ++lineNo;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    double v[5];
-    std::size_t pos = 0;
-    for (int k = 0; k < 5; ++k) {
-      const std::size_t end = line.find(',', pos);
-      if ((k < 4) != (end != std::string::npos)) fail(lineNo, "expected 5 comma-separated numbers");
-      const std::string field = line.substr(pos, end == std::string::npos ? end : end - pos);
-      try {
-        std::size_t used = 0;
-        v[k] = std::stod(field, &used);
-        if (used != field.size()) throw std::invalid_argument(field);
-      } catch (const std::exception&) {
-        fail(lineNo, "'" + field + "' is not a number");
-      }
-      if (!std::isfinite(v[k])) fail(lineNo, "'" + field + "' is not finite");
-      pos = end + 1;
-    }
-    if (!(v[4] > 0.0)) fail(lineNo, "radius " + std::to_string(v[4]) + " must be > 0");
-    s.x.push_back(v[0]);
-    s.y.push_back(v[1]);
-    s.vx.push_back(v[2]);
-    s.vy.push_back(v[3]);
-    s.r.push_back(v[4]);
-  }
-  return s;
-}
-
-Scene readSceneFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open scene file");
-  return readScene(in, path);
-}
-
-void writeScene(std::ostream& out, const Scene& s) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "# world %.17g %.17g %.17g %.17g\n", s.minX, s.minY, s.maxX,
-                s.maxY);
-  out << buf << "x,y,vx,vy,radius\n";
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g,%.17g\n", s.x[i], s.y[i], s.vx[i],
-                  s.vy[i], s.r[i]);
-    out << buf;
-  }
 }
 
 }  // namespace quadbin::scenes
