@@ -18,9 +18,9 @@ namespace quadbin::perf {
 
 namespace {
 
-scenes::Scene loadScene(const std::string& path) {
+scenes::Scene loadScene(const std::string& path, scenes::Placement placement) {
   try {
-    return scenes::readSceneFile(path);
+    return scenes::readSceneFile(path, placement);
   } catch (const Error& e) {
     throw UsageError(e.what());  // names file:line and the problem
   }
@@ -50,7 +50,10 @@ int pairsCommand(const PairsOptions& o) {
   // Every frame is read (and checked) before anything runs.
   std::vector<scenes::Scene> frames;
   frames.reserve(o.sceneFiles.size());
-  for (const auto& path : o.sceneFiles) frames.push_back(loadScene(path));
+  // Boxes need not lie inside the bounds (a hint to the broad phase).
+  for (const auto& path : o.sceneFiles) {
+    frames.push_back(loadScene(path, scenes::Placement::Anywhere));
+  }
 
   const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, o.threads);
   AABB bounds = frames.front().world;
@@ -119,7 +122,7 @@ int simulateCommand(const SimulateOptions& o) {
   const BroadPhaseType type = worldBroadPhase(o.structure);
   scenes::Scene scene;
   if (!o.sceneFile.empty()) {
-    scene = loadScene(o.sceneFile);
+    scene = loadScene(o.sceneFile, scenes::Placement::InsideWorld);  // as the World needs
   } else {
     const auto kind = scenes::parseSceneKind(o.scene);
     if (!kind) {

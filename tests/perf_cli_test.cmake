@@ -159,6 +159,42 @@ expect_usage_error("bad_radius.csv:3" simulate --scene-file bad_radius.csv --ste
 if(EXISTS ${WORK_DIR}/p.csv OR EXISTS ${WORK_DIR}/s.csv)
   fail("a failed command left an output file")
 endif()
+# The scene-file contract's edges (docs/perf-cli.md, "Scene files").
+file(WRITE ${WORK_DIR}/world_junk.csv "# world 0 0 100 100 junk\nx,y,vx,vy,radius\n")
+expect_usage_error("world_junk.csv:1" pairs --scene-file world_junk.csv --broadphase bin-grid --out p.csv)
+file(WRITE ${WORK_DIR}/outside.csv "# world 0 0 10 10\nx,y,vx,vy,radius\n5,5,0,0,1\n50,5,0,0,1\n")
+expect_usage_error("outside.csv:4" simulate --scene-file outside.csv --steps 1 --dump-state s.csv)
+file(WRITE ${WORK_DIR}/too_wide.csv "# world 0 0 10 10\nx,y,vx,vy,radius\n5,5,0,0,6\n")
+expect_usage_error("too_wide.csv:3" simulate --scene-file too_wide.csv --steps 1 --dump-state s.csv)
+file(WRITE ${WORK_DIR}/thin_world.csv "# world 0 0 1e-50 10\nx,y,vx,vy,radius\n")
+expect_usage_error("thin_world.csv:1" simulate --scene-file thin_world.csv --steps 1 --dump-state s.csv)
+file(WRITE ${WORK_DIR}/too_fast.csv "# world 0 0 10 10\nx,y,vx,vy,radius\n5,5,2e8,0,1\n")
+expect_usage_error("1e+08" simulate --scene-file too_fast.csv --steps 1 --dump-state s.csv)
+expect_usage_error("too_fast.csv:3" pairs --scene-file too_fast.csv --broadphase quadtree --out p.csv)
+file(WRITE ${WORK_DIR}/not_finite.csv "# world 0 0 10 10\nx,y,vx,vy,radius\n5,5,nan,0,1\n")
+expect_usage_error("not_finite.csv:3" simulate --scene-file not_finite.csv --steps 1 --dump-state s.csv)
+# A 100,000-digit number: the one error line quotes 40 characters of it.
+string(REPEAT "9" 100000 digits)
+file(WRITE ${WORK_DIR}/long_number.csv "# world 0 0 10 10\nx,y,vx,vy,radius\n5,5,0,0,${digits}\n")
+expect_usage_error("long_number.csv:3" simulate --scene-file long_number.csv --steps 1 --dump-state s.csv)
+string(LENGTH "${err}" err_length)
+if(err_length GREATER 200)
+  fail("a 100,000-digit number gave a ${err_length}-character error line")
+endif()
+if(EXISTS ${WORK_DIR}/p.csv OR EXISTS ${WORK_DIR}/s.csv)
+  fail("a failed command left an output file")
+endif()
+# Accepted: a denormal, blanks at line ends, comments and empty lines; pairs
+# takes balls outside the world (its rectangle is only the bounds).
+file(WRITE ${WORK_DIR}/edges.csv "# world 0 0 10 10 \r\n# by hand\nx,y,vx,vy,radius\t\r\n"
+     "\n5,5,1e-310,0,1 \r\n6.5,5,0,-4.9e-324,1\t\n")
+perf(0 simulate --scene-file edges.csv --steps 1 --dump-state edges_state.csv)
+perf(0 pairs --scene-file edges.csv --broadphase bin-grid --out edges_pairs.csv)
+file(READ ${WORK_DIR}/edges_pairs.csv edges_pairs)
+if(NOT edges_pairs STREQUAL "0,1\n")
+  fail("pairs on edges.csv: '${edges_pairs}', expected '0,1'")
+endif()
+perf(0 pairs --scene-file outside.csv --broadphase quadtree --out outside_pairs.csv)
 
 # ---------------------------------------------------------------- pairs
 # Six boxes whose pairs are known: 1 and 2 only touch (x = 3.5), which is

@@ -1,15 +1,13 @@
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <istream>
 #include <numbers>
 #include <numeric>
-#include <ostream>
 #include <quadbin/error.hpp>
 #include <quadbin/scenes/scene.hpp>
 #include <random>
-#include <sstream>
+
+#include "placement.hpp"
 
 namespace quadbin::scenes {
 
@@ -115,6 +113,7 @@ Scene generate(SceneKind kind, std::uint32_t n, std::uint64_t seed) {
       cy[k] = Uniform(0.0, size)(rng);
     }
     std::normal_distribution<double> spread(0.0, size / 40.0);  // one object: it caches a draw
+    // r = 1 and size >= sqrt(pi / kCoverage) > 5: the clamps' lo < hi.
     for (std::uint32_t i = 0; i < n; ++i) {
       const int k = std::uniform_int_distribution<int>(0, 15)(rng);
       const double x = cx[k] + spread(rng);
@@ -194,16 +193,59 @@ std::uint64_t countPairsExact(const Scene& s) {
   return count;
 }
 
+namespace detail {
+
+std::string placeBall(const Scene& s, double x, double y, double r, Vec2& at) {
+  const auto num = [](double v) {
+    char buf[32];
+    const auto res = std::to_chars(buf, buf + sizeof buf, v);  // shortest round trip
+    return std::string(buf, res.ptr);
+  };
+  const char* axis = !(s.minX + r <= s.maxX - r) ? "x" : !(s.minY + r <= s.maxY - r) ? "y" : "";
+  if (*axis != '\0') {
+    return "radius " + num(r) + " does not fit inside the world [" + num(s.minX) + ", " +
+           num(s.maxX) + "] x [" + num(s.minY) + ", " + num(s.maxY) +
+           "]: the ball is wider than the world on " + axis;
+  }
+  const auto inside = [&](const char* name, double v, double lo, double hi) -> std::string {
+    if (lo <= v && v <= hi) return {};
+    return std::string(name) + " = " + num(v) + " puts the ball (radius " + num(r) +
+           ") outside the world: it needs " + num(lo) + " <= " + name + " <= " + num(hi);
+  };
+  std::string why = inside("x", x, s.minX + r, s.maxX - r);
+  if (why.empty()) why = inside("y", y, s.minY + r, s.maxY - r);
+  if (!why.empty()) return why;
+  // In float the walls and the radius round independently: clamp a hair
+  // inside, and check what the World checks (createBody's closed-world test).
+  const AABB& w = s.world;
+  const auto fr = static_cast<float>(r);
+  const float loX = w.min.x + fr, hiX = w.max.x - fr, loY = w.min.y + fr, hiY = w.max.y - fr;
+  if (loX <= hiX && loY <= hiY) {
+    const Vec2 p{std::clamp(static_cast<float>(x), loX, hiX),
+                 std::clamp(static_cast<float>(y), loY, hiY)};
+    if (!(p.x - fr < w.min.x || p.x + fr > w.max.x || p.y - fr < w.min.y || p.y + fr > w.max.y)) {
+      at = p;
+      return {};
+    }
+  }
+  return "the ball (radius " + num(r) +
+         ") fits the world in double but not once rounded to float, as the World stores it: "
+         "it spans the world within a float rounding; make the world a little larger";
+}
+
+}  // namespace detail
+
 World makeWorld(const Scene& s, WorldDef def) {
   def.bounds = s.world;
   World world(def);
   for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto r = static_cast<float>(s.r[i]);
-    // Float rounding may push a ball that touches a wall a hair outside.
-    const auto x = std::clamp(static_cast<float>(s.x[i]), s.world.min.x + r, s.world.max.x - r);
-    const auto y = std::clamp(static_cast<float>(s.y[i]), s.world.min.y + r, s.world.max.y - r);
+    Vec2 at;
+    if (const std::string why = detail::placeBall(s, s.x[i], s.y[i], s.r[i], at); !why.empty()) {
+      throw Error("makeWorld: ball " + std::to_string(i) + ": " + why);
+    }
     (void)world.createBody(
-        BodyDef::ball({x, y}, r, {static_cast<float>(s.vx[i]), static_cast<float>(s.vy[i])}));
+        BodyDef::ball(at, static_cast<float>(s.r[i]),
+                      {static_cast<float>(s.vx[i]), static_cast<float>(s.vy[i])}));
   }
   return world;
 }
@@ -223,80 +265,6 @@ WorldDef worldDefFor(SceneKind kind, WorldDef def) {
     def.enableSleep = false;
   }
   return def;
-}
-
-Scene readScene(std::istream& in, const std::string& name) {
-  auto fail = [&](std::size_t line, const std::string& what) {
-    throw Error(name + ":" + std::to_string(line) + ": " + what);
-  };
-  Scene s;
-  std::string line;
-  std::size_t lineNo = 1;
-  if (!std::getline(in, line)) fail(lineNo, "empty file, expected '# world MINX MINY MAXX MAXY'");
-  {
-    std::istringstream head(line);
-    std::string hash, word;
-    double x0, y0, x1, y1;
-    if (!(head >> hash >> word >> x0 >> y0 >> x1 >> y1) || hash != "#" || word != "world") {
-      fail(lineNo, "expected '# world MINX MINY MAXX MAXY', got '" + line + "'");
-    }
-    if (!(x0 < x1) || !(y0 < y1) || !std::isfinite(x0) || !std::isfinite(y0) ||
-        !std::isfinite(x1) || !std::isfinite(y1)) {
-      fail(lineNo, "world bounds need finite MIN < MAX on both axes");
-    }
-    setWorld(s, x0, y0, x1, y1);
-  }
-  ++lineNo;
-  if (!std::getline(in, line)) fail(lineNo, "missing header 'x,y,vx,vy,radius'");
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line != "x,y,vx,vy,radius")
-    fail(lineNo, "expected header 'x,y,vx,vy,radius', got '" + line + "'");
-  while (std::getline(in, line)) {
-    ++lineNo;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    double v[5];
-    std::size_t pos = 0;
-    for (int k = 0; k < 5; ++k) {
-      const std::size_t end = line.find(',', pos);
-      if ((k < 4) != (end != std::string::npos)) fail(lineNo, "expected 5 comma-separated numbers");
-      const std::string field = line.substr(pos, end == std::string::npos ? end : end - pos);
-      try {
-        std::size_t used = 0;
-        v[k] = std::stod(field, &used);
-        if (used != field.size()) throw std::invalid_argument(field);
-      } catch (const std::exception&) {
-        fail(lineNo, "'" + field + "' is not a number");
-      }
-      if (!std::isfinite(v[k])) fail(lineNo, "'" + field + "' is not finite");
-      pos = end + 1;
-    }
-    if (!(v[4] > 0.0)) fail(lineNo, "radius " + std::to_string(v[4]) + " must be > 0");
-    s.x.push_back(v[0]);
-    s.y.push_back(v[1]);
-    s.vx.push_back(v[2]);
-    s.vy.push_back(v[3]);
-    s.r.push_back(v[4]);
-  }
-  return s;
-}
-
-Scene readSceneFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open scene file");
-  return readScene(in, path);
-}
-
-void writeScene(std::ostream& out, const Scene& s) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "# world %.17g %.17g %.17g %.17g\n", s.minX, s.minY, s.maxX,
-                s.maxY);
-  out << buf << "x,y,vx,vy,radius\n";
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g,%.17g\n", s.x[i], s.y[i], s.vx[i],
-                  s.vy[i], s.r[i]);
-    out << buf;
-  }
 }
 
 }  // namespace quadbin::scenes

@@ -66,7 +66,10 @@ void boxes(const Scene& scene, std::vector<AABB>& out);
 [[nodiscard]] std::uint64_t countPairsExact(const Scene& scene);
 
 /// A closed world with the scene's bounds and one ball (density 1) per row.
-/// Changes to `def`'s bounds are overridden by the scene's.
+/// Changes to `def`'s bounds are overridden by the scene's. Every ball must
+/// lie inside the world (Placement::InsideWorld's rule; a position that
+/// float rounding puts a hair outside is moved back in), or quadbin::Error
+/// names the first that does not.
 [[nodiscard]] World makeWorld(const Scene& scene, WorldDef def = {});
 
 /// `def` with the physics a scene of `kind` is simulated with (quadbin-perf's
@@ -77,11 +80,20 @@ void boxes(const Scene& scene, std::vector<AABB>& out);
 /// gravity (0, -9.8), restitution 0.5, restitutionThreshold 1, sleeping on.
 [[nodiscard]] WorldDef worldDefFor(SceneKind kind, WorldDef def = {});
 
-/// Scene file: `# world MINX MINY MAXX MAXY`, then the header
-/// `x,y,vx,vy,radius`, then one ball per line. Throws quadbin::Error naming
-/// the line and the problem for a malformed file.
-[[nodiscard]] Scene readSceneFile(const std::string& path);
-[[nodiscard]] Scene readScene(std::istream& in, const std::string& name = "<stream>");
+/// Where a scene file's balls may lie. InsideWorld: each ball inside the
+/// world rectangle (MINX + r <= x <= MAXX - r, the same on y), so that
+/// makeWorld builds it. Anywhere: the rectangle is only the bounds (a
+/// broad phase's hint, as for quadbin-perf pairs).
+enum class Placement : std::uint8_t { InsideWorld, Anywhere };
+
+/// Scene file (docs/perf-cli.md, "Scene files"): `# world MINX MINY MAXX
+/// MAXY`, then the header `x,y,vx,vy,radius`, then one ball per line, every
+/// value within the World's limits (quadbin/engine/limits.hpp). Throws
+/// quadbin::Error naming `name:line` and the problem for a malformed file.
+[[nodiscard]] Scene readSceneFile(const std::string& path,
+                                  Placement placement = Placement::InsideWorld);
+[[nodiscard]] Scene readScene(std::istream& in, const std::string& name = "<stream>",
+                              Placement placement = Placement::InsideWorld);
 void writeScene(std::ostream& out, const Scene& scene);
 
 }  // namespace quadbin::scenes
