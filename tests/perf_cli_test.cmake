@@ -308,6 +308,47 @@ if(NOT found_b)
   fail("run.csv: no B uniform 1000 bin-grid row")
 endif()
 
+# Without --out every command writes a folder of its own,
+# perf/results/<host>-<date>-<time>/: never an earlier run's, never the
+# committed reference (perf/results/reference/), and one git ignores.
+foreach(i 1 2)
+  perf(0 run --workload A --scene uniform --n 300 --broadphase bin-grid --frames 2 --warmup 1)
+  if(NOT out MATCHES "results: perf/results/[^ /]+-[0-9]+-[0-9]+(-[0-9]+)?/run.csv")
+    fail("run without --out: results not in a perf/results/<host>-<date>-<time> folder: ${out}")
+  endif()
+endforeach()
+file(GLOB default_dirs LIST_DIRECTORIES true RELATIVE ${WORK_DIR}/perf/results
+     ${WORK_DIR}/perf/results/*)
+list(LENGTH default_dirs default_count)
+if(NOT default_count EQUAL 2)
+  fail("two runs without --out wrote ${default_count} folders, not 2: '${default_dirs}'")
+endif()
+set(d8 "[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]")  # CMake's regexes have no {8}
+foreach(d IN LISTS default_dirs)
+  if(d MATCHES "^reference" OR NOT d MATCHES "-${d8}-[0-9][0-9][0-9][0-9][0-9][0-9](-[0-9]+)?$"
+     OR NOT EXISTS ${WORK_DIR}/perf/results/${d}/run.csv)
+    fail("run without --out: folder perf/results/${d} is not <host>-<date>-<time> with run.csv")
+  endif()
+endforeach()
+get_filename_component(repo ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
+find_program(GIT git)
+if(GIT AND EXISTS ${repo}/.git)
+  foreach(d IN LISTS default_dirs)
+    execute_process(COMMAND ${GIT} -C ${repo} check-ignore -q --no-index perf/results/${d}/run.csv
+                    RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      fail("git status would show perf/results/${d}/run.csv (.gitignore does not cover it)")
+    endif()
+  endforeach()
+  execute_process(COMMAND ${GIT} -C ${repo} check-ignore -q --no-index
+                          perf/results/reference/vm/run.csv RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 1)
+    fail("git ignores the committed reference results perf/results/reference/")
+  endif()
+else()
+  message(STATUS "not a git checkout (${repo}): .gitignore not checked")
+endif()
+
 # The pile in Workload B (and C): a world under gravity, its quality measured.
 perf(0 run --workload B --scene pile --n 300 --frames 2 --warmup 1 --broadphase bin-grid,quadtree --out pile_run)
 check_csv(${WORK_DIR}/pile_run/run.csv 2)
