@@ -1,5 +1,5 @@
 // quadbin-perf: measures the broad phases and the world on the reference
-// scenes of BENCHMARKS.md, and checks results on scene files. The command
+// scenes of docs/benchmarks.md, and checks results on scene files. The command
 // line is a contract (docs/perf-cli.md): others check our numbers with it.
 //   quadbin-perf run | sweep | scaling | pile | pairs | simulate | scene | list
 #include <unistd.h>
@@ -66,7 +66,7 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "quadbin-perf: broad phases and world steps on the reference scenes of BENCHMARKS.md, "
+      "quadbin-perf: broad phases and world steps on the reference scenes of docs/benchmarks.md, "
       "and result checks on scene files"};
   app.require_subcommand(1);
 
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   SceneOptions sceneOpts;
   auto* scene = app.add_subcommand(
       "scene",
-      "Writes a reference scene (BENCHMARKS.md) as a scene file, after --frames frames of the "
+      "Writes a reference scene (docs/benchmarks.md) as a scene file, after --frames frames of the "
       "Workload A motion: inputs for 'pairs', 'simulate' and other engines.");
   scene->add_option("--scene", sceneOpts.scene, "uniform, clustered, mixed or pile")->required();
   scene->add_option("--n", sceneOpts.n, "body count")->required();
