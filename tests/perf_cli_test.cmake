@@ -289,6 +289,17 @@ endif()
 if(NOT out MATCHES "overlaps" OR NOT out MATCHES "max pen")
   fail("run: the Workload B table lacks overlaps and max penetration: ${out}")
 endif()
+# Each row shows the frames (steps) it timed: 3 here.
+if(NOT out MATCHES "threads +frames +ms/frame" OR NOT out MATCHES "threads +steps +ms/step"
+   OR NOT out MATCHES "\n(uniform|clustered|mixed) +1,000 +bin-grid +1 +3 +[0-9.]+ ")
+  fail("run: the table does not show the frames (steps) each row timed: ${out}")
+endif()
+# A row cut short by the time-box shows the 10 steps it timed, not --frames.
+perf(0 run --workload B --scene uniform --n 2000 --broadphase bin-grid --frames 500 --warmup 1
+     --config-seconds 0.000001 --out timebox)
+if(NOT out MATCHES "\nuniform +2,000 +bin-grid +1 +10 +[0-9.]+ ")
+  fail("run --config-seconds: the table does not show the 10 steps timed: ${out}")
+endif()
 check_world_columns(${WORK_DIR}/results/run.csv "vs_box2d,energy_drift,predicted_s,status")
 # B rows: overlaps, max_penetration and the seven stage medians are numbers;
 # A rows leave them blank.
