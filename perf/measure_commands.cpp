@@ -351,11 +351,14 @@ int runCommand(const MeasureOptions& o) {
       std::vector<std::string> row{sceneName(c.scene), withCommas(c.n), c.structure,
                                    std::to_string(c.threads)};
       if (out.skipped) {
+        row.emplace_back("");
         row.emplace_back("skipped");
-        row.resize(w == 'A' ? 8 : 10);
+        row.resize(w == 'A' ? 9 : 11);
         row.push_back(skippedNote(out, o.budget));
       } else {
         const auto speed = vsBox2d(out);
+        // The steps timed: fewer than --frames where the time-box cut them.
+        row.push_back(std::to_string(c.frames));
         row.push_back(msText(out.result.medianMs));
         row.push_back(withCommas(out.result.pairs));
         row.push_back(fixed(out.result.bytesPerBody, 1));
@@ -381,12 +384,13 @@ int runCommand(const MeasureOptions& o) {
                 w == 'A' ? "broad phase alone" : "full world step", o.frames,
                 w == 'A' ? "frames" : "steps", o.warmup,
                 o.configSeconds > 0.0 ? " (fewer, at least 10, where a configuration would "
-                                        "take over --config-seconds: see the CSV's frames)"
+                                        "take over --config-seconds: see the frames column)"
                                       : "");
     std::vector<std::string> header{"scene",
                                     "n",
                                     "structure",
                                     "threads",
+                                    w == 'A' ? "frames" : "steps",
                                     w == 'A' ? "ms/frame" : "ms/step",
                                     w == 'A' ? "pairs" : "contacts",
                                     "bytes/body",
@@ -395,7 +399,7 @@ int runCommand(const MeasureOptions& o) {
       header.emplace_back("overlaps");
       header.emplace_back("max pen.");
     }
-    printTable(header, rows, {false, true, false, true, true, true, true, true, true, true});
+    printTable(header, rows, {false, true, false, true, true, true, true, true, true, true, true});
   }
 
   JsonObject options{

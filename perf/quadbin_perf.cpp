@@ -1,5 +1,5 @@
 // quadbin-perf: measures the broad phases and the world on the reference
-// scenes of BENCHMARKS.md, and checks results on scene files. The command
+// scenes of docs/benchmarks.md, and checks results on scene files. The command
 // line is a contract (docs/perf-cli.md): others check our numbers with it.
 //   quadbin-perf run | sweep | scaling | pile | pairs | simulate | scene | list
 #include <unistd.h>
@@ -24,6 +24,10 @@ constexpr const char* kFooter =
     "scene file, unwritable output: one line on stderr); 3 a result check failed (pair count "
     "differs from the reference, result depends on the thread count, invalid pair).\n"
     "Contract and file formats: docs/perf-cli.md.";
+
+constexpr const char* kOutHelp =
+    "result folder (default: a new perf/results/<hostname>-<date>-<time>, which git ignores; "
+    "the committed reference is perf/results/reference/<machine>)";
 
 int fail(int code, std::string message) {
   if (isatty(STDERR_FILENO) == 1) std::fprintf(stderr, "\r\033[K");  // a progress line
@@ -53,7 +57,7 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
   cmd->add_option("--drift-steps", o.driftSteps,
                   "world workloads: take the kinetic energy drift after this many steps (more "
                   "steps run untimed); default: the measured steps");
-  cmd->add_option("--out", o.outDir, "result folder (default perf/results/<hostname>)");
+  cmd->add_option("--out", o.outDir, kOutHelp);
   cmd->add_flag("-v,--verbose", o.verbose, "one line per configuration on stderr as it ends");
   cmd->footer("Defaults: " + defaults);
 }
@@ -62,7 +66,7 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "quadbin-perf: broad phases and world steps on the reference scenes of BENCHMARKS.md, "
+      "quadbin-perf: broad phases and world steps on the reference scenes of docs/benchmarks.md, "
       "and result checks on scene files"};
   app.require_subcommand(1);
 
@@ -133,7 +137,7 @@ int main(int argc, char** argv) {
   pile->add_option("--threads", pileOpts.threads, "thread counts (>= 1)")->delimiter(',');
   pile->add_option("--broadphase", pileOpts.structure, "a quadbin broad phase (default auto)");
   pile->add_option("--seed", pileOpts.seed, "scene seed (default 42)");
-  pile->add_option("--out", pileOpts.outDir, "result folder (default perf/results/<hostname>)");
+  pile->add_option("--out", pileOpts.outDir, kOutHelp);
   pile->footer(
       "Defaults: --n 500,10000,100000 --seconds 8 --threads 1 --broadphase auto --seed 42");
 
@@ -170,7 +174,7 @@ int main(int argc, char** argv) {
   SceneOptions sceneOpts;
   auto* scene = app.add_subcommand(
       "scene",
-      "Writes a reference scene (BENCHMARKS.md) as a scene file, after --frames frames of the "
+      "Writes a reference scene (docs/benchmarks.md) as a scene file, after --frames frames of the "
       "Workload A motion: inputs for 'pairs', 'simulate' and other engines.");
   scene->add_option("--scene", sceneOpts.scene, "uniform, clustered, mixed or pile")->required();
   scene->add_option("--n", sceneOpts.n, "body count")->required();

@@ -130,7 +130,19 @@ std::filesystem::path defaultResultDir(const Machine& machine) {
   std::string name = fileNameOf(machine.hostname);
   if (name.empty()) name = fileNameOf(machine.cpu);
   if (name.empty()) name = "unknown";
-  return std::filesystem::path("perf") / "results" / name;
+  // The date's digits, YYYYMMDD-HHMMSS: folders sort by time.
+  std::string stamp;
+  for (const char c : machine.date) {
+    if (c >= '0' && c <= '9') stamp += c;
+  }
+  if (stamp.size() > 8) stamp.insert(8, "-");
+  if (!stamp.empty()) name += "-" + stamp;
+  const auto results = std::filesystem::path("perf") / "results";
+  // Two commands started in the same second: the second gets its own folder.
+  auto dir = results / name;
+  for (int i = 2; std::filesystem::exists(dir); ++i)
+    dir = results / (name + "-" + std::to_string(i));
+  return dir;
 }
 
 Cell text(std::string value) { return {std::move(value), false}; }

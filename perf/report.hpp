@@ -24,8 +24,11 @@ struct Machine {
 };
 
 [[nodiscard]] Machine describeMachine();
-/// The default result folder: perf/results/<hostname>, or the CPU model
-/// (as a file name) when the host has no name.
+/// The default result folder, a new one for every command:
+/// perf/results/<hostname>-<YYYYMMDD>-<HHMMSS> (the machine's UTC date; the
+/// CPU model as a file name when the host has no name; "-2", "-3"... when
+/// that folder exists). Never perf/results/reference/, where the committed
+/// results live; .gitignore keeps the others out of git.
 [[nodiscard]] std::filesystem::path defaultResultDir(const Machine& machine);
 
 /// One value: its text ("" = blank in CSV, null in JSON) and whether JSON

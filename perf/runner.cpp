@@ -27,6 +27,18 @@ constexpr double kDegradingExponent = 1.75;
 
 double nLogN(double n) { return n * std::log2(std::max(n, 2.0)); }
 
+/// A prediction of the whole configuration turned into what it takes when
+/// time-boxed: the warm-up, then timed frames up to the box (at least
+/// kMinTimedFrames of them).
+std::optional<double> timeBoxed(const Config& c, std::optional<double> predicted) {
+  if (!predicted || !(c.timeBoxSeconds > 0.0)) return predicted;
+  const double perFrame = *predicted / stepsOf(c);
+  const double timed = std::clamp(c.timeBoxSeconds / perFrame,
+                                  static_cast<double>(std::min(kMinTimedFrames, c.frames)),
+                                  static_cast<double>(c.frames));
+  return perFrame * (c.warmup + timed);
+}
+
 }  // namespace
 
 std::uint32_t stepsOf(const Config& c) noexcept {
@@ -120,26 +132,56 @@ double estimateWeight(const Config& c) noexcept {
   return perStep * stepsOf(c) * (c.workload == 'A' ? 1.0 : 3.0) + 1.0;
 }
 
-Progress::Progress() : enabled_(isatty(STDERR_FILENO) == 1) {}
+Progress::Progress()
+    : terminal_(isatty(STDERR_FILENO) == 1), lastPlain_(std::chrono::steady_clock::now()) {}
 
 void Progress::plan(std::vector<double> weights) {
   weights_ = std::move(weights);
+  expected_.assign(weights_.size(), std::nullopt);
   finished_.assign(weights_.size(), false);
-  start_ = std::chrono::steady_clock::now();
+  start_ = lastPlain_ = std::chrono::steady_clock::now();
+}
+
+void Progress::expect(std::size_t index, std::optional<double> seconds) {
+  if (index < expected_.size()) expected_[index] = seconds;
+}
+
+std::optional<double> Progress::secondsLeft(double elapsed) const {
+  double done = 0.0, left = 0.0, unknownLeft = 0.0;
+  for (std::size_t i = 0; i < weights_.size(); ++i) {
+    if (finished_[i]) {
+      done += weights_[i];
+    } else if (expected_[i]) {
+      left += *expected_[i];
+    } else {
+      unknownLeft += weights_[i];
+    }
+  }
+  if (unknownLeft > 0.0) {
+    if (!(done > 0.0) || elapsed < 0.5) return std::nullopt;
+    left += elapsed * unknownLeft / done;
+  }
+  return left;
 }
 
 void Progress::show(std::size_t index, const std::string& what) {
-  if (!enabled_) return;
-  double done = 0.0, left = 0.0;
-  for (std::size_t i = 0; i < weights_.size(); ++i) (finished_[i] ? done : left) += weights_[i];
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const bool known = done > 0.0 && elapsed > 0.5;
+  const auto now = std::chrono::steady_clock::now();
+  if (!terminal_ &&
+      std::chrono::duration<double>(now - lastPlain_).count() < kPlainProgressSeconds) {
+    return;
+  }
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const auto left = secondsLeft(elapsed);
   char line[512];
   std::snprintf(line, sizeof line, "[%zu/%zu, %s elapsed, %s%s] %s", index + 1, weights_.size(),
-                formatSeconds(elapsed).c_str(), known ? "~" : "",
-                known ? (formatSeconds(elapsed * left / done) + " left").c_str() : "? left",
-                what.c_str());
+                formatSeconds(elapsed).c_str(), left ? "~" : "",
+                left ? (formatSeconds(*left) + " left").c_str() : "? left", what.c_str());
+  if (!terminal_) {
+    std::fprintf(stderr, "quadbin-perf: %s\n", line);
+    std::fflush(stderr);
+    lastPlain_ = now;
+    return;
+  }
   // A line wider than the terminal would wrap, and \r would then rewrite
   // only its last part.
   winsize ws{};
@@ -152,12 +194,16 @@ void Progress::show(std::size_t index, const std::string& what) {
   shown_ = true;
 }
 
-void Progress::finish(std::size_t index) {
-  if (index < finished_.size()) finished_[index] = true;
+void Progress::finish(std::size_t index, bool measured) {
+  if (index >= finished_.size()) return;
+  finished_[index] = true;
+  // A skipped configuration took no time: its cost would make the others
+  // look fast.
+  if (!measured) weights_[index] = 0.0;
 }
 
 void Progress::clear() {
-  if (!enabled_ || !shown_) return;
+  if (!terminal_ || !shown_) return;
   std::fprintf(stderr, "\r\033[K");
   std::fflush(stderr);
   shown_ = false;
@@ -169,7 +215,7 @@ void Session::plan(const std::vector<Config>& configs) {
   std::vector<double> weights;
   weights.reserve(configs.size());
   for (const auto& c : configs) weights.push_back(estimateWeight(c));
-  planned_ = configs.size();
+  planned_ = configs;
   progress_.plan(std::move(weights));
 }
 
@@ -227,33 +273,43 @@ Result Session::measureA(const Config& c) {
   return r;
 }
 
+std::optional<double> Session::boxedPrediction(const Config& c) const {
+  return timeBoxed(c, predictor_.predictSeconds(c));
+}
+
+void Session::updateExpectations(std::size_t index) {
+  for (std::size_t i = index; i < planned_.size(); ++i) {
+    const Config& c = planned_[i];
+    std::optional<double> seconds;
+    if (!c.skipReason.empty()) {
+      seconds = 0.0;
+    } else if (budget_ > 0.0) {
+      seconds = boxedPrediction(c);
+      if (seconds && *seconds > budget_) seconds = 0.0;
+    }
+    progress_.expect(i, seconds);
+  }
+}
+
 Outcome Session::measure(std::size_t index, const Config& c) {
+  updateExpectations(index);
   progress_.show(index, describe(c));
   Outcome o;
   o.result.config = c;
   if (!c.skipReason.empty()) {
     o.skipped = true;
     o.skipReason = c.skipReason;
-    progress_.finish(index);
+    progress_.finish(index, false);
     return o;
   }
-  if (budget_ > 0.0) o.predictedSeconds = predictWithProbe(c);
-  if (o.predictedSeconds && c.timeBoxSeconds > 0.0) {
-    // Time-boxed: the warm-up, then timed frames up to the box (at least
-    // kMinTimedFrames of them).
-    const double perFrame = *o.predictedSeconds / stepsOf(c);
-    const double timed = std::clamp(c.timeBoxSeconds / perFrame,
-                                    static_cast<double>(std::min(kMinTimedFrames, c.frames)),
-                                    static_cast<double>(c.frames));
-    o.predictedSeconds = perFrame * (c.warmup + timed);
-  }
+  if (budget_ > 0.0) o.predictedSeconds = timeBoxed(c, predictWithProbe(c));
   if (o.predictedSeconds && *o.predictedSeconds > budget_) {
     o.skipped = true;
   } else {
     o.result = c.workload == 'A' ? measureA(c) : runWorkloadB(c);
     predictor_.record(o.result.config, o.result.medianMs);
   }
-  progress_.finish(index);
+  progress_.finish(index, !o.skipped);
   if (verbose_) {
     progress_.clear();
     if (o.skipped) {
@@ -265,7 +321,7 @@ Outcome Session::measure(std::size_t index, const Config& c) {
                    c.workload == 'A' ? "pairs" : "contacts");
     }
   }
-  if (index + 1 == planned_) progress_.clear();
+  if (index + 1 == planned_.size()) progress_.clear();
   return o;
 }
 

@@ -56,28 +56,44 @@ class Predictor {
   std::map<Key, std::vector<Point>> points_;
 };
 
-/// Rewrites one line on stderr in place (\r), only when stderr is a
-/// terminal: what runs, how many of how many, and a time-left estimate.
+/// The progress of a command on stderr: what runs, how many of how many,
+/// the time elapsed and an estimate of the time left. On a terminal one
+/// line rewritten in place (\r); otherwise a plain line every
+/// kPlainProgressSeconds, so that a piped or logged run shows it too.
 class Progress {
  public:
   Progress();
   /// Call before the first configuration with every configuration's
   /// estimated relative cost.
   void plan(std::vector<double> weights);
+  /// Seconds configuration `index` is expected to take, when known (a
+  /// prediction from its measured neighbours): the estimate of the time
+  /// left uses it rather than the relative cost.
+  void expect(std::size_t index, std::optional<double> seconds);
   void show(std::size_t index, const std::string& what);
-  /// The configuration at `index` is over (measured or skipped).
-  void finish(std::size_t index);
+  /// The configuration at `index` is over; `measured` false when it was
+  /// skipped (it took no time, so its cost says nothing of the others').
+  void finish(std::size_t index, bool measured = true);
   /// Erases the line (before printing anything else to the terminal).
   void clear();
-  [[nodiscard]] bool enabled() const noexcept { return enabled_; }
+  [[nodiscard]] bool enabled() const noexcept { return terminal_; }
 
  private:
-  bool enabled_ = false;
+  /// Seconds left, from the time the finished configurations took per
+  /// unit of cost and the expectations; nullopt until there is a basis.
+  [[nodiscard]] std::optional<double> secondsLeft(double elapsed) const;
+
+  bool terminal_ = false;
   bool shown_ = false;
   std::vector<double> weights_;
+  std::vector<std::optional<double>> expected_;
   std::vector<bool> finished_;
   std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point lastPlain_;
 };
+
+/// Between two plain progress lines (stderr not a terminal).
+inline constexpr double kPlainProgressSeconds = 30.0;
 
 /// A relative cost estimate for the progress line.
 [[nodiscard]] double estimateWeight(const Config& c) noexcept;
@@ -108,6 +124,12 @@ class Session {
   };
   using RefKey = std::tuple<int, std::uint32_t, std::uint64_t>;  // scene, n, seed
   [[nodiscard]] std::optional<double> predictWithProbe(const Config& c);
+  /// The predicted seconds with the time box applied: what `c` will take
+  /// as measured; nullopt when there is no prediction.
+  [[nodiscard]] std::optional<double> boxedPrediction(const Config& c) const;
+  /// Tells the progress line what the planned configurations from `index`
+  /// on are now predicted to take (0 for those the budget will skip).
+  void updateExpectations(std::size_t index);
   [[nodiscard]] Result measureA(const Config& c);
   [[nodiscard]] std::string describe(const Config& c) const;
 
@@ -115,7 +137,7 @@ class Session {
   bool verbose_;
   Predictor predictor_;
   Progress progress_;
-  std::size_t planned_ = 0;
+  std::vector<Config> planned_;
   std::map<RefKey, Reference> references_;
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// The workloads of BENCHMARKS.md, measured on one configuration each.
+// The workloads of docs/benchmarks.md, measured on one configuration each.
 
 #include <cstdint>
 #include <optional>

@@ -3,13 +3,15 @@
 
     scripts/perf_tables.py [RESULT_DIR]
 
-Reads RESULT_DIR/{run,scaling}.csv (default perf/results/<hostname>) and
+Reads RESULT_DIR/{run,scaling}.csv (default: this host's newest run,
+perf/results/<hostname>-<date>-<time>) and
 prints, per workload, scene and N, every structure's median ms per frame
 (with min-max), pairs, bytes per body and speed against Box2D's tree; then
 the thread-scaling table. Skipped configurations are listed as skipped.
 """
 import csv
 import os
+import re
 import socket
 import sys
 
@@ -33,8 +35,26 @@ def fmt(v, digits=3):
     return f"{x:.{digits}g}"
 
 
+def latest_run_dir():
+    """The newest folder a quadbin-perf command wrote on this host without
+    --out (perf/results/<host>-<date>-<time>[-k]), or None."""
+    host = socket.gethostname() or "unknown"
+    results = os.path.join("perf", "results")
+    pattern = re.compile(re.escape(host) + r"-(\d{8}-\d{6})(?:-(\d+))?")
+    runs = []
+    for name in os.listdir(results) if os.path.isdir(results) else []:
+        m = pattern.fullmatch(name)
+        if m:
+            runs.append(((m.group(1), int(m.group(2) or 1)), name))
+    return os.path.join(results, max(runs)[1]) if runs else None
+
+
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join("perf", "results", socket.gethostname())
+    folder = sys.argv[1] if len(sys.argv) > 1 else latest_run_dir()
+    if folder is None:
+        print("perf_tables: no perf/results/<hostname>-<date>-<time> folder here: "
+              "name the result folder", file=sys.stderr)
+        return 2
     run = rows(os.path.join(folder, "run.csv"))
     groups = {}
     for r in run:
@@ -69,4 +89,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

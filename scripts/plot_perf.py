@@ -3,8 +3,9 @@
 
     scripts/plot_perf.py [RESULT_DIR] [--out DIR]
 
-Reads RESULT_DIR/{sweep,scaling,run}.csv (default: perf/results/<hostname>)
-and writes PNGs next to them (or into --out):
+Reads RESULT_DIR/{sweep,scaling,run}.csv (default: this host's newest run,
+perf/results/<hostname>-<date>-<time>) and writes PNGs next to them (or
+into --out):
 
   sweep_10-100.png, sweep_100-1000.png, sweep_1000-30000.png
       world steps per second against N, one line per structure, 1 thread
@@ -26,6 +27,7 @@ import argparse
 import csv
 import math
 import os
+import re
 import socket
 import sys
 
@@ -287,12 +289,31 @@ def plot_workload_a(rows, out_dir, note, styles):
     return [path]
 
 
+def latest_run_dir():
+    """The newest folder a quadbin-perf command wrote on this host without
+    --out (perf/results/<host>-<date>-<time>[-k]), or None."""
+    host = socket.gethostname() or "unknown"
+    results = os.path.join("perf", "results")
+    pattern = re.compile(re.escape(host) + r"-(\d{8}-\d{6})(?:-(\d+))?")
+    runs = []
+    for name in os.listdir(results) if os.path.isdir(results) else []:
+        m = pattern.fullmatch(name)
+        if m:
+            runs.append(((m.group(1), int(m.group(2) or 1)), name))
+    return os.path.join(results, max(runs)[1]) if runs else None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("result_dir", nargs="?",
-                        default=os.path.join("perf", "results", socket.gethostname() or "unknown"))
+                        help="default: this host's newest perf/results/<hostname>-<date>-<time>")
     parser.add_argument("--out", help="folder for the PNGs (default: the result folder)")
     args = parser.parse_args()
+    args.result_dir = args.result_dir or latest_run_dir()
+    if args.result_dir is None:
+        print("plot_perf: no perf/results/<hostname>-<date>-<time> folder here: "
+              "name the result folder", file=sys.stderr)
+        return 2
     out_dir = args.out or args.result_dir
     os.makedirs(out_dir, exist_ok=True)
     styles = Styles()

@@ -325,6 +325,17 @@ endif()
 if(NOT out MATCHES "overlaps" OR NOT out MATCHES "max pen")
   fail("run: the Workload B table lacks overlaps and max penetration: ${out}")
 endif()
+# Each row shows the frames (steps) it timed: 3 here.
+if(NOT out MATCHES "threads +frames +ms/frame" OR NOT out MATCHES "threads +steps +ms/step"
+   OR NOT out MATCHES "\n(uniform|clustered|mixed) +1,000 +bin-grid +1 +3 +[0-9.]+ ")
+  fail("run: the table does not show the frames (steps) each row timed: ${out}")
+endif()
+# A row cut short by the time-box shows the 10 steps it timed, not --frames.
+perf(0 run --workload B --scene uniform --n 2000 --broadphase bin-grid --frames 500 --warmup 1
+     --config-seconds 0.000001 --out timebox)
+if(NOT out MATCHES "\nuniform +2,000 +bin-grid +1 +10 +[0-9.]+ ")
+  fail("run --config-seconds: the table does not show the 10 steps timed: ${out}")
+endif()
 check_world_columns(${WORK_DIR}/results/run.csv "vs_box2d,energy_drift,predicted_s,status")
 # B rows: overlaps, max_penetration and the seven stage medians are numbers;
 # A rows leave them blank.
@@ -342,6 +353,47 @@ foreach(line IN LISTS csv_lines)
 endforeach()
 if(NOT found_b)
   fail("run.csv: no B uniform 1000 bin-grid row")
+endif()
+
+# Without --out every command writes a folder of its own,
+# perf/results/<host>-<date>-<time>/: never an earlier run's, never the
+# committed reference (perf/results/reference/), and one git ignores.
+foreach(i 1 2)
+  perf(0 run --workload A --scene uniform --n 300 --broadphase bin-grid --frames 2 --warmup 1)
+  if(NOT out MATCHES "results: perf/results/[^ /]+-[0-9]+-[0-9]+(-[0-9]+)?/run.csv")
+    fail("run without --out: results not in a perf/results/<host>-<date>-<time> folder: ${out}")
+  endif()
+endforeach()
+file(GLOB default_dirs LIST_DIRECTORIES true RELATIVE ${WORK_DIR}/perf/results
+     ${WORK_DIR}/perf/results/*)
+list(LENGTH default_dirs default_count)
+if(NOT default_count EQUAL 2)
+  fail("two runs without --out wrote ${default_count} folders, not 2: '${default_dirs}'")
+endif()
+set(d8 "[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]")  # CMake's regexes have no {8}
+foreach(d IN LISTS default_dirs)
+  if(d MATCHES "^reference" OR NOT d MATCHES "-${d8}-[0-9][0-9][0-9][0-9][0-9][0-9](-[0-9]+)?$"
+     OR NOT EXISTS ${WORK_DIR}/perf/results/${d}/run.csv)
+    fail("run without --out: folder perf/results/${d} is not <host>-<date>-<time> with run.csv")
+  endif()
+endforeach()
+get_filename_component(repo ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
+find_program(GIT git)
+if(GIT AND EXISTS ${repo}/.git)
+  foreach(d IN LISTS default_dirs)
+    execute_process(COMMAND ${GIT} -C ${repo} check-ignore -q --no-index perf/results/${d}/run.csv
+                    RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      fail("git status would show perf/results/${d}/run.csv (.gitignore does not cover it)")
+    endif()
+  endforeach()
+  execute_process(COMMAND ${GIT} -C ${repo} check-ignore -q --no-index
+                          perf/results/reference/vm/run.csv RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 1)
+    fail("git ignores the committed reference results perf/results/reference/")
+  endif()
+else()
+  message(STATUS "not a git checkout (${repo}): .gitignore not checked")
 endif()
 
 # The pile in Workload B (and C): a world under gravity, its quality measured.
