@@ -6,6 +6,7 @@
 #include <cmath>
 #include <quadbin/quadbin.hpp>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace quadbin;
@@ -112,7 +113,15 @@ TEST_P(Tunnelling, SlowBallStruckByAHeavyOneGainsSpeedSafely) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StartOffsets, Tunnelling,
-                         ::testing::Values(0.0f, 0.13f, 0.5f, 1.7f, 2.49f, 3.3f, 4.99f));
+                         ::testing::Values(0.0f, 0.13f, 0.5f, 1.7f, 2.49f, 3.3f, 4.99f),
+                         [](const ::testing::TestParamInfo<float>& offset) {
+                           // "offset_2_49": the start offset, readable in ctest's output
+                           std::string name = "offset_" + std::to_string(offset.param);
+                           name.erase(name.find_last_not_of('0') + 1);
+                           if (name.back() == '.') name.pop_back();
+                           std::replace(name.begin(), name.end(), '.', '_');
+                           return name;
+                         });
 
 // Crowds against planks (issue 12): every ball is checked against every
 // static box after every step; none may cross a plank or end inside one
