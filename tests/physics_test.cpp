@@ -135,7 +135,7 @@ TEST(Conservation, MomentumWithoutWalls) {
 }
 
 TEST(Conservation, KineticEnergyOfTheUniformScene) {
-  // BENCHMARKS.md's uniform scene, 1,000 balls, e = 1, closed world.
+  // docs/benchmarks.md's uniform scene, 1,000 balls, e = 1, closed world.
   const auto scene = scenes::generate(scenes::SceneKind::Uniform, 1000);
   WorldDef def;
   def.logLevel = LogLevel::Off;

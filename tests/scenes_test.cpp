@@ -1,4 +1,4 @@
-// The scene generator reproduces BENCHMARKS.md's reference pair counts; the
+// The scene generator reproduces docs/benchmarks.md's reference pair counts; the
 // pile is deterministic and starts without overlaps.
 #include <gtest/gtest.h>
 

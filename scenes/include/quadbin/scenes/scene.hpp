@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The reference scenes of BENCHMARKS.md (uniform, clustered, mixed) and
+/// The reference scenes of docs/benchmarks.md (uniform, clustered, mixed) and
 /// the pile, generated bit-for-bit from (kind, N, seed), the Workload A
 /// motion, the scene file format of quadbin-perf, and a World made from a
 /// scene with the physics its kind is simulated with.
@@ -51,7 +51,7 @@ struct Scene {
 };
 
 /// The reference scene: deterministic from (kind, n, seed), drawn exactly in
-/// the order BENCHMARKS.md fixes.
+/// the order docs/benchmarks.md fixes.
 [[nodiscard]] Scene generate(SceneKind kind, std::uint32_t n, std::uint64_t seed = kDefaultSeed);
 
 /// One frame of Workload A: every ball moves by v * dt and reflects off the
@@ -62,7 +62,7 @@ void advance(Scene& scene, double dt = kDefaultDt) noexcept;
 void boxes(const Scene& scene, std::vector<AABB>& out);
 
 /// The pair count of strict overlap on the double boxes (a sweep on x):
-/// what BENCHMARKS.md's reference counts are made with.
+/// what docs/benchmarks.md's reference counts are made with.
 [[nodiscard]] std::uint64_t countPairsExact(const Scene& scene);
 
 /// A closed world with the scene's bounds and one ball (density 1) per row.
