@@ -11,9 +11,9 @@ the thread-scaling table. Skipped configurations are listed as skipped.
 """
 import csv
 import os
-import re
-import socket
 import sys
+
+from perf_results import latest_run_dir  # scripts/perf_results.py
 
 
 def rows(path):
@@ -33,20 +33,6 @@ def fmt(v, digits=3):
     if x >= 10:
         return f"{x:.1f}"
     return f"{x:.{digits}g}"
-
-
-def latest_run_dir():
-    """The newest folder a quadbin-perf command wrote on this host without
-    --out (perf/results/<host>-<date>-<time>[-k]), or None."""
-    host = socket.gethostname() or "unknown"
-    results = os.path.join("perf", "results")
-    pattern = re.compile(re.escape(host) + r"-(\d{8}-\d{6})(?:-(\d+))?")
-    runs = []
-    for name in os.listdir(results) if os.path.isdir(results) else []:
-        m = pattern.fullmatch(name)
-        if m:
-            runs.append(((m.group(1), int(m.group(2) or 1)), name))
-    return os.path.join(results, max(runs)[1]) if runs else None
 
 
 def main():

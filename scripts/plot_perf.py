@@ -27,9 +27,9 @@ import argparse
 import csv
 import math
 import os
-import re
-import socket
 import sys
+
+from perf_results import latest_run_dir  # scripts/perf_results.py
 
 try:
     import matplotlib
@@ -287,20 +287,6 @@ def plot_workload_a(rows, out_dir, note, styles):
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return [path]
-
-
-def latest_run_dir():
-    """The newest folder a quadbin-perf command wrote on this host without
-    --out (perf/results/<host>-<date>-<time>[-k]), or None."""
-    host = socket.gethostname() or "unknown"
-    results = os.path.join("perf", "results")
-    pattern = re.compile(re.escape(host) + r"-(\d{8}-\d{6})(?:-(\d+))?")
-    runs = []
-    for name in os.listdir(results) if os.path.isdir(results) else []:
-        m = pattern.fullmatch(name)
-        if m:
-            runs.append(((m.group(1), int(m.group(2) or 1)), name))
-    return os.path.join(results, max(runs)[1]) if runs else None
 
 
 def main():
