@@ -8,17 +8,15 @@
 #include <unordered_set>
 #include <vector>
 
+#include "support/quiet_log.hpp"
+
 using namespace quadbin;
 
 namespace {
 
 static_assert(std::is_trivially_copyable_v<BodyId>);
 
-class QuietLog : public ::testing::Test {
- protected:
-  void SetUp() override { setLogLevel(LogLevel::Off); }
-  void TearDown() override { setLogLevel(LogLevel::Warn); }
-};
+using test::QuietLog;
 
 using BodyIds = QuietLog;
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "support/quiet_log.hpp"
+
 using namespace quadbin;
 using namespace quadbin::limits;
 
@@ -18,11 +20,7 @@ namespace {
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-class QuietLog : public ::testing::Test {
- protected:
-  void SetUp() override { setLogLevel(LogLevel::Off); }
-  void TearDown() override { setLogLevel(LogLevel::Warn); }
-};
+using test::QuietLog;
 
 using Limits = QuietLog;
 

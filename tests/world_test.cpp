@@ -5,6 +5,8 @@
 #include <limits>
 #include <quadbin/quadbin.hpp>
 
+#include "support/quiet_log.hpp"
+
 using namespace quadbin;
 
 namespace {
@@ -29,11 +31,7 @@ Snapshot snapshot(const World& w) {
   return s;
 }
 
-class QuietLog : public ::testing::Test {
- protected:
-  void SetUp() override { setLogLevel(LogLevel::Off); }
-  void TearDown() override { setLogLevel(LogLevel::Warn); }
-};
+using test::QuietLog;
 
 using WorldApi = QuietLog;
 using BadInput = QuietLog;
