@@ -38,19 +38,21 @@ constexpr std::uint32_t kBodyChunk = 16384;
 constexpr std::uint32_t kContactGrain = 1024;
 }  // namespace
 
-template <class F>
-std::uint32_t ContactSolver::forEachRow(TaskSystem& tasks, Group lastGroup, F&& f) {
+template <class R, class F>
+std::uint32_t ContactSolver::forEachRowIn(TaskSystem& tasks, Group lastGroup, R* rows,
+                                          std::uint32_t tail, F&& f) {
   std::atomic<std::uint32_t> hits{0};
   for (std::uint32_t colour = 0; colour <= kColours; ++colour) {
     const std::uint32_t first = bucketStart_[kGroups * colour];
-    const std::uint32_t last = bucketStart_[kGroups * colour + lastGroup + 1];
+    std::uint32_t last = bucketStart_[kGroups * colour + lastGroup + 1];
+    if (colour == kColours) last += tail;
     if (first == last) continue;
-    Row* rows = rows_.data() + first;
+    R* part = rows + first;
     ++clock_;
     // One atomic add per range of rows, never per row.
     auto run = [&](std::uint32_t begin, std::uint32_t end) {
       std::uint32_t local = 0;
-      for (std::uint32_t k = begin; k < end; ++k) local += f(rows[k]) ? 1u : 0u;
+      for (std::uint32_t k = begin; k < end; ++k) local += f(part[k]) ? 1u : 0u;
       if (local != 0) hits.fetch_add(local, std::memory_order_relaxed);
     };
     if (colour == kColours) {
@@ -60,6 +62,11 @@ std::uint32_t ContactSolver::forEachRow(TaskSystem& tasks, Group lastGroup, F&& 
     }
   }
   return hits.load(std::memory_order_relaxed);
+}
+
+template <class F>
+std::uint32_t ContactSolver::forEachRow(TaskSystem& tasks, Group lastGroup, F&& f) {
+  return forEachRowIn(tasks, lastGroup, rows_.data(), 0, f);
 }
 
 // Sequential impulses: each contact aims for its target normal speed with
@@ -390,28 +397,10 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   if (!any) return calm.load(std::memory_order_relaxed);  // nothing overlaps: no shift
   shift_.assign(std::size_t{n} + 1, Vec2{});
   Vec2* sh = shift_.data();
-  // Runs f over the rows colour after colour (a colour's rows share no
-  // ball: in parallel), then the overflow group and the extra rows
-  // serially; returns how many calls returned true.
+  // Colour after colour like the rows; the extra rows follow the overflow
+  // group (serially).
   auto forEachShiftRow = [&](auto&& f) {
-    std::atomic<std::uint32_t> hits{0};
-    auto run = [&](std::uint32_t first, std::uint32_t begin, std::uint32_t end) {
-      std::uint32_t local = 0;
-      for (std::uint32_t k = first + begin; k < first + end; ++k) {
-        local += f(shiftRows_[k]) ? 1u : 0u;
-      }
-      if (local != 0) hits.fetch_add(local, std::memory_order_relaxed);
-    };
-    for (std::uint32_t colour = 0; colour < kColours; ++colour) {
-      const std::uint32_t first = bucketStart_[kGroups * colour];
-      const std::uint32_t last = bucketStart_[kGroups * (colour + 1)];
-      if (first == last) continue;
-      tasks.parallelFor(last - first, kContactGrain,
-                        [&](std::uint32_t b, std::uint32_t e) { run(first, b, e); });
-    }
-    const std::uint32_t overflow = bucketStart_[kGroups * kColours];
-    run(overflow, 0, rowCount + extraCount - overflow);
-    return hits.load(std::memory_order_relaxed);
+    return forEachRowIn(tasks, kApart, shiftRows_.data(), extraCount, f);
   };
   forEachShiftRow([sh](ShiftRow& r) {  // warm start
     if (r.shift == 0.0f) return false;

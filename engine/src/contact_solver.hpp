@@ -204,6 +204,11 @@ class ContactSolver {
   /// returned true.
   template <class F>
   std::uint32_t forEachRow(TaskSystem& tasks, Group lastGroup, F&& f);
+  /// The same over an array laid out like rows_ (rows_'s buckets), with
+  /// `tail` more rows after the overflow group's, visited with it.
+  template <class R, class F>
+  std::uint32_t forEachRowIn(TaskSystem& tasks, Group lastGroup, R* rows, std::uint32_t tail,
+                             F&& f);
   void sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations);
   std::uint32_t impactPasses(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   bool impact(const BodyStore& bodies, const SolverSettings& s, Row& r);
