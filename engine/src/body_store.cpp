@@ -10,11 +10,17 @@ namespace {
 constexpr std::uint32_t kBodyGrain = 4096;  // bodies per range: a constant, never the thread count
 }  // namespace
 
-void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m) {
+void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, float mu,
+                     float roll) {
   px.push_back(p.x);
   py.push_back(p.y);
   vx.push_back(v.x);
   vy.push_back(v.y);
+  w.push_back(0.0f);
+  angle.push_back(0.0f);
+  friction.push_back(mu);
+  rolling.push_back(roll);
+  if (t == BodyType::Ball && mu > 0.0f) ++frictionBalls;
   hx.push_back(half.x);
   hy.push_back(half.y);
   radius.push_back(r);
@@ -44,6 +50,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
   }
   const float gone = radius[i];
   if (!isBall(i)) --boxCount;
+  setFriction(i, 0.0f);
   auto remove = [i](auto& v) {
     v[i] = v.back();
     v.pop_back();
@@ -52,6 +59,10 @@ void BodyStore::swapRemove(std::uint32_t i) {
   remove(py);
   remove(vx);
   remove(vy);
+  remove(w);
+  remove(angle);
+  remove(friction);
+  remove(rolling);
   remove(hx);
   remove(hy);
   remove(radius);
@@ -100,7 +111,13 @@ void BodyStore::sleepIsland(const std::uint32_t* members, std::uint32_t count) n
     awake[i] = 0;
     vx[i] = 0.0f;
     vy[i] = 0.0f;
+    w[i] = 0.0f;
   }
+}
+
+void BodyStore::setFriction(std::uint32_t i, float mu) noexcept {
+  if (isBall(i)) frictionBalls += (mu > 0.0f ? 1u : 0u) - (friction[i] > 0.0f ? 1u : 0u);
+  friction[i] = mu;
 }
 
 void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) noexcept {

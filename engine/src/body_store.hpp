@@ -19,21 +19,28 @@ inline constexpr std::uint32_t kNoBody = UINT32_MAX;
 
 struct BodyStore {
   std::vector<float> px, py, vx, vy;
-  std::vector<float> hx, hy;   // half extents of the tight box (r, r for balls)
-  std::vector<float> radius;   // 0 for static boxes
-  std::vector<float> mass;     // infinity for static boxes
-  std::vector<float> invMass;  // 0 for static boxes
+  std::vector<float> w;         // angular velocity, rad/s (counter-clockwise); 0 for static boxes
+  std::vector<float> angle;     // radians in [-pi, pi]: how far a ball has turned
+  std::vector<float> friction;  // Coulomb friction coefficient, >= 0
+  std::vector<float> rolling;   // rolling resistance, >= 0
+  std::vector<float> hx, hy;    // half extents of the tight box (r, r for balls)
+  std::vector<float> radius;    // 0 for static boxes
+  std::vector<float> mass;      // infinity for static boxes
+  std::vector<float> invMass;   // 0 for static boxes
   std::vector<BodyType> type;
   std::vector<std::uint8_t> awake;  // 1: a ball the step simulates
   std::vector<float> restTime;      // seconds the ball has been slower than the sleep threshold
   // Sleeping islands as circular doubly linked lists (kNoBody when awake).
   std::vector<std::uint32_t> islandNext, islandPrev;
-  float maxRadius = 0.0f;      // the largest ball's radius (0 without balls)
-  std::uint32_t boxCount = 0;  // static boxes
+  float maxRadius = 0.0f;           // the largest ball's radius (0 without balls)
+  std::uint32_t boxCount = 0;       // static boxes
+  std::uint32_t frictionBalls = 0;  // balls with friction > 0: the solver's friction is on
 
   [[nodiscard]] std::size_t size() const noexcept { return px.size(); }
   [[nodiscard]] bool isBall(std::uint32_t i) const noexcept { return type[i] == BodyType::Ball; }
-  void push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m);
+  void push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, float mu, float roll);
+  /// Sets body i's friction coefficient (keeps frictionBalls right).
+  void setFriction(std::uint32_t i, float mu) noexcept;
   /// Removes body i; the last body takes its index. The caller wakes i's
   /// island first.
   void swapRemove(std::uint32_t i);

@@ -158,6 +158,8 @@ void ContactSolver::carryOver(TaskSystem& tasks) {
                    if (it != previous_.end() && sameBodies(*it, contacts_[k])) {
                      contacts_[k].lambda = it->lambda;
                      contacts_[k].shift = it->shift;
+                     contacts_[k].tangent = it->tangent;
+                     contacts_[k].rolling = it->rolling;
                      contacts_[k].colour = it->colour;
                    }
                  }

@@ -31,6 +31,7 @@ constexpr float kSettled = 1e-3f;
 // guardBoxes(): a path that only grazes a box (by this fraction of the
 // radius) does not enter it.
 constexpr float kGuardTolerance = 1e-3f;
+constexpr float kTwoPi = 6.28318530717958647692f;
 // Work split: constants, never the thread count.
 constexpr std::uint32_t kContactChunk = 16384;
 constexpr std::uint32_t kBodyGrain = 4096;
@@ -70,18 +71,61 @@ std::uint32_t ContactSolver::forEachRow(TaskSystem& tasks, Group lastGroup, F&& 
 }
 
 // Sequential impulses: each contact aims for its target normal speed with
-// a non-negative total impulse, contact after contact.
-void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations) {
+// a non-negative total impulse, contact after contact. With friction, a
+// contact first stops its sliding, with a tangent impulse within the cone
+// |tangent| <= mu * normal of the normal impulse it has so far (as Box2D).
+void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations,
+                          bool friction) {
   BallState* st = state_.data();
+  FrictionRow* fr = frictionRows_.data();
+  float* spin = spin_.data();
+  const Row* base = rows_.data();
+  auto slide = [st, fr, spin, base](const Row& r) {
+    FrictionRow& f = fr[&r - base];
+    if (f.mu == 0.0f) return false;
+    const bool ball = r.kind == kBall;
+    const Vec2 va = st[r.a].v;
+    const Vec2 vb = ball ? st[r.b].v : Vec2{};
+    bool changed = false;
+    if (f.roll > 0.0f) {  // rolling resistance: an angular impulse against the relative spin
+      const float most = f.roll * r.lambda;
+      const float wRel = (ball ? spin[r.b] : 0.0f) - spin[r.a];
+      const float rollTotal = std::clamp(f.rollLambda - f.rollMass * wRel, -most, most);
+      const float dr = rollTotal - f.rollLambda;
+      if (dr != 0.0f) {
+        f.rollLambda = rollTotal;
+        spin[r.a] -= f.ia * dr;
+        if (ball) spin[r.b] += f.ib * dr;
+        changed = true;
+      }
+    }
+    const float wb = ball ? spin[r.b] : 0.0f;
+    // Tangent t = perp(n); the contact point is ra n from a, -rb n from b.
+    const float vt = (vb.x - va.x) * -r.ny + (vb.y - va.y) * r.nx - spin[r.a] * f.ra - wb * f.rb;
+    const float limit = f.mu * r.lambda;
+    const float total = std::clamp(f.lambda - f.tMass * vt, -limit, limit);
+    const float d = total - f.lambda;
+    if (d == 0.0f) return changed;
+    f.lambda = total;
+    const Vec2 p{-r.ny * d, r.nx * d};
+    st[r.a].v = va - p * r.ima;
+    spin[r.a] -= f.ia * f.ra * d;
+    if (ball) {
+      st[r.b].v = vb + p * r.imb;
+      spin[r.b] -= f.ib * f.rb * d;
+    }
+    return true;
+  };
   for (std::uint32_t it = 0; it < iterations; ++it) {
     // A sweep that changed no impulse leaves the next one nothing to do.
-    const std::uint32_t changed = forEachRow(tasks, lastGroup, [st](Row& r) {
+    const std::uint32_t changed = forEachRow(tasks, lastGroup, [st, friction, &slide](Row& r) {
+      const bool slid = friction && slide(r);
       const Vec2 va = st[r.a].v;
       const Vec2 vb = r.kind == kBall ? st[r.b].v : Vec2{};
       const float vn = (vb.x - va.x) * r.nx + (vb.y - va.y) * r.ny;
       const float total = std::max(r.lambda + r.mEff * (r.target - vn), 0.0f);
       const float d = total - r.lambda;
-      if (d == 0.0f) return false;
+      if (d == 0.0f) return slid;
       r.lambda = total;
       const Vec2 p{r.nx * d, r.ny * d};
       st[r.a].v = va - p * r.ima;
@@ -199,6 +243,63 @@ std::uint32_t ContactSolver::impactPasses(const BodyStore& bodies, const SolverS
   return total;
 }
 
+// Friction rows for the resting rows, warm started from the last step's
+// tangent impulses (applied here, after the normal ones).
+void ContactSolver::buildFriction(const BodyStore& bodies, const SolverSettings& s,
+                                  TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  spin_.resize(n);
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) spin_[i] = bodies.w[i];
+  });
+  frictionRows_.resize(rows_.size());
+  tasks.parallelFor(static_cast<std::uint32_t>(rows_.size()), kContactGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      for (std::uint32_t k = begin; k < end; ++k) {
+                        const Row& r = rows_[k];
+                        FrictionRow f{};
+                        const float fa = bodies.friction[r.a];
+                        const float fb = r.kind == kWall ? s.wallFriction : bodies.friction[r.b];
+                        f.mu = r.group == kResting ? std::sqrt(fa * fb) : 0.0f;
+                        if (f.mu > 0.0f) {
+                          f.ra = bodies.radius[r.a];
+                          f.ia = 2.0f * r.ima / (f.ra * f.ra);
+                          if (r.kind == kBall) {
+                            f.rb = bodies.radius[r.b];
+                            f.ib = 2.0f * r.imb / (f.rb * f.rb);
+                          }
+                          f.tMass =
+                              1.0f / (r.ima + r.imb + f.ra * f.ra * f.ia + f.rb * f.rb * f.ib);
+                          const float cone = f.mu * r.lambda;  // r.lambda: as warm started
+                          f.lambda = std::clamp(contacts_[r.contact].tangent, -cone, cone);
+                          const float rollB = r.kind == kBall ? bodies.rolling[r.b] : 0.0f;
+                          const float lever = r.kind == kBall ? std::min(f.ra, f.rb) : f.ra;
+                          f.roll = std::max(bodies.rolling[r.a], rollB) * lever;
+                          f.rollMass = 1.0f / (f.ia + f.ib);
+                          const float most = f.roll * r.lambda;
+                          f.rollLambda = std::clamp(contacts_[r.contact].rolling, -most, most);
+                        }
+                        frictionRows_[k] = f;
+                      }
+                    });
+  BallState* st = state_.data();
+  FrictionRow* fr = frictionRows_.data();
+  float* spin = spin_.data();
+  const Row* base = rows_.data();
+  forEachRow(tasks, kResting, [st, fr, spin, base](Row& r) {
+    const FrictionRow& f = fr[&r - base];
+    if (f.lambda == 0.0f && f.rollLambda == 0.0f) return false;
+    const Vec2 p{-r.ny * f.lambda, r.nx * f.lambda};
+    st[r.a].v -= p * r.ima;
+    spin[r.a] -= f.ia * (f.ra * f.lambda + f.rollLambda);
+    if (r.kind == kBall) {
+      st[r.b].v += p * r.imb;
+      spin[r.b] += f.ib * (f.rollLambda - f.rb * f.lambda);
+    }
+    return false;
+  });
+}
+
 SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
                                   const BroadPhase& broad, std::vector<AABB>& boxes,
                                   TaskSystem& tasks) {
@@ -227,7 +328,8 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
     if (r.kind == kBall) st[r.b].v += p * r.imb;
     return false;
   });
-  sweep(tasks, kResting, s.velocityIterations);
+  if (s.friction) buildFriction(bodies, s, tasks);
+  sweep(tasks, kResting, s.velocityIterations, s.friction);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       maxSpeed_[i] = std::max(length(Vec2{bodies.vx[i], bodies.vy[i]}), length(state_[i].v));
@@ -268,7 +370,7 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
   // of buzzing. Without one (no gravity, e = 1: billiards, gases) they are
   // left to the next step's impacts, and the kinetic energy is kept.
   if (impactsLeft_ && s.restitutionThreshold > 0.0f) {
-    sweep(tasks, kTouchingCollision, std::max(1u, s.velocityIterations / 2));
+    sweep(tasks, kTouchingCollision, std::max(1u, s.velocityIterations / 2), s.friction);
   }
   return result;
 }
@@ -528,6 +630,10 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
       bodies.py[i] = p.y;
       bodies.vx[i] = state_[i].v.x;
       bodies.vy[i] = state_[i].v.y;
+      if (s.friction) bodies.w[i] = spin_[i];
+      if (bodies.w[i] != 0.0f) {
+        bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
+      }
     }
   });
   // What persists: the iterations' impulses and whether the pair touched;
@@ -541,6 +647,8 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
                         Contact& c = contacts_[r.contact];
                         c.lambda = r.lambda;
                         c.shift = corrected ? shiftRows_[k].shift : r.shift;
+                        c.tangent = s.friction ? frictionRows_[k].lambda : 0.0f;
+                        c.rolling = s.friction ? frictionRows_[k].rollLambda : 0.0f;
                         c.touched = r.touched;
                         local += r.lambda > 0.0f ? 1u : 0u;
                       }

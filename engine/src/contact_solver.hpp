@@ -52,6 +52,8 @@ struct SolverSettings {
   std::uint32_t velocityIterations = 8;
   std::uint32_t impactPasses = 8;
   std::uint32_t positionPasses = 4;
+  bool friction = false;      // some ball has friction: the iterations solve it
+  float wallFriction = 0.0f;  // the walls' coefficient
   /// Restitution for a collision at relative normal speed `approach` (> 0).
   [[nodiscard]] float restitutionFor(float approach) const noexcept {
     return approach < restitutionThreshold ? 0.0f : restitution;
@@ -111,7 +113,9 @@ class ContactSolver {
     float lambda;         // accumulated normal impulse of the contact iterations
     std::uint8_t colour;  // < kColours, or kColours: the serial group
     std::uint8_t touched;
-    float shift = 0.0f;  // accumulated impulse of the position correction
+    float shift = 0.0f;    // accumulated impulse of the position correction
+    float tangent = 0.0f;  // accumulated friction impulse of the iterations
+    float rolling = 0.0f;  // accumulated rolling-resistance impulse
     friend constexpr bool operator<(const Contact& l, const Contact& r) noexcept {
       return l.a != r.a ? l.a < r.a : l.b < r.b;
     }
@@ -178,6 +182,18 @@ class ContactSolver {
     float shift;  // accumulated position impulse
     float pad;
   };
+  // The friction of a row (same index as rows_), made only when some ball
+  // has friction. Balls are solid discs: inverse inertia 2 / (m r^2).
+  struct FrictionRow {
+    float mu;          // combined coefficient; 0 for rows that are not resting
+    float tMass;       // 1 / (ima + imb + ra^2 ia + rb^2 ib)
+    float ra, rb;      // lever arms to the contact point (rb = 0: wall or box)
+    float ia, ib;      // inverse moments of inertia (ib = 0: wall or box)
+    float lambda;      // accumulated tangent impulse
+    float roll;        // most rolling-resistance impulse per unit of normal impulse
+    float rollMass;    // 1 / (ia + ib)
+    float rollLambda;  // accumulated rolling-resistance (angular) impulse
+  };
   // A ball's state during the solve, in one cache line with its neighbours.
   struct BallState {
     Vec2 p;       // position at the start of the step; at the end after finishPositions
@@ -209,7 +225,8 @@ class ContactSolver {
   template <class R, class F>
   std::uint32_t forEachRowIn(TaskSystem& tasks, Group lastGroup, R* rows, std::uint32_t tail,
                              F&& f);
-  void sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations);
+  void sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations, bool friction);
+  void buildFriction(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   std::uint32_t impactPasses(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   bool impact(const BodyStore& bodies, const SolverSettings& s, Row& r);
   bool impactBalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
@@ -262,7 +279,9 @@ class ContactSolver {
   std::vector<Contact> batch_;              // one look-again's new contacts
   std::vector<Contact> extraSorted_;
   std::vector<std::uint32_t> escapees_;
-  std::vector<ShiftRow> shiftRows_;   // rows_ then extraRows_, for the position passes
+  std::vector<FrictionRow> frictionRows_;  // beside rows_, when friction is on
+  std::vector<float> spin_;                // per ball: angular velocity during the solve
+  std::vector<ShiftRow> shiftRows_;        // rows_ then extraRows_, for the position passes
   std::vector<Vec2> shift_;           // per ball (+ one zero for static things): position shift
   std::vector<std::uint32_t> fresh_;  // indices of contacts new in this step
   OrderedBuffers<std::uint64_t> keyBuffers_;

@@ -28,7 +28,9 @@ std::uint32_t Islands::update(BodyStore& bodies, std::span<const ContactSolver::
     bool rested = false;
     for (std::uint32_t i = begin; i < end; ++i) {
       if (bodies.awake[i] == 0) continue;
-      const float v2 = bodies.vx[i] * bodies.vx[i] + bodies.vy[i] * bodies.vy[i];
+      // Its centre's speed and its rim's speed from spin, together.
+      const float spin = bodies.w[i] * bodies.radius[i];
+      const float v2 = bodies.vx[i] * bodies.vx[i] + bodies.vy[i] * bodies.vy[i] + spin * spin;
       bodies.restTime[i] = v2 < limit2 ? bodies.restTime[i] + dt : 0.0f;
       rested = rested || bodies.restTime[i] >= timeToSleep;
     }

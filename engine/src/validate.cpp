@@ -97,6 +97,7 @@ std::string worldDef(const WorldDef& def) {
   }
   if (why.empty()) why = count(def.solverPasses, 1, kMaxIterations, "WorldDef.solverPasses");
   if (why.empty()) why = count(def.positionPasses, 0, kMaxIterations, "WorldDef.positionPasses");
+  if (why.empty()) why = inRange(def.wallFriction, 0.0f, kMaxFriction, "WorldDef.wallFriction");
   if (why.empty() && def.logLevel) {
     why = enumValue(*def.logLevel, LogLevel::Off, "WorldDef.logLevel", "LogLevel");
   }
@@ -125,8 +126,21 @@ std::string velocity(Vec2 v, const char* field) {
   return why;
 }
 
+std::string friction(float mu, const char* field) { return inRange(mu, 0.0f, kMaxFriction, field); }
+
+std::string angularVelocity(float w, float radius, const char* field) {
+  if (!std::isfinite(w)) return fmt::format("{} = {} is not finite", field, w);
+  if (std::abs(double{w}) * radius > kMaxSpeed) {
+    return fmt::format("{} = {} turns the surface of a ball of radius {} faster than {:g}", field,
+                       w, radius, kMaxSpeed);
+  }
+  return {};
+}
+
 std::string bodyDef(const BodyDef& d) {
   std::string why = enumValue(d.type, BodyType::StaticBox, "BodyDef.type", "BodyType");
+  if (why.empty()) why = friction(d.friction, "BodyDef.friction");
+  if (why.empty()) why = friction(d.rollingResistance, "BodyDef.rollingResistance");
   if (!why.empty()) return why;
   if (d.type == BodyType::Ball) {
     // Finite, then > 0 (messages "radius = 0"), then the range.

@@ -21,6 +21,10 @@ namespace quadbin::validate {
 /// large enough a radius for the coordinate (kMinRadiusPerCoordinate).
 [[nodiscard]] std::string position(Vec2 p, float radius, const char* field);
 [[nodiscard]] std::string velocity(Vec2 v, const char* field);
+/// A friction coefficient in [0, kMaxFriction].
+[[nodiscard]] std::string friction(float mu, const char* field);
+/// An angular velocity whose surface speed |w| radius is within kMaxSpeed.
+[[nodiscard]] std::string angularVelocity(float w, float radius, const char* field);
 [[nodiscard]] std::string dt(float dt);
 [[nodiscard]] std::string queryPoint(Vec2 p, const char* field);
 [[nodiscard]] std::string queryBox(const AABB& box, const char* field);

@@ -155,7 +155,8 @@ struct World::Impl {
   [[nodiscard]] bool allFinite() const noexcept {
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       if (!std::isfinite(bodies.px[i]) || !std::isfinite(bodies.py[i]) ||
-          !std::isfinite(bodies.vx[i]) || !std::isfinite(bodies.vy[i])) {
+          !std::isfinite(bodies.vx[i]) || !std::isfinite(bodies.vy[i]) ||
+          !std::isfinite(bodies.w[i])) {
         return false;
       }
     }
@@ -270,7 +271,7 @@ BodyId World::createBody(const BodyDef& d) {
   }
   const auto dense = static_cast<std::uint32_t>(w.slotOf.size());
   w.bodies.push(d.type, d.position, d.type == BodyType::Ball ? d.velocity : Vec2{}, half, radius,
-                mass);
+                mass, d.friction, d.rollingResistance);
   w.slotOf.push_back(slot);
   w.denseOf[slot] = dense;
   w.markChanged();
@@ -355,6 +356,40 @@ void World::setVelocity(BodyId id, Vec2 v) {
   w.bodies.vy[i] = v.y;
 }
 
+float World::angularVelocity(BodyId id) const {
+  Impl& w = live("angularVelocity");
+  return w.bodies.w[w.denseIndex(id, "angularVelocity")];
+}
+
+void World::setAngularVelocity(BodyId id, float angularVelocity) {
+  Impl& w = live("setAngularVelocity");
+  const std::uint32_t i = w.denseIndex(id, "setAngularVelocity");
+  w.check(validate::angularVelocity(angularVelocity, w.bodies.radius[i],
+                                    "setAngularVelocity angularVelocity"));
+  if (w.bodies.type[i] != BodyType::Ball) {
+    w.refuse(fmt::format("setAngularVelocity: {} is a static box and cannot turn", describe(id)));
+  }
+  w.wake(i);
+  w.bodies.w[i] = angularVelocity;
+}
+
+float World::angle(BodyId id) const {
+  Impl& w = live("angle");
+  return w.bodies.angle[w.denseIndex(id, "angle")];
+}
+
+float World::friction(BodyId id) const {
+  Impl& w = live("friction");
+  return w.bodies.friction[w.denseIndex(id, "friction")];
+}
+
+void World::setFriction(BodyId id, float friction) {
+  Impl& w = live("setFriction");
+  const std::uint32_t i = w.denseIndex(id, "setFriction");
+  w.check(validate::friction(friction, "setFriction friction"));
+  w.bodies.setFriction(i, friction);
+}
+
 bool World::isAwake(BodyId id) const {
   Impl& w = live("isAwake");
   return w.bodies.awake[w.denseIndex(id, "isAwake")] != 0;
@@ -404,6 +439,8 @@ SolverSettings World::Impl::settingsFor(float dt) const {
   s.velocityIterations = def.velocityIterations;
   s.impactPasses = def.solverPasses;
   s.positionPasses = def.positionPasses;
+  s.friction = bodies.frictionBalls > 0;
+  s.wallFriction = def.wallFriction;
   return s;
 }
 
@@ -661,8 +698,9 @@ double World::kineticEnergy() const noexcept {
   double e = 0.0;
   for (std::size_t i = 0; i < b.px.size(); ++i) {
     if (b.type[i] != BodyType::Ball) continue;
-    const double vx = b.vx[i], vy = b.vy[i];
-    e += 0.5 * static_cast<double>(b.mass[i]) * (vx * vx + vy * vy);
+    const double vx = b.vx[i], vy = b.vy[i], r = b.radius[i], w = b.w[i];
+    // A solid disc: I = m r^2 / 2.
+    e += 0.5 * static_cast<double>(b.mass[i]) * (vx * vx + vy * vy + 0.5 * r * r * w * w);
   }
   return e;
 }

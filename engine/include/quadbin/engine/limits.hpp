@@ -31,6 +31,10 @@ inline constexpr float kMaxMass = 1e18f;
 /// The step, seconds: dt in [kMinDt, kMaxDt].
 inline constexpr float kMinDt = 1e-9f;
 inline constexpr float kMaxDt = 10.0f;
+/// Friction coefficients (BodyDef::friction, WorldDef::wallFriction): far
+/// above any real material's (rubber on rubber is about 1), so that a
+/// friction impulse stays within a few normal impulses.
+inline constexpr float kMaxFriction = 10.0f;
 /// WorldDef::timeToSleep, seconds.
 inline constexpr float kMaxTimeToSleep = 1e5f;
 /// Coordinates and lengths of spatial queries (box corners, centres, query

@@ -96,6 +96,10 @@ struct WorldDef {
   /// Iterations of the position correction that separates overlapping
   /// bodies (position only: no kinetic energy added). In [0, 256].
   std::uint32_t positionPasses = 4;
+  /// Friction of the world's walls (a closed world's bounds), combined with
+  /// a ball's as for two bodies: sqrt(wallFriction * BodyDef::friction).
+  /// In [0, limits::kMaxFriction].
+  float wallFriction = 0.6f;
   /// When set, the library's log level is set to it when the world is made.
   std::optional<LogLevel> logLevel;
 };
@@ -108,6 +112,18 @@ struct BodyDef {
   Vec2 halfExtents{1.0f, 1.0f};  ///< static boxes: >= 0 on both axes
   float density = 1.0f;          ///< balls: mass = density * pi * r^2 unless mass > 0
   float mass = 0.0f;             ///< balls: > 0 overrides density
+  /// Coulomb friction coefficient in [0, limits::kMaxFriction]; a contact
+  /// uses sqrt(friction_a * friction_b), as Box2D does. Off (0) by default:
+  /// balls then never spin and an e = 1 world keeps its kinetic energy
+  /// exactly. With friction, balls are solid discs that roll: resting
+  /// contacts exchange spin and stop sliding (docs/physics.md, "Friction").
+  float friction = 0.0f;
+  /// Rolling resistance in [0, limits::kMaxFriction], for balls with
+  /// friction: a resting contact opposes the balls' relative spin with an
+  /// angular impulse of at most rollingResistance * r * (normal impulse),
+  /// so a ball rolling on the floor slows down and stops instead of rolling
+  /// forever (Box2D v3's rule; combined by max). Off (0) by default.
+  float rollingResistance = 0.0f;
 
   [[nodiscard]] static BodyDef ball(Vec2 position, float radius, Vec2 velocity = {}) {
     BodyDef def;
@@ -205,6 +221,17 @@ class World {
   void setPosition(BodyId id, Vec2 position);
   /// Balls only; |velocity| <= limits::kMaxSpeed.
   void setVelocity(BodyId id, Vec2 velocity);
+  /// Angular velocity in rad/s, counter-clockwise (0 for static boxes;
+  /// stays 0 unless friction turns the ball).
+  [[nodiscard]] float angularVelocity(BodyId id) const;
+  /// Balls only; |angularVelocity| * radius <= limits::kMaxSpeed.
+  void setAngularVelocity(BodyId id, float angularVelocity);
+  /// How far the ball has turned, radians in [-pi, pi] (0 for static boxes).
+  [[nodiscard]] float angle(BodyId id) const;
+  /// The body's friction coefficient (BodyDef::friction).
+  [[nodiscard]] float friction(BodyId id) const;
+  /// Same range as BodyDef::friction; takes effect at the next step.
+  void setFriction(BodyId id, float friction);
   /// False while the body sleeps (static boxes: always false).
   [[nodiscard]] bool isAwake(BodyId id) const;
   /// true: wakes a sleeping ball and the balls it rests on (its island).
@@ -241,6 +268,7 @@ class World {
   /// takes the destroyed one's place).
   [[nodiscard]] BodyId bodyAt(std::uint32_t i) const;
   [[nodiscard]] const WorldDef& def() const noexcept;
+  /// Sum of 1/2 m v^2 and, for spinning balls, 1/2 I w^2 (I = m r^2 / 2).
   [[nodiscard]] double kineticEnergy() const noexcept;
   [[nodiscard]] Vec2 momentum() const noexcept;  ///< sum of m * v, in double then rounded
 
