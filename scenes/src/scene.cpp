@@ -29,6 +29,8 @@ void setWorld(Scene& s, double minX, double minY, double maxX, double maxY) {
 constexpr double kPileSpacing = 2.2;
 constexpr double kPileJitter = 0.05;
 constexpr double kPileMaxSpeed = 1.0;
+constexpr float kPileFriction = 0.5f;
+constexpr float kPileRollingResistance = 0.1f;
 
 Scene generatePile(std::uint32_t n, std::uint64_t seed) {
   using Uniform = std::uniform_real_distribution<double>;
@@ -44,6 +46,8 @@ Scene generatePile(std::uint32_t n, std::uint64_t seed) {
   Scene s;
   setWorld(s, 0.0, 0.0, width, 1.1 * top);
   s.r.assign(n, 1.0);
+  s.friction = kPileFriction;
+  s.rollingResistance = kPileRollingResistance;
   s.x.resize(n);
   s.y.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -243,9 +247,11 @@ World makeWorld(const Scene& s, WorldDef def) {
     if (const std::string why = detail::placeBall(s, s.x[i], s.y[i], s.r[i], at); !why.empty()) {
       throw Error("makeWorld: ball " + std::to_string(i) + ": " + why);
     }
-    (void)world.createBody(
-        BodyDef::ball(at, static_cast<float>(s.r[i]),
-                      {static_cast<float>(s.vx[i]), static_cast<float>(s.vy[i])}));
+    BodyDef ball = BodyDef::ball(at, static_cast<float>(s.r[i]),
+                                 {static_cast<float>(s.vx[i]), static_cast<float>(s.vy[i])});
+    ball.friction = s.friction;
+    ball.rollingResistance = s.rollingResistance;
+    (void)world.createBody(ball);
   }
   return world;
 }

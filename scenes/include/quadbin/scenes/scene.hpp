@@ -19,7 +19,10 @@
 ///   Velocities U(-1, 1) on each axis. Drawn from std::mt19937_64(seed) in
 ///   this order: the N jitters, then each ball's vx, vy. Its physics
 ///   (worldDefFor): gravity (0, -9.8), restitution 0.5 (collisions slower
-///   than 1 unit/s inelastic: restitutionThreshold 1), sleeping on.
+///   than 1 unit/s inelastic: restitutionThreshold 1), sleeping on; the
+///   balls have friction 0.5 and rolling resistance 0.1 (Scene::friction,
+///   Scene::rollingResistance), so they roll, the pile stops sliding and a
+///   ball rolling on the floor comes to a stop.
 
 #include <cstdint>
 #include <iosfwd>
@@ -46,6 +49,12 @@ struct Scene {
   AABB world;  ///< float copy of the bounds, for World and broad phases
   double minX = 0.0, minY = 0.0, maxX = 0.0, maxY = 0.0;
   std::vector<double> x, y, vx, vy, r;
+  /// Every ball's friction coefficient (BodyDef::friction): 0 (frictionless)
+  /// for the elastic scenes and scene files, 0.5 for the pile.
+  float friction = 0.0f;
+  /// Every ball's rolling resistance (BodyDef::rollingResistance): 0, and
+  /// 0.1 for the pile, so that a ball rolling on the floor stops.
+  float rollingResistance = 0.0f;
 
   [[nodiscard]] std::size_t size() const noexcept { return x.size(); }
 };
@@ -65,7 +74,8 @@ void boxes(const Scene& scene, std::vector<AABB>& out);
 /// what docs/benchmarks.md's reference counts are made with.
 [[nodiscard]] std::uint64_t countPairsExact(const Scene& scene);
 
-/// A closed world with the scene's bounds and one ball (density 1) per row.
+/// A closed world with the scene's bounds and one ball (density 1, friction
+/// and rolling resistance from the Scene) per row.
 /// Changes to `def`'s bounds are overridden by the scene's. Every ball must
 /// lie inside the world (Placement::InsideWorld's rule; a position that
 /// float rounding puts a hair outside is moved back in), or quadbin::Error
