@@ -69,9 +69,16 @@ struct World::Impl {
   std::unique_ptr<BroadPhase> broad;
   ContactSolver solver;
   Islands islands;
-  // Set for the duration of step(): calls from other threads meanwhile are
-  // refused instead of reading or writing arrays being rewritten.
-  std::atomic<bool> stepping{false};
+  // Who uses the world: every member that can throw claims it first, with
+  // one compare-and-swap on this word, and a call that finds it taken is
+  // refused (no window between the check and the claim). kStepping or
+  // kChanging: one caller alone (step; a member that changes the world);
+  // otherwise the number of readers (throwing accessors, queries), any
+  // number at once.
+  static constexpr std::uint32_t kIdle = 0;
+  static constexpr std::uint32_t kStepping = UINT32_MAX;
+  static constexpr std::uint32_t kChanging = UINT32_MAX - 1;
+  std::atomic<std::uint32_t> users{kIdle};
 
   // Step scratch, kept between steps so a step allocates nothing once warm.
   std::vector<AABB> boxes;
@@ -116,17 +123,64 @@ struct World::Impl {
     return system;
   }
 
-  // Refuses any call made while a step runs (from another thread: the
-  // step calls nothing public).
-  void requireIdle(const char* what) const {
-    if (stepping.load(std::memory_order_acquire)) refuseDuringStep(what);
+  // A claim on the world for one call, released when it ends.
+  class Use {
+   public:
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+    ~Use() {
+      if (as_ == kIdle) {
+        w_.users.fetch_sub(1, std::memory_order_release);
+      } else {
+        w_.users.store(kIdle, std::memory_order_release);
+      }
+    }
+
+   private:
+    friend struct Impl;
+    Use(Impl& w, std::uint32_t as) noexcept : w_(w), as_(as) {}
+    Impl& w_;
+    std::uint32_t as_;  // kStepping or kChanging alone; kIdle: one reader
+  };
+  // The world for `what` alone (as kStepping or kChanging), or Error.
+  [[nodiscard]] Use claimAlone(std::uint32_t as, const char* what) {
+    std::uint32_t seen = kIdle;
+    if (!users.compare_exchange_strong(seen, as, std::memory_order_acquire,
+                                       std::memory_order_relaxed)) {
+      refuseBusy(what, seen);
+    }
+    return Use(*this, as);
   }
-  [[noreturn]] void refuseDuringStep(const char* what) const {
-    const std::string message = fmt::format(
-        "{}: called while World::step runs; nothing may be called on a world during its step "
-        "(see docs/concurrency.md)",
-        what);
-    logger()->warn("refused call: {}", message);
+  [[nodiscard]] Use claimChange(const char* what) { return claimAlone(kChanging, what); }
+  // The world for reading, beside other readers, or Error.
+  [[nodiscard]] Use claimRead(const char* what) {
+    std::uint32_t seen = users.load(std::memory_order_relaxed);
+    do {
+      if (seen >= kChanging) refuseBusy(what, seen);
+    } while (!users.compare_exchange_weak(seen, seen + 1, std::memory_order_acquire,
+                                          std::memory_order_relaxed));
+    return Use(*this, kIdle);
+  }
+  [[noreturn]] void refuseBusy(const char* what, std::uint32_t seen) {
+    std::string message;
+    if (seen == kStepping) {
+      message = fmt::format(
+          "{}: called while World::step runs; nothing may be called on a world during its step "
+          "(see docs/concurrency.md)",
+          what);
+    } else if (seen == kChanging) {
+      message = fmt::format(
+          "{}: called while another call changes this world (createBody, destroyBody, set...); "
+          "a world must not be used from another thread while it changes (see "
+          "docs/concurrency.md)",
+          what);
+    } else {
+      message = fmt::format(
+          "{}: called while {} other call(s) read this world (queries or accessors); nothing "
+          "may change a world while other threads read it (see docs/concurrency.md)",
+          what, seen);
+    }
+    logRefusal(message);
     throw Error(message);
   }
 
@@ -141,12 +195,15 @@ struct World::Impl {
   }
   [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
 
-  [[noreturn]] void refuse(const std::string& message) {
+  void logRefusal(const std::string& message) {
     if (!warnedRefusal.exchange(true, std::memory_order_relaxed)) {
-      logger()->warn("refused input: {} (later refusals are logged at debug level)", message);
+      logger()->warn("refused: {} (later refusals are logged at debug level)", message);
     } else {
-      logger()->debug("refused input: {}", message);
+      logger()->debug("refused: {}", message);
     }
+  }
+  [[noreturn]] void refuse(const std::string& message) {
+    logRefusal(message);
     throw Error(message);
   }
 
@@ -170,8 +227,8 @@ struct World::Impl {
     return id.world == worldId && id.index < denseOf.size() && denseOf[id.index] != kNone &&
            generation[id.index] == id.generation;
   }
+  // The caller holds a claim (Use).
   std::uint32_t denseIndex(BodyId id, const char* what) {
-    requireIdle(what);
     if (id.world != worldId) {
       refuse(fmt::format("{}: {} is not from this world (id {}){}", what, describe(id), worldId,
                          id.isNull() ? ": a null id" : ""));
@@ -250,7 +307,7 @@ World::Impl& World::live(const char* what) const {
 
 BodyId World::createBody(const BodyDef& d) {
   Impl& w = live("createBody");
-  w.requireIdle("createBody");
+  const auto use = w.claimChange("createBody");
   w.check(validate::bodyDef(d));
   const bool ball = d.type == BodyType::Ball;
   const float radius = ball ? d.radius : 0.0f;
@@ -279,6 +336,7 @@ BodyId World::createBody(const BodyDef& d) {
 
 void World::destroyBody(BodyId id) {
   Impl& w = live("destroyBody");
+  const auto use = w.claimChange("destroyBody");
   const std::uint32_t dense = w.denseIndex(id, "destroyBody");
   const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
   w.wake(dense);  // what rested on it must fall
@@ -305,33 +363,40 @@ std::uint32_t World::id() const noexcept { return impl_ ? impl_->worldId : 0; }
 
 BodyType World::type(BodyId id) const {
   Impl& w = live("type");
+  const auto use = w.claimRead("type");
   return w.bodies.type[w.denseIndex(id, "type")];
 }
 Vec2 World::position(BodyId id) const {
   Impl& w = live("position");
+  const auto use = w.claimRead("position");
   const std::uint32_t i = w.denseIndex(id, "position");
   return {w.bodies.px[i], w.bodies.py[i]};
 }
 Vec2 World::velocity(BodyId id) const {
   Impl& w = live("velocity");
+  const auto use = w.claimRead("velocity");
   const std::uint32_t i = w.denseIndex(id, "velocity");
   return {w.bodies.vx[i], w.bodies.vy[i]};
 }
 float World::radius(BodyId id) const {
   Impl& w = live("radius");
+  const auto use = w.claimRead("radius");
   return w.bodies.radius[w.denseIndex(id, "radius")];
 }
 float World::mass(BodyId id) const {
   Impl& w = live("mass");
+  const auto use = w.claimRead("mass");
   return w.bodies.mass[w.denseIndex(id, "mass")];
 }
 AABB World::bounds(BodyId id) const {
   Impl& w = live("bounds");
+  const auto use = w.claimRead("bounds");
   return w.bodies.tightBox(w.denseIndex(id, "bounds"));
 }
 
 void World::setPosition(BodyId id, Vec2 p) {
   Impl& w = live("setPosition");
+  const auto use = w.claimChange("setPosition");
   const std::uint32_t i = w.denseIndex(id, "setPosition");
   w.check(validate::position(p, w.bodies.radius[i], "setPosition position"));
   if (w.bodies.type[i] == BodyType::Ball) {
@@ -345,6 +410,7 @@ void World::setPosition(BodyId id, Vec2 p) {
 
 void World::setVelocity(BodyId id, Vec2 v) {
   Impl& w = live("setVelocity");
+  const auto use = w.claimChange("setVelocity");
   const std::uint32_t i = w.denseIndex(id, "setVelocity");
   w.check(validate::velocity(v, "setVelocity velocity"));
   if (w.bodies.type[i] != BodyType::Ball) {
@@ -357,11 +423,13 @@ void World::setVelocity(BodyId id, Vec2 v) {
 
 bool World::isAwake(BodyId id) const {
   Impl& w = live("isAwake");
+  const auto use = w.claimRead("isAwake");
   return w.bodies.awake[w.denseIndex(id, "isAwake")] != 0;
 }
 
 void World::setAwake(BodyId id, bool awake) {
   Impl& w = live("setAwake");
+  const auto use = w.claimChange("setAwake");
   const std::uint32_t i = w.denseIndex(id, "setAwake");
   if (!w.bodies.isBall(i)) return;
   if (awake) {
@@ -373,22 +441,14 @@ void World::setAwake(BodyId id, bool awake) {
 
 void World::step(float dt) {
   Impl& w = live("step");
-  if (w.stepping.exchange(true, std::memory_order_acq_rel)) {
-    // Another thread is stepping this world: refused on the spot (reading
-    // the flag again could find that step ended and let two steps in).
-    w.refuseDuringStep("step");
-  }
-  struct Done {
-    std::atomic<bool>& flag;
-    ~Done() { flag.store(false, std::memory_order_release); }
-  } done{w.stepping};
+  const auto use = w.claimAlone(Impl::kStepping, "step");
   w.check(validate::dt(dt));
   w.step(dt);
   assert(w.allFinite() && "a step left a position or velocity that is not finite");
 }
 
 bool World::isStepping() const noexcept {
-  return impl_ && impl_->stepping.load(std::memory_order_acquire);
+  return impl_ && impl_->users.load(std::memory_order_acquire) == Impl::kStepping;
 }
 TaskSystem& World::taskSystem() const noexcept {
   return impl_ ? *impl_->tasks : serialTaskSystem();
@@ -616,7 +676,7 @@ std::uint32_t World::bodyCount() const noexcept {
 }
 BodyId World::bodyAt(std::uint32_t i) const {
   Impl& w = live("bodyAt");
-  w.requireIdle("bodyAt");
+  const auto use = w.claimRead("bodyAt");
   if (i >= w.slotOf.size()) {
     w.refuse(fmt::format("bodyAt: index {} >= bodyCount() = {}", i, w.slotOf.size()));
   }
@@ -634,7 +694,7 @@ const BroadPhase& World::broadPhase() const noexcept {
 
 void World::setBroadPhase(BroadPhaseType type) {
   Impl& w = live("setBroadPhase");
-  w.requireIdle("setBroadPhase");
+  const auto use = w.claimChange("setBroadPhase");
   w.check(validate::broadPhaseType(type, "setBroadPhase type"));
   auto broad = makeBroadPhase(type);
   broad->setBounds(w.def.bounds);
@@ -647,7 +707,7 @@ void World::setBroadPhase(BroadPhaseType type) {
 
 void World::setThreadCount(std::uint32_t threadCount) {
   Impl& w = live("setThreadCount");
-  w.requireIdle("setThreadCount");
+  const auto use = w.claimChange("setThreadCount");
   w.check(validate::threadCount(threadCount, "setThreadCount threadCount"));
   w.tasks = w.taskSystemFor(threadCount);  // the game's own system, if any, is let go
   w.broad->setTaskSystem(w.tasks);
@@ -683,7 +743,7 @@ Vec2 World::momentum() const noexcept {
 
 void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
   Impl& w = live("queryBox");
-  w.requireIdle("queryBox");
+  const auto use = w.claimRead("queryBox");
   w.check(validate::queryBox(box, "queryBox box"));
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
@@ -701,7 +761,7 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
 
 void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const {
   Impl& w = live("queryRadius");
-  w.requireIdle("queryRadius");
+  const auto use = w.claimRead("queryRadius");
   w.check(validate::queryPoint(center, "queryRadius center"));
   w.check(validate::queryRadius(radius, "queryRadius radius"));
   w.refreshQueryIndex();
@@ -738,7 +798,7 @@ std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
 
 void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
   Impl& w = live("raycast");
-  w.requireIdle("raycast");
+  const auto use = w.claimRead("raycast");
   w.check(validate::ray(ray, "raycast"));
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
@@ -773,7 +833,7 @@ std::optional<RayHit> World::raycast(const Ray& ray) const {
 
 void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const {
   Impl& w = live("nearest");
-  w.requireIdle("nearest");
+  const auto use = w.claimRead("nearest");
   w.check(validate::queryPoint(point, "nearest point"));
   w.check(validate::nearestCount(k, "nearest k"));
   out.clear();

@@ -222,9 +222,11 @@ class World {
   ///
   /// While step() runs, nothing else may be called on this world from any
   /// thread (docs/concurrency.md): bodies, queries and events are being
-  /// rewritten. Calls that do so anyway are refused with Error where they
-  /// can be detected (every member that can throw checks); the noexcept
-  /// accessors cannot refuse and must simply not be called.
+  /// rewritten. Every member that can throw claims the world atomically
+  /// (step and the changes alone, the reads together) and refuses with
+  /// Error when it finds it claimed otherwise: a second step, a change
+  /// during a step or beside a read, a read during a change. The noexcept
+  /// accessors cannot refuse and must simply not be called meanwhile.
   void step(float dt);
   /// True while step() runs (for assertions in callers).
   [[nodiscard]] bool isStepping() const noexcept;
