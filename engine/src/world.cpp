@@ -91,6 +91,17 @@ struct World::Impl {
   std::vector<std::uint64_t> touchKeys, touchScratch;
   std::vector<std::uint32_t> touchCounts;
   std::vector<ContactEvent> beginEvents, endEvents;
+  // The step's events and touching set, made here and swapped in only once
+  // nothing can fail any more.
+  std::vector<ContactEvent> nextBegin, nextEnd;
+  bool touchingChanged = false;
+
+  // What a step that throws puts back (the strong guarantee): the bodies
+  // as they were, and an empty broad phase of the same type to take the
+  // place of one whose update failed half way. Kept between steps.
+  BodySnapshot undo;
+  std::unique_ptr<BroadPhase> spareBroad;
+  bool broadUpdating = false;  // set while the step's broad phase updates
   StepStats stats;
 
   std::atomic<bool> warnedRefusal{false};  // queries may refuse from many threads
@@ -108,9 +119,13 @@ struct World::Impl {
   explicit Impl(const WorldDef& d)
       : def(d),
         tasks(d.taskSystem ? d.taskSystem : taskSystemFor(d.threadCount)),
-        broad(makeBroadPhase(d.broadPhase)) {
-    broad->setBounds(d.bounds);
-    broad->setTaskSystem(tasks);
+        broad(freshBroadPhase(d.broadPhase)) {}
+
+  [[nodiscard]] std::unique_ptr<BroadPhase> freshBroadPhase(BroadPhaseType type) const {
+    auto made = makeBroadPhase(type);
+    made->setBounds(def.bounds);
+    made->setTaskSystem(tasks);
+    return made;
   }
 
   // The system of `threadCount` threads this world made before, or a new one.
@@ -190,7 +205,14 @@ struct World::Impl {
     const std::lock_guard lock(queryMutex);
     if (queryFresh.load(std::memory_order_relaxed)) return;
     bodies.tightBoxes(queryBoxes, *tasks);
-    broad->update(queryBoxes);
+    try {
+      broad->update(queryBoxes);
+    } catch (...) {
+      // It may be half updated: an empty one takes its place (queryFresh
+      // stays false, so the next query fills it).
+      if (spareBroad) broad = std::move(spareBroad);
+      throw;
+    }
     queryFresh.store(true, std::memory_order_release);
   }
   [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
@@ -257,6 +279,7 @@ struct World::Impl {
   }
 
   void step(float dt);
+  void rollBack(const StepStats& before, bool moved) noexcept;
   bool someAsleep = false;  // set by step(): a sleeping ball may need waking
   // The step's stages, in order (docs/architecture.md).
   void integrate(const SolverSettings& s);
@@ -472,7 +495,6 @@ SolverSettings World::Impl::settingsFor(float dt) const {
 void World::Impl::step(float dt) {
   const auto start = Clock::now();
   const auto n = static_cast<std::uint32_t>(slotOf.size());
-  stats = {};
   if (!warnedBruteForce && def.broadPhase == BroadPhaseType::BruteForce && n > 5000) {
     logger()->warn(
         "BruteForce broad phase with {} bodies costs n^2/2 box tests per step; "
@@ -487,27 +509,64 @@ void World::Impl::step(float dt) {
     balls += bodies.isBall(i) ? 1u : 0u;
   }
   someAsleep = awake < balls;
-  stats.awakeBodies = awake;
+  const StepStats before = stats;
   const SolverSettings settings = settingsFor(dt);
-  if (awake > 0) {  // a world that sleeps whole costs (almost) nothing
-    markChanged();
-    auto timed = [](double& ms, auto&& stage) {
-      const auto t0 = Clock::now();
-      stage();
-      ms = millisSince(t0);
-    };
-    timed(stats.integrateMs, [&] { integrate(settings); });
-    timed(stats.broadPhaseMs, [&] { findPairs(); });
-    timed(stats.narrowPhaseMs, [&] { narrowPhase(settings); });
-    timed(stats.solverMs, [&] { solve(settings); });
-    timed(stats.positionMs, [&] { finishPositions(settings); });
-    if (def.enableSleep) timed(stats.sleepMs, [&] { sleep(settings); });
-    countOutside();
+  if (awake > 0) {
+    // Strong guarantee: everything the step may change is saved (or made
+    // aside and swapped in at the end), before it changes anything; these
+    // may allocate, but only while the world grows.
+    undo.save(bodies, *tasks);
+    if (!spareBroad) spareBroad = freshBroadPhase(def.broadPhase);
   }
-  const auto t0 = Clock::now();
-  updateEvents();
-  stats.eventsMs = millisSince(t0);
+  try {
+    stats = {};
+    stats.awakeBodies = awake;
+    if (awake > 0) {  // a world that sleeps whole costs (almost) nothing
+      markChanged();
+      auto timed = [](double& ms, auto&& stage) {
+        const auto t0 = Clock::now();
+        stage();
+        ms = millisSince(t0);
+      };
+      timed(stats.integrateMs, [&] { integrate(settings); });
+      timed(stats.broadPhaseMs, [&] { findPairs(); });
+      timed(stats.narrowPhaseMs, [&] { narrowPhase(settings); });
+      timed(stats.solverMs, [&] { solve(settings); });
+      timed(stats.positionMs, [&] { finishPositions(settings); });
+      if (def.enableSleep) timed(stats.sleepMs, [&] { sleep(settings); });
+      countOutside();
+    }
+    const auto t0 = Clock::now();
+    updateEvents();
+    stats.eventsMs = millisSince(t0);
+  } catch (...) {
+    rollBack(before, awake > 0);
+    throw;
+  }
+  // Nothing fails from here on: the step's events become the world's.
+  beginEvents.swap(nextBegin);
+  endEvents.swap(nextEnd);
+  if (touchingChanged) previousTouching.swap(touching);
   stats.totalMs = millisSince(start);
+}
+
+// A step threw (out of memory, the task system, a refused state): the world
+// as before the call. The bodies come back bit for bit; the solver forgets
+// its persistent contacts (as after destroyBody: the next step starts them
+// cold) and a broad phase whose update failed is replaced by an empty one,
+// refilled by the next step or query.
+// TODO: keep the solver's persistent contacts too, so that the steps after
+// a failed one equal those of a world whose step never failed (needs a
+// save/restore in ContactSolver).
+void World::Impl::rollBack(const StepStats& before, bool moved) noexcept {
+  stats = before;
+  if (!moved) return;  // only the events were being made, aside
+  assert(undo.px.size() == bodies.size());
+  undo.restore(bodies);
+  solver.forget();
+  if (broadUpdating && spareBroad) broad = std::move(spareBroad);
+  broadUpdating = false;
+  markChanged();
 }
 
 // Gravity first (symplectic Euler), then each ball's box grows by the
@@ -522,9 +581,11 @@ void World::Impl::integrate(const SolverSettings& s) {
 }
 
 void World::Impl::findPairs() {
+  broadUpdating = true;  // a failure from here on may leave it half updated
   broad->update(boxes);
   pairs.clear();
   broad->findPairs(pairs);
+  broadUpdating = false;
   stats.candidatePairs = static_cast<std::uint32_t>(pairs.size());
 }
 
@@ -581,9 +642,11 @@ void World::Impl::countOutside() {
   }
 }
 
+// Into nextBegin, nextEnd and touching: step() swaps them in at the end.
 void World::Impl::updateEvents() {
-  beginEvents.clear();
-  endEvents.clear();
+  nextBegin.clear();
+  nextEnd.clear();
+  touchingChanged = false;
   if (stats.awakeBodies == 0) {  // nothing moved: the same pairs touch
     stats.contacts = static_cast<std::uint32_t>(previousTouching.size());
     return;
@@ -637,8 +700,6 @@ void World::Impl::updateEvents() {
   }
   stats.contacts = static_cast<std::uint32_t>(touching.size());
 
-  beginEvents.clear();
-  endEvents.clear();
   auto toEvent = [&](const TouchKey& k) {
     return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
   };
@@ -647,15 +708,15 @@ void World::Impl::updateEvents() {
   while (i < touching.size() || j < previousTouching.size()) {
     if (j == previousTouching.size() ||
         (i < touching.size() && touching[i] < previousTouching[j])) {
-      beginEvents.push_back(toEvent(touching[i++]));
+      nextBegin.push_back(toEvent(touching[i++]));
     } else if (i == touching.size() || previousTouching[j] < touching[i]) {
-      endEvents.push_back(toEvent(previousTouching[j++]));
+      nextEnd.push_back(toEvent(previousTouching[j++]));
     } else {
       ++i;
       ++j;
     }
   }
-  std::swap(touching, previousTouching);
+  touchingChanged = true;
 }
 
 // The noexcept accessors answer for a moved-from world as for an empty one.
@@ -696,9 +757,8 @@ void World::setBroadPhase(BroadPhaseType type) {
   Impl& w = live("setBroadPhase");
   const auto use = w.claimChange("setBroadPhase");
   w.check(validate::broadPhaseType(type, "setBroadPhase type"));
-  auto broad = makeBroadPhase(type);
-  broad->setBounds(w.def.bounds);
-  broad->setTaskSystem(w.tasks);
+  auto broad = w.freshBroadPhase(type);
+  w.spareBroad = nullptr;  // of the old type: the next step makes one
   w.broad = std::move(broad);
   w.def.broadPhase = type;
   w.warnedBruteForce = false;
@@ -711,6 +771,7 @@ void World::setThreadCount(std::uint32_t threadCount) {
   w.check(validate::threadCount(threadCount, "setThreadCount threadCount"));
   w.tasks = w.taskSystemFor(threadCount);  // the game's own system, if any, is let go
   w.broad->setTaskSystem(w.tasks);
+  if (w.spareBroad) w.spareBroad->setTaskSystem(w.tasks);
   w.def.threadCount = threadCount;
   w.def.taskSystem = nullptr;
 }
