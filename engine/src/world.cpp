@@ -1,6 +1,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cassert>
@@ -284,6 +285,7 @@ struct World::Impl {
   // The step's stages, in order (docs/architecture.md).
   void integrate(const SolverSettings& s);
   void findPairs();
+  void checkCrowding(std::uint64_t limit);
   void narrowPhase(const SolverSettings& s);
   void solve(const SolverSettings& s);
   void finishPositions(const SolverSettings& s);
@@ -581,12 +583,67 @@ void World::Impl::integrate(const SolverSettings& s) {
 }
 
 void World::Impl::findPairs() {
+  const std::uint64_t limit = limits::maxPairs(boxes.size());
+  checkCrowding(limit);
   broadUpdating = true;  // a failure from here on may leave it half updated
   broad->update(boxes);
   pairs.clear();
   broad->findPairs(pairs);
   broadUpdating = false;
+  // TODO: hand the limit to BroadPhase::findPairs, so that a crowd
+  // checkCrowding misses stops at the limit instead of after all its pairs.
+  if (pairs.size() > limit) {
+    refuse(fmt::format(
+        "step: the broad phase found {} candidate pairs among {} bodies, more than the limit of "
+        "{} (limits::maxPairs: {} per body, at least {}; docs/limits.md); the step was not "
+        "taken and the world is unchanged: spread the bodies out or remove some",
+        pairs.size(), boxes.size(), limit, limits::kMaxPairsPerBody, limits::kMinPairLimit));
+  }
   stats.candidatePairs = static_cast<std::uint32_t>(pairs.size());
+}
+
+// Refuses, before the broad phase runs, a step whose swept boxes already
+// prove it would pass the pair limit: k boxes that all contain one point
+// overlap pairwise, k (k - 1) / 2 pairs. A few sample points (centres of
+// bodies spread over the dense order) are counted in one pass over the
+// boxes: a crowd piled on one spot (a million balls at one point) is
+// refused in O(n), not after enumerating its n^2 / 2 pairs.
+void World::Impl::checkCrowding(std::uint64_t limit) {
+  const std::uint64_t n = boxes.size();
+  if (n * (n - 1) / 2 <= limit) return;  // too few bodies to pass it
+  constexpr std::uint32_t kSamples = 4;
+  std::array<Vec2, kSamples> at{};
+  for (std::uint32_t k = 0; k < kSamples; ++k) {
+    at[k] = boxes[(2 * k + 1) * n / (2 * kSamples)].center();
+  }
+  std::array<std::atomic<std::uint64_t>, kSamples> inside{};
+  tasks->parallelFor(
+      static_cast<std::uint32_t>(n), 16384, [&](std::uint32_t begin, std::uint32_t end) {
+        std::array<std::uint32_t, kSamples> count{};
+        for (std::uint32_t i = begin; i < end; ++i) {
+          const AABB& b = boxes[i];
+          for (std::uint32_t k = 0; k < kSamples; ++k) {
+            count[k] +=
+                b.min.x < at[k].x && at[k].x < b.max.x && b.min.y < at[k].y && at[k].y < b.max.y
+                    ? 1u
+                    : 0u;
+          }
+        }
+        for (std::uint32_t k = 0; k < kSamples; ++k) {
+          if (count[k] != 0) inside[k].fetch_add(count[k], std::memory_order_relaxed);
+        }
+      });
+  for (std::uint32_t k = 0; k < kSamples; ++k) {
+    const std::uint64_t c = inside[k].load(std::memory_order_relaxed);
+    if (c * (c - (c > 0 ? 1 : 0)) / 2 <= limit) continue;
+    refuse(fmt::format(
+        "step: {} of the {} bodies' swept boxes contain the point ({}, {}), so the broad phase "
+        "would find at least {} candidate pairs, more than the limit of {} (limits::maxPairs: {} "
+        "per body, at least {}; docs/limits.md); the step was not taken and the world is "
+        "unchanged: spread the bodies out or remove some",
+        c, n, at[k].x, at[k].y, c * (c - 1) / 2, limit, limits::kMaxPairsPerBody,
+        limits::kMinPairLimit));
+  }
 }
 
 void World::Impl::narrowPhase(const SolverSettings& s) {
