@@ -6,9 +6,12 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <quadbin/quadbin.hpp>
 #include <quadbin/scenes/scene.hpp>
+#include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -147,6 +150,112 @@ TEST(WorldThreads, TwoThreadsSteppingOneWorld) {
   for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
     const Vec2 p = w.position(w.bodyAt(i));
     EXPECT_TRUE(std::isfinite(p.x) && std::isfinite(p.y));
+  }
+  EXPECT_NO_THROW(w.step(1.0f / 60.0f));
+}
+
+// Several threads step, change and read one world at once, for a bounded
+// time: each call either runs alone (a change, a step) or beside other
+// reads, or is refused with Error for that reason; the claim is one
+// compare-and-swap, so no call slips through between a check and a claim.
+// Afterwards the world holds exactly the bodies the successful calls made,
+// and every one of them is finite. (TSan runs this: label "parallel".)
+TEST(WorldThreads, StepsChangesAndReadsFromManyThreads) {
+  WorldDef def = quietDef();
+  def.taskSystem = test::makeTestTaskSystem(2);
+  def.broadPhase = BroadPhaseType::BinGrid;
+  def.gravity = {0, -10};
+  World w(def);
+  addBalls(w, 300);
+  const std::uint32_t start = w.bodyCount();
+  constexpr int kThreads = 4;
+  struct Tally {
+    int done = 0, refused = 0, steps = 0, created = 0, destroyed = 0;
+    std::vector<BodyId> mine, gone;
+    std::string wrong;  // an Error that is not a refusal for being busy
+  };
+  std::vector<Tally> tally(kThreads);
+  std::atomic<bool> stop{false};
+  auto worker = [&](int t) {
+    std::mt19937 rng(static_cast<unsigned>(t) + 1);
+    std::uniform_real_distribution<float> at(10.0f, 190.0f), speed(-20.0f, 20.0f);
+    Tally& me = tally[static_cast<std::size_t>(t)];
+    std::vector<BodyId> found;
+    while (!stop.load(std::memory_order_relaxed)) {
+      const auto pick = [&] { return me.mine[rng() % me.mine.size()]; };
+      try {
+        switch (rng() % 9) {
+          case 0:
+            w.step(1.0f / 120.0f);
+            ++me.steps;
+            break;
+          case 1:
+            me.mine.push_back(w.createBody(BodyDef::ball({at(rng), at(rng)}, 1.0f)));
+            ++me.created;
+            break;
+          case 2:
+            if (!me.mine.empty()) {
+              w.destroyBody(me.mine.back());
+              me.gone.push_back(me.mine.back());
+              me.mine.pop_back();
+              ++me.destroyed;
+            }
+            break;
+          case 3:
+            if (!me.mine.empty()) w.setVelocity(pick(), {speed(rng), speed(rng)});
+            break;
+          case 4:
+            if (!me.mine.empty()) w.setPosition(pick(), {at(rng), at(rng)});
+            break;
+          case 5:
+            w.setBroadPhase(rng() % 2 == 0 ? BroadPhaseType::BinGrid : BroadPhaseType::Quadtree);
+            break;
+          case 6:
+            w.queryBox({{at(rng), at(rng)}, {195, 195}}, found);
+            break;
+          case 7:
+            if (!me.mine.empty()) {
+              const Vec2 p = w.position(pick());
+              if (!std::isfinite(p.x)) me.wrong = "a position that is not finite";
+            }
+            break;
+          default:
+            if (!me.mine.empty()) w.setAwake(pick(), true);
+            break;
+        }
+        ++me.done;
+      } catch (const Error& e) {
+        ++me.refused;
+        if (std::string(e.what()).find("called while") == std::string::npos) me.wrong = e.what();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) threads.emplace_back(worker, t);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  stop.store(true, std::memory_order_relaxed);
+  for (auto& t : threads) t.join();
+
+  std::uint32_t expected = start;
+  int steps = 0, refused = 0, done = 0;
+  for (const Tally& me : tally) {
+    EXPECT_EQ(me.wrong, "");
+    expected += static_cast<std::uint32_t>(me.created - me.destroyed);
+    steps += me.steps;
+    refused += me.refused;
+    done += me.done;
+    for (const BodyId id : me.mine) EXPECT_TRUE(w.isValid(id));
+    for (const BodyId id : me.gone) EXPECT_FALSE(w.isValid(id));
+  }
+  EXPECT_EQ(w.bodyCount(), expected);
+  EXPECT_GT(steps, 0);
+  EXPECT_GT(done, steps);
+  std::printf("%d calls ran (%d steps), %d refused\n", done, steps, refused);
+  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+    const BodyId id = w.bodyAt(i);
+    const Vec2 p = w.position(id), v = w.velocity(id);
+    ASSERT_TRUE(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(v.x) &&
+                std::isfinite(v.y));
   }
   EXPECT_NO_THROW(w.step(1.0f / 60.0f));
 }

@@ -120,7 +120,7 @@ void BodyStore::setFriction(std::uint32_t i, float mu) noexcept {
   friction[i] = mu;
 }
 
-void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) noexcept {
+void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) {
   if (g == Vec2{}) return;
   tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
                     [&](std::uint32_t begin, std::uint32_t end) {
@@ -153,6 +153,45 @@ void BodyStore::tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const {
                     [&](std::uint32_t begin, std::uint32_t end) {
                       for (std::uint32_t i = begin; i < end; ++i) out[i] = tightBox(i);
                     });
+}
+
+void BodySnapshot::save(const BodyStore& b, TaskSystem& tasks) {
+  const std::size_t n = b.size();
+  // Sized first (the only step that may allocate), then copied in parallel.
+  for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &restTime}) v->resize(n);
+  awake.resize(n);
+  islandNext.resize(n);
+  islandPrev.resize(n);
+  tasks.parallelFor(static_cast<std::uint32_t>(n), kBodyGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      auto copy = [&](const auto& from, auto& to) {
+                        std::copy(from.begin() + begin, from.begin() + end, to.begin() + begin);
+                      };
+                      copy(b.px, px);
+                      copy(b.py, py);
+                      copy(b.vx, vx);
+                      copy(b.vy, vy);
+                      copy(b.w, w);
+                      copy(b.angle, angle);
+                      copy(b.restTime, restTime);
+                      copy(b.awake, awake);
+                      copy(b.islandNext, islandNext);
+                      copy(b.islandPrev, islandPrev);
+                    });
+}
+
+void BodySnapshot::restore(BodyStore& b) const noexcept {
+  // Serial: the task system may be what failed.
+  std::copy(px.begin(), px.end(), b.px.begin());
+  std::copy(py.begin(), py.end(), b.py.begin());
+  std::copy(vx.begin(), vx.end(), b.vx.begin());
+  std::copy(vy.begin(), vy.end(), b.vy.begin());
+  std::copy(w.begin(), w.end(), b.w.begin());
+  std::copy(angle.begin(), angle.end(), b.angle.begin());
+  std::copy(restTime.begin(), restTime.end(), b.restTime.begin());
+  std::copy(awake.begin(), awake.end(), b.awake.begin());
+  std::copy(islandNext.begin(), islandNext.end(), b.islandNext.begin());
+  std::copy(islandPrev.begin(), islandPrev.end(), b.islandPrev.begin());
 }
 
 }  // namespace quadbin

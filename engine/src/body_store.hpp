@@ -56,12 +56,26 @@ struct BodyStore {
   void sleepIsland(const std::uint32_t* members, std::uint32_t count) noexcept;
 
   /// Gravity on the awake balls (symplectic Euler: velocity first).
-  void applyGravity(Vec2 g, float dt, TaskSystem& tasks) noexcept;
+  void applyGravity(Vec2 g, float dt, TaskSystem& tasks);
   /// Each ball's box grown by the distance it travels in dt, sleeping
   /// balls tight, static boxes grown by staticMargin.
   void sweptBoxes(float dt, float staticMargin, std::vector<AABB>& out, TaskSystem& tasks) const;
   /// Each body's tight box.
   void tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const;
+};
+
+/// What a step may change in a BodyStore, copied before the step so that a
+/// step that throws can put it back. Its buffers are kept between steps:
+/// once warm, saving allocates nothing.
+struct BodySnapshot {
+  std::vector<float> px, py, vx, vy, w, angle, restTime;
+  std::vector<std::uint8_t> awake;
+  std::vector<std::uint32_t> islandNext, islandPrev;
+
+  /// May throw std::bad_alloc (the first time, or when the world grew).
+  void save(const BodyStore& bodies, TaskSystem& tasks);
+  /// The bodies as saved; they must hold as many bodies as then.
+  void restore(BodyStore& bodies) const noexcept;
 };
 
 }  // namespace quadbin

@@ -1,6 +1,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cassert>
@@ -69,9 +70,16 @@ struct World::Impl {
   std::unique_ptr<BroadPhase> broad;
   ContactSolver solver;
   Islands islands;
-  // Set for the duration of step(): calls from other threads meanwhile are
-  // refused instead of reading or writing arrays being rewritten.
-  std::atomic<bool> stepping{false};
+  // Who uses the world: every member that can throw claims it first, with
+  // one compare-and-swap on this word, and a call that finds it taken is
+  // refused (no window between the check and the claim). kStepping or
+  // kChanging: one caller alone (step; a member that changes the world);
+  // otherwise the number of readers (throwing accessors, queries), any
+  // number at once.
+  static constexpr std::uint32_t kIdle = 0;
+  static constexpr std::uint32_t kStepping = UINT32_MAX;
+  static constexpr std::uint32_t kChanging = UINT32_MAX - 1;
+  std::atomic<std::uint32_t> users{kIdle};
 
   // Step scratch, kept between steps so a step allocates nothing once warm.
   std::vector<AABB> boxes;
@@ -84,6 +92,17 @@ struct World::Impl {
   std::vector<std::uint64_t> touchKeys, touchScratch;
   std::vector<std::uint32_t> touchCounts;
   std::vector<ContactEvent> beginEvents, endEvents;
+  // The step's events and touching set, made here and swapped in only once
+  // nothing can fail any more.
+  std::vector<ContactEvent> nextBegin, nextEnd;
+  bool touchingChanged = false;
+
+  // What a step that throws puts back (the strong guarantee): the bodies
+  // as they were, and an empty broad phase of the same type to take the
+  // place of one whose update failed half way. Kept between steps.
+  BodySnapshot undo;
+  std::unique_ptr<BroadPhase> spareBroad;
+  bool broadUpdating = false;  // set while the step's broad phase updates
   StepStats stats;
 
   std::atomic<bool> warnedRefusal{false};  // queries may refuse from many threads
@@ -101,9 +120,13 @@ struct World::Impl {
   explicit Impl(const WorldDef& d)
       : def(d),
         tasks(d.taskSystem ? d.taskSystem : taskSystemFor(d.threadCount)),
-        broad(makeBroadPhase(d.broadPhase)) {
-    broad->setBounds(d.bounds);
-    broad->setTaskSystem(tasks);
+        broad(freshBroadPhase(d.broadPhase)) {}
+
+  [[nodiscard]] std::unique_ptr<BroadPhase> freshBroadPhase(BroadPhaseType type) const {
+    auto made = makeBroadPhase(type);
+    made->setBounds(def.bounds);
+    made->setTaskSystem(tasks);
+    return made;
   }
 
   // The system of `threadCount` threads this world made before, or a new one.
@@ -116,17 +139,64 @@ struct World::Impl {
     return system;
   }
 
-  // Refuses any call made while a step runs (from another thread: the
-  // step calls nothing public).
-  void requireIdle(const char* what) const {
-    if (stepping.load(std::memory_order_acquire)) refuseDuringStep(what);
+  // A claim on the world for one call, released when it ends.
+  class Use {
+   public:
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+    ~Use() {
+      if (as_ == kIdle) {
+        w_.users.fetch_sub(1, std::memory_order_release);
+      } else {
+        w_.users.store(kIdle, std::memory_order_release);
+      }
+    }
+
+   private:
+    friend struct Impl;
+    Use(Impl& w, std::uint32_t as) noexcept : w_(w), as_(as) {}
+    Impl& w_;
+    std::uint32_t as_;  // kStepping or kChanging alone; kIdle: one reader
+  };
+  // The world for `what` alone (as kStepping or kChanging), or Error.
+  [[nodiscard]] Use claimAlone(std::uint32_t as, const char* what) {
+    std::uint32_t seen = kIdle;
+    if (!users.compare_exchange_strong(seen, as, std::memory_order_acquire,
+                                       std::memory_order_relaxed)) {
+      refuseBusy(what, seen);
+    }
+    return Use(*this, as);
   }
-  [[noreturn]] void refuseDuringStep(const char* what) const {
-    const std::string message = fmt::format(
-        "{}: called while World::step runs; nothing may be called on a world during its step "
-        "(see docs/concurrency.md)",
-        what);
-    logger()->warn("refused call: {}", message);
+  [[nodiscard]] Use claimChange(const char* what) { return claimAlone(kChanging, what); }
+  // The world for reading, beside other readers, or Error.
+  [[nodiscard]] Use claimRead(const char* what) {
+    std::uint32_t seen = users.load(std::memory_order_relaxed);
+    do {
+      if (seen >= kChanging) refuseBusy(what, seen);
+    } while (!users.compare_exchange_weak(seen, seen + 1, std::memory_order_acquire,
+                                          std::memory_order_relaxed));
+    return Use(*this, kIdle);
+  }
+  [[noreturn]] void refuseBusy(const char* what, std::uint32_t seen) {
+    std::string message;
+    if (seen == kStepping) {
+      message = fmt::format(
+          "{}: called while World::step runs; nothing may be called on a world during its step "
+          "(see docs/concurrency.md)",
+          what);
+    } else if (seen == kChanging) {
+      message = fmt::format(
+          "{}: called while another call changes this world (createBody, destroyBody, set...); "
+          "a world must not be used from another thread while it changes (see "
+          "docs/concurrency.md)",
+          what);
+    } else {
+      message = fmt::format(
+          "{}: called while {} other call(s) read this world (queries or accessors); nothing "
+          "may change a world while other threads read it (see docs/concurrency.md)",
+          what, seen);
+    }
+    logRefusal(message);
     throw Error(message);
   }
 
@@ -136,17 +206,27 @@ struct World::Impl {
     const std::lock_guard lock(queryMutex);
     if (queryFresh.load(std::memory_order_relaxed)) return;
     bodies.tightBoxes(queryBoxes, *tasks);
-    broad->update(queryBoxes);
+    try {
+      broad->update(queryBoxes);
+    } catch (...) {
+      // It may be half updated: an empty one takes its place (queryFresh
+      // stays false, so the next query fills it).
+      if (spareBroad) broad = std::move(spareBroad);
+      throw;
+    }
     queryFresh.store(true, std::memory_order_release);
   }
   [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
 
-  [[noreturn]] void refuse(const std::string& message) {
+  void logRefusal(const std::string& message) {
     if (!warnedRefusal.exchange(true, std::memory_order_relaxed)) {
-      logger()->warn("refused input: {} (later refusals are logged at debug level)", message);
+      logger()->warn("refused: {} (later refusals are logged at debug level)", message);
     } else {
-      logger()->debug("refused input: {}", message);
+      logger()->debug("refused: {}", message);
     }
+  }
+  [[noreturn]] void refuse(const std::string& message) {
+    logRefusal(message);
     throw Error(message);
   }
 
@@ -171,8 +251,8 @@ struct World::Impl {
     return id.world == worldId && id.index < denseOf.size() && denseOf[id.index] != kNone &&
            generation[id.index] == id.generation;
   }
+  // The caller holds a claim (Use).
   std::uint32_t denseIndex(BodyId id, const char* what) {
-    requireIdle(what);
     if (id.world != worldId) {
       refuse(fmt::format("{}: {} is not from this world (id {}){}", what, describe(id), worldId,
                          id.isNull() ? ": a null id" : ""));
@@ -201,10 +281,12 @@ struct World::Impl {
   }
 
   void step(float dt);
+  void rollBack(const StepStats& before, bool moved) noexcept;
   bool someAsleep = false;  // set by step(): a sleeping ball may need waking
   // The step's stages, in order (docs/architecture.md).
   void integrate(const SolverSettings& s);
   void findPairs();
+  void checkCrowding(std::uint64_t limit);
   void narrowPhase(const SolverSettings& s);
   void solve(const SolverSettings& s);
   void finishPositions(const SolverSettings& s);
@@ -251,7 +333,7 @@ World::Impl& World::live(const char* what) const {
 
 BodyId World::createBody(const BodyDef& d) {
   Impl& w = live("createBody");
-  w.requireIdle("createBody");
+  const auto use = w.claimChange("createBody");
   w.check(validate::bodyDef(d));
   const bool ball = d.type == BodyType::Ball;
   const float radius = ball ? d.radius : 0.0f;
@@ -280,6 +362,7 @@ BodyId World::createBody(const BodyDef& d) {
 
 void World::destroyBody(BodyId id) {
   Impl& w = live("destroyBody");
+  const auto use = w.claimChange("destroyBody");
   const std::uint32_t dense = w.denseIndex(id, "destroyBody");
   const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
   w.wake(dense);  // what rested on it must fall
@@ -306,33 +389,40 @@ std::uint32_t World::id() const noexcept { return impl_ ? impl_->worldId : 0; }
 
 BodyType World::type(BodyId id) const {
   Impl& w = live("type");
+  const auto use = w.claimRead("type");
   return w.bodies.type[w.denseIndex(id, "type")];
 }
 Vec2 World::position(BodyId id) const {
   Impl& w = live("position");
+  const auto use = w.claimRead("position");
   const std::uint32_t i = w.denseIndex(id, "position");
   return {w.bodies.px[i], w.bodies.py[i]};
 }
 Vec2 World::velocity(BodyId id) const {
   Impl& w = live("velocity");
+  const auto use = w.claimRead("velocity");
   const std::uint32_t i = w.denseIndex(id, "velocity");
   return {w.bodies.vx[i], w.bodies.vy[i]};
 }
 float World::radius(BodyId id) const {
   Impl& w = live("radius");
+  const auto use = w.claimRead("radius");
   return w.bodies.radius[w.denseIndex(id, "radius")];
 }
 float World::mass(BodyId id) const {
   Impl& w = live("mass");
+  const auto use = w.claimRead("mass");
   return w.bodies.mass[w.denseIndex(id, "mass")];
 }
 AABB World::bounds(BodyId id) const {
   Impl& w = live("bounds");
+  const auto use = w.claimRead("bounds");
   return w.bodies.tightBox(w.denseIndex(id, "bounds"));
 }
 
 void World::setPosition(BodyId id, Vec2 p) {
   Impl& w = live("setPosition");
+  const auto use = w.claimChange("setPosition");
   const std::uint32_t i = w.denseIndex(id, "setPosition");
   w.check(validate::position(p, w.bodies.radius[i], "setPosition position"));
   if (w.bodies.type[i] == BodyType::Ball) {
@@ -346,6 +436,7 @@ void World::setPosition(BodyId id, Vec2 p) {
 
 void World::setVelocity(BodyId id, Vec2 v) {
   Impl& w = live("setVelocity");
+  const auto use = w.claimChange("setVelocity");
   const std::uint32_t i = w.denseIndex(id, "setVelocity");
   w.check(validate::velocity(v, "setVelocity velocity"));
   if (w.bodies.type[i] != BodyType::Ball) {
@@ -392,11 +483,13 @@ void World::setFriction(BodyId id, float friction) {
 
 bool World::isAwake(BodyId id) const {
   Impl& w = live("isAwake");
+  const auto use = w.claimRead("isAwake");
   return w.bodies.awake[w.denseIndex(id, "isAwake")] != 0;
 }
 
 void World::setAwake(BodyId id, bool awake) {
   Impl& w = live("setAwake");
+  const auto use = w.claimChange("setAwake");
   const std::uint32_t i = w.denseIndex(id, "setAwake");
   if (!w.bodies.isBall(i)) return;
   if (awake) {
@@ -408,22 +501,14 @@ void World::setAwake(BodyId id, bool awake) {
 
 void World::step(float dt) {
   Impl& w = live("step");
-  if (w.stepping.exchange(true, std::memory_order_acq_rel)) {
-    // Another thread is stepping this world: refused on the spot (reading
-    // the flag again could find that step ended and let two steps in).
-    w.refuseDuringStep("step");
-  }
-  struct Done {
-    std::atomic<bool>& flag;
-    ~Done() { flag.store(false, std::memory_order_release); }
-  } done{w.stepping};
+  const auto use = w.claimAlone(Impl::kStepping, "step");
   w.check(validate::dt(dt));
   w.step(dt);
   assert(w.allFinite() && "a step left a position or velocity that is not finite");
 }
 
 bool World::isStepping() const noexcept {
-  return impl_ && impl_->stepping.load(std::memory_order_acquire);
+  return impl_ && impl_->users.load(std::memory_order_acquire) == Impl::kStepping;
 }
 TaskSystem& World::taskSystem() const noexcept {
   return impl_ ? *impl_->tasks : serialTaskSystem();
@@ -449,7 +534,6 @@ SolverSettings World::Impl::settingsFor(float dt) const {
 void World::Impl::step(float dt) {
   const auto start = Clock::now();
   const auto n = static_cast<std::uint32_t>(slotOf.size());
-  stats = {};
   if (!warnedBruteForce && def.broadPhase == BroadPhaseType::BruteForce && n > 5000) {
     logger()->warn(
         "BruteForce broad phase with {} bodies costs n^2/2 box tests per step; "
@@ -464,27 +548,64 @@ void World::Impl::step(float dt) {
     balls += bodies.isBall(i) ? 1u : 0u;
   }
   someAsleep = awake < balls;
-  stats.awakeBodies = awake;
+  const StepStats before = stats;
   const SolverSettings settings = settingsFor(dt);
-  if (awake > 0) {  // a world that sleeps whole costs (almost) nothing
-    markChanged();
-    auto timed = [](double& ms, auto&& stage) {
-      const auto t0 = Clock::now();
-      stage();
-      ms = millisSince(t0);
-    };
-    timed(stats.integrateMs, [&] { integrate(settings); });
-    timed(stats.broadPhaseMs, [&] { findPairs(); });
-    timed(stats.narrowPhaseMs, [&] { narrowPhase(settings); });
-    timed(stats.solverMs, [&] { solve(settings); });
-    timed(stats.positionMs, [&] { finishPositions(settings); });
-    if (def.enableSleep) timed(stats.sleepMs, [&] { sleep(settings); });
-    countOutside();
+  if (awake > 0) {
+    // Strong guarantee: everything the step may change is saved (or made
+    // aside and swapped in at the end), before it changes anything; these
+    // may allocate, but only while the world grows.
+    undo.save(bodies, *tasks);
+    if (!spareBroad) spareBroad = freshBroadPhase(def.broadPhase);
   }
-  const auto t0 = Clock::now();
-  updateEvents();
-  stats.eventsMs = millisSince(t0);
+  try {
+    stats = {};
+    stats.awakeBodies = awake;
+    if (awake > 0) {  // a world that sleeps whole costs (almost) nothing
+      markChanged();
+      auto timed = [](double& ms, auto&& stage) {
+        const auto t0 = Clock::now();
+        stage();
+        ms = millisSince(t0);
+      };
+      timed(stats.integrateMs, [&] { integrate(settings); });
+      timed(stats.broadPhaseMs, [&] { findPairs(); });
+      timed(stats.narrowPhaseMs, [&] { narrowPhase(settings); });
+      timed(stats.solverMs, [&] { solve(settings); });
+      timed(stats.positionMs, [&] { finishPositions(settings); });
+      if (def.enableSleep) timed(stats.sleepMs, [&] { sleep(settings); });
+      countOutside();
+    }
+    const auto t0 = Clock::now();
+    updateEvents();
+    stats.eventsMs = millisSince(t0);
+  } catch (...) {
+    rollBack(before, awake > 0);
+    throw;
+  }
+  // Nothing fails from here on: the step's events become the world's.
+  beginEvents.swap(nextBegin);
+  endEvents.swap(nextEnd);
+  if (touchingChanged) previousTouching.swap(touching);
   stats.totalMs = millisSince(start);
+}
+
+// A step threw (out of memory, the task system, a refused state): the world
+// as before the call. The bodies come back bit for bit; the solver forgets
+// its persistent contacts (as after destroyBody: the next step starts them
+// cold) and a broad phase whose update failed is replaced by an empty one,
+// refilled by the next step or query.
+// TODO: keep the solver's persistent contacts too, so that the steps after
+// a failed one equal those of a world whose step never failed (needs a
+// save/restore in ContactSolver).
+void World::Impl::rollBack(const StepStats& before, bool moved) noexcept {
+  stats = before;
+  if (!moved) return;  // only the events were being made, aside
+  assert(undo.px.size() == bodies.size());
+  undo.restore(bodies);
+  solver.forget();
+  if (broadUpdating && spareBroad) broad = std::move(spareBroad);
+  broadUpdating = false;
+  markChanged();
 }
 
 // Gravity first (symplectic Euler), then each ball's box grows by the
@@ -499,10 +620,67 @@ void World::Impl::integrate(const SolverSettings& s) {
 }
 
 void World::Impl::findPairs() {
+  const std::uint64_t limit = limits::maxPairs(boxes.size());
+  checkCrowding(limit);
+  broadUpdating = true;  // a failure from here on may leave it half updated
   broad->update(boxes);
   pairs.clear();
   broad->findPairs(pairs);
+  broadUpdating = false;
+  // TODO: hand the limit to BroadPhase::findPairs, so that a crowd
+  // checkCrowding misses stops at the limit instead of after all its pairs.
+  if (pairs.size() > limit) {
+    refuse(fmt::format(
+        "step: the broad phase found {} candidate pairs among {} bodies, more than the limit of "
+        "{} (limits::maxPairs: {} per body, at least {}; docs/limits.md); the step was not "
+        "taken and the world is unchanged: spread the bodies out or remove some",
+        pairs.size(), boxes.size(), limit, limits::kMaxPairsPerBody, limits::kMinPairLimit));
+  }
   stats.candidatePairs = static_cast<std::uint32_t>(pairs.size());
+}
+
+// Refuses, before the broad phase runs, a step whose swept boxes already
+// prove it would pass the pair limit: k boxes that all contain one point
+// overlap pairwise, k (k - 1) / 2 pairs. A few sample points (centres of
+// bodies spread over the dense order) are counted in one pass over the
+// boxes: a crowd piled on one spot (a million balls at one point) is
+// refused in O(n), not after enumerating its n^2 / 2 pairs.
+void World::Impl::checkCrowding(std::uint64_t limit) {
+  const std::uint64_t n = boxes.size();
+  if (n * (n - 1) / 2 <= limit) return;  // too few bodies to pass it
+  constexpr std::uint32_t kSamples = 4;
+  std::array<Vec2, kSamples> at{};
+  for (std::uint32_t k = 0; k < kSamples; ++k) {
+    at[k] = boxes[(2 * k + 1) * n / (2 * kSamples)].center();
+  }
+  std::array<std::atomic<std::uint64_t>, kSamples> inside{};
+  tasks->parallelFor(
+      static_cast<std::uint32_t>(n), 16384, [&](std::uint32_t begin, std::uint32_t end) {
+        std::array<std::uint32_t, kSamples> count{};
+        for (std::uint32_t i = begin; i < end; ++i) {
+          const AABB& b = boxes[i];
+          for (std::uint32_t k = 0; k < kSamples; ++k) {
+            count[k] +=
+                b.min.x < at[k].x && at[k].x < b.max.x && b.min.y < at[k].y && at[k].y < b.max.y
+                    ? 1u
+                    : 0u;
+          }
+        }
+        for (std::uint32_t k = 0; k < kSamples; ++k) {
+          if (count[k] != 0) inside[k].fetch_add(count[k], std::memory_order_relaxed);
+        }
+      });
+  for (std::uint32_t k = 0; k < kSamples; ++k) {
+    const std::uint64_t c = inside[k].load(std::memory_order_relaxed);
+    if (c * (c - (c > 0 ? 1 : 0)) / 2 <= limit) continue;
+    refuse(fmt::format(
+        "step: {} of the {} bodies' swept boxes contain the point ({}, {}), so the broad phase "
+        "would find at least {} candidate pairs, more than the limit of {} (limits::maxPairs: {} "
+        "per body, at least {}; docs/limits.md); the step was not taken and the world is "
+        "unchanged: spread the bodies out or remove some",
+        c, n, at[k].x, at[k].y, c * (c - 1) / 2, limit, limits::kMaxPairsPerBody,
+        limits::kMinPairLimit));
+  }
 }
 
 void World::Impl::narrowPhase(const SolverSettings& s) {
@@ -558,9 +736,11 @@ void World::Impl::countOutside() {
   }
 }
 
+// Into nextBegin, nextEnd and touching: step() swaps them in at the end.
 void World::Impl::updateEvents() {
-  beginEvents.clear();
-  endEvents.clear();
+  nextBegin.clear();
+  nextEnd.clear();
+  touchingChanged = false;
   if (stats.awakeBodies == 0) {  // nothing moved: the same pairs touch
     stats.contacts = static_cast<std::uint32_t>(previousTouching.size());
     return;
@@ -614,8 +794,6 @@ void World::Impl::updateEvents() {
   }
   stats.contacts = static_cast<std::uint32_t>(touching.size());
 
-  beginEvents.clear();
-  endEvents.clear();
   auto toEvent = [&](const TouchKey& k) {
     return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
   };
@@ -624,15 +802,15 @@ void World::Impl::updateEvents() {
   while (i < touching.size() || j < previousTouching.size()) {
     if (j == previousTouching.size() ||
         (i < touching.size() && touching[i] < previousTouching[j])) {
-      beginEvents.push_back(toEvent(touching[i++]));
+      nextBegin.push_back(toEvent(touching[i++]));
     } else if (i == touching.size() || previousTouching[j] < touching[i]) {
-      endEvents.push_back(toEvent(previousTouching[j++]));
+      nextEnd.push_back(toEvent(previousTouching[j++]));
     } else {
       ++i;
       ++j;
     }
   }
-  std::swap(touching, previousTouching);
+  touchingChanged = true;
 }
 
 // The noexcept accessors answer for a moved-from world as for an empty one.
@@ -653,7 +831,7 @@ std::uint32_t World::bodyCount() const noexcept {
 }
 BodyId World::bodyAt(std::uint32_t i) const {
   Impl& w = live("bodyAt");
-  w.requireIdle("bodyAt");
+  const auto use = w.claimRead("bodyAt");
   if (i >= w.slotOf.size()) {
     w.refuse(fmt::format("bodyAt: index {} >= bodyCount() = {}", i, w.slotOf.size()));
   }
@@ -671,11 +849,10 @@ const BroadPhase& World::broadPhase() const noexcept {
 
 void World::setBroadPhase(BroadPhaseType type) {
   Impl& w = live("setBroadPhase");
-  w.requireIdle("setBroadPhase");
+  const auto use = w.claimChange("setBroadPhase");
   w.check(validate::broadPhaseType(type, "setBroadPhase type"));
-  auto broad = makeBroadPhase(type);
-  broad->setBounds(w.def.bounds);
-  broad->setTaskSystem(w.tasks);
+  auto broad = w.freshBroadPhase(type);
+  w.spareBroad = nullptr;  // of the old type: the next step makes one
   w.broad = std::move(broad);
   w.def.broadPhase = type;
   w.warnedBruteForce = false;
@@ -684,10 +861,11 @@ void World::setBroadPhase(BroadPhaseType type) {
 
 void World::setThreadCount(std::uint32_t threadCount) {
   Impl& w = live("setThreadCount");
-  w.requireIdle("setThreadCount");
+  const auto use = w.claimChange("setThreadCount");
   w.check(validate::threadCount(threadCount, "setThreadCount threadCount"));
   w.tasks = w.taskSystemFor(threadCount);  // the game's own system, if any, is let go
   w.broad->setTaskSystem(w.tasks);
+  if (w.spareBroad) w.spareBroad->setTaskSystem(w.tasks);
   w.def.threadCount = threadCount;
   w.def.taskSystem = nullptr;
 }
@@ -721,7 +899,7 @@ Vec2 World::momentum() const noexcept {
 
 void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
   Impl& w = live("queryBox");
-  w.requireIdle("queryBox");
+  const auto use = w.claimRead("queryBox");
   w.check(validate::queryBox(box, "queryBox box"));
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
@@ -739,7 +917,7 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
 
 void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const {
   Impl& w = live("queryRadius");
-  w.requireIdle("queryRadius");
+  const auto use = w.claimRead("queryRadius");
   w.check(validate::queryPoint(center, "queryRadius center"));
   w.check(validate::queryRadius(radius, "queryRadius radius"));
   w.refreshQueryIndex();
@@ -776,7 +954,7 @@ std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
 
 void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
   Impl& w = live("raycast");
-  w.requireIdle("raycast");
+  const auto use = w.claimRead("raycast");
   w.check(validate::ray(ray, "raycast"));
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
@@ -811,7 +989,7 @@ std::optional<RayHit> World::raycast(const Ray& ray) const {
 
 void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const {
   Impl& w = live("nearest");
-  w.requireIdle("nearest");
+  const auto use = w.claimRead("nearest");
   w.check(validate::queryPoint(point, "nearest point"));
   w.check(validate::nearestCount(k, "nearest k"));
   out.clear();

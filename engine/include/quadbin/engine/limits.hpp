@@ -46,4 +46,19 @@ inline constexpr std::uint32_t kMaxThreads = 1024;
 /// WorldDef::velocityIterations, solverPasses and positionPasses.
 inline constexpr std::uint32_t kMaxIterations = 256;
 
+/// Candidate pairs of one step (bodies whose swept boxes overlap, static
+/// boxes included): kMaxPairsPerBody per body, at least kMinPairLimit, at
+/// most kMaxPairs. A step that would pass it is refused with Error and
+/// changes nothing; it bounds the pair and contact buffers by the body
+/// count (docs/limits.md).
+inline constexpr std::uint64_t kMaxPairsPerBody = 64;
+inline constexpr std::uint64_t kMinPairLimit = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t kMaxPairs = std::uint64_t{1} << 31;
+/// The pair limit of a step of `bodies` bodies.
+[[nodiscard]] constexpr std::uint64_t maxPairs(std::uint64_t bodies) noexcept {
+  const std::uint64_t perBody = kMaxPairsPerBody * bodies;
+  const std::uint64_t limit = perBody > kMinPairLimit ? perBody : kMinPairLimit;
+  return limit < kMaxPairs ? limit : kMaxPairs;
+}
+
 }  // namespace quadbin::limits

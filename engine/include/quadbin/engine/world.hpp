@@ -247,11 +247,22 @@ class World {
   /// limits::kMaxDt]. Debug builds assert after each step that every
   /// position and velocity is finite.
   ///
+  /// Strong guarantee: a step that throws (std::bad_alloc, an exception of
+  /// the task system, a refused state) leaves every body's position,
+  /// velocity and sleep state, the events and stats() as they were, and
+  /// the world can be stepped again. It costs one copy of those arrays per
+  /// step (into buffers kept between steps: no allocation once warm). The
+  /// solver's warm start is forgotten (as by destroyBody), so the steps
+  /// after a failed one may differ in the last bits from a world whose step
+  /// never failed.
+  ///
   /// While step() runs, nothing else may be called on this world from any
   /// thread (docs/concurrency.md): bodies, queries and events are being
-  /// rewritten. Calls that do so anyway are refused with Error where they
-  /// can be detected (every member that can throw checks); the noexcept
-  /// accessors cannot refuse and must simply not be called.
+  /// rewritten. Every member that can throw claims the world atomically
+  /// (step and the changes alone, the reads together) and refuses with
+  /// Error when it finds it claimed otherwise: a second step, a change
+  /// during a step or beside a read, a read during a change. The noexcept
+  /// accessors cannot refuse and must simply not be called meanwhile.
   void step(float dt);
   /// True while step() runs (for assertions in callers).
   [[nodiscard]] bool isStepping() const noexcept;

@@ -1,0 +1,226 @@
+// The strong guarantee of World::step: a step that throws (its task system
+// fails half way, the pair limit refuses it) leaves the world exactly as it
+// was, and the world steps again.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <quadbin/quadbin.hpp>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "support/quiet_log.hpp"
+
+using namespace quadbin;
+
+namespace {
+
+// Runs everything inline, except its failAt-th call of parallel work
+// (counting every call since it was made), which does the first half of
+// the work and then throws: the world sees half-written arrays.
+class FailingTasks final : public TaskSystem {
+ public:
+  std::uint64_t calls = 0;
+  std::uint64_t failAt = 0;  // 0: never
+  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return 1; }
+
+ protected:
+  void runParallelFor(std::uint32_t count, std::uint32_t,
+                      FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
+    if (++calls == failAt) {
+      body(0, count / 2);
+      throw std::runtime_error("task system failed");
+    }
+    body(0, count);
+  }
+  void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
+    if (++calls == failAt) {
+      for (std::uint32_t i = 0; i < count / 2; ++i) task(i);
+      throw std::runtime_error("task system failed");
+    }
+    for (std::uint32_t i = 0; i < count; ++i) task(i);
+  }
+};
+
+// Everything a user can see of a world, bit for bit.
+struct Snapshot {
+  std::vector<BodyId> ids;
+  std::vector<std::uint32_t> bits;  // x, y, vx, vy of each body
+  std::vector<bool> awake;
+  std::vector<std::pair<BodyId, BodyId>> begins, ends;
+  std::uint32_t candidatePairs = 0, contacts = 0, awakeBodies = 0;
+
+  explicit Snapshot(const World& w) {
+    for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+      const BodyId id = w.bodyAt(i);
+      ids.push_back(id);
+      const Vec2 p = w.position(id), v = w.velocity(id);
+      for (const float f : {p.x, p.y, v.x, v.y}) bits.push_back(std::bit_cast<std::uint32_t>(f));
+      awake.push_back(w.isAwake(id));
+    }
+    for (const ContactEvent& e : w.contactBeginEvents()) begins.emplace_back(e.a, e.b);
+    for (const ContactEvent& e : w.contactEndEvents()) ends.emplace_back(e.a, e.b);
+    candidatePairs = w.stats().candidatePairs;
+    contacts = w.stats().contacts;
+    awakeBodies = w.stats().awakeBodies;
+  }
+  bool operator==(const Snapshot&) const = default;
+  // What differs, for the failure message.
+  [[nodiscard]] std::string diff(const Snapshot& o) const {
+    std::string out;
+    if (ids != o.ids) out += " ids";
+    if (bits != o.bits) out += " positions/velocities";
+    if (awake != o.awake) out += " awake";
+    if (begins != o.begins) out += " begin-events";
+    if (ends != o.ends) out += " end-events";
+    if (candidatePairs != o.candidatePairs || contacts != o.contacts ||
+        awakeBodies != o.awakeBodies) {
+      out += " stats";
+    }
+    return out;
+  }
+};
+
+// A pile under gravity, with static boxes, sleeping on: every stage of the
+// step has work (wake-ups, contacts, impacts, sleep, events), and enough
+// balls that the body passes split (4,096 bodies a range).
+void fill(World& w, int balls) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> speed(-20.0f, 20.0f);
+  for (int i = 0; i < balls; ++i) {
+    const float x = 3.0f + static_cast<float>(i % 90) * 2.2f;
+    const float y = 3.0f + static_cast<float>(i / 90) * 2.2f;
+    w.createBody(BodyDef::ball({x, y}, 1.0f, {speed(rng), speed(rng)}));
+  }
+  w.createBody(BodyDef::staticBox({{40, 20}, {60, 24}}));
+  w.createBody(BodyDef::staticBox({{120, 50}, {124, 90}}));
+}
+
+class StepFailure : public test::QuietLog, public ::testing::WithParamInterface<BroadPhaseType> {};
+
+TEST_P(StepFailure, ATaskSystemThatThrowsChangesNothing) {
+  auto tasks = std::make_shared<FailingTasks>();
+  WorldDef def;
+  def.bounds = {{0, 0}, {200, 200}};
+  def.gravity = {0, -30};
+  def.timeToSleep = 0.05f;
+  def.sleepThreshold = 2.0f;
+  def.taskSystem = tasks;
+  def.broadPhase = GetParam();
+  World w(def);
+  fill(w, 5000);
+  constexpr float kDt = 1.0f / 60.0f;
+  for (int s = 0; s < 5; ++s) w.step(kDt);
+  // The parallel calls of one step: a failure at each of them.
+  const std::uint64_t before = tasks->calls;
+  w.step(kDt);
+  const std::uint64_t perStep = tasks->calls - before;
+  ASSERT_GT(perStep, 5u);
+  // Every call for short steps; evenly spread ones (first and last included)
+  // otherwise, to keep the test fast in Debug.
+  const std::uint64_t stride = std::max<std::uint64_t>(1, perStep / 24);
+  std::vector<std::uint64_t> failAt;
+  for (std::uint64_t k = 1; k < perStep; k += stride) failAt.push_back(k);
+  failAt.push_back(perStep);
+  int failures = 0;
+  for (const std::uint64_t k : failAt) {
+    const Snapshot was(w);
+    tasks->failAt = tasks->calls + k;
+    bool threw = false;
+    try {
+      w.step(kDt);
+    } catch (const std::runtime_error&) {
+      threw = true;
+    }
+    tasks->failAt = 0;
+    if (!threw) continue;  // this step made fewer calls (the scene changes)
+    ++failures;
+    const Snapshot is(w);
+    EXPECT_TRUE(is == was) << "parallel call " << k << " of " << perStep << ":" << is.diff(was);
+    EXPECT_FALSE(w.isStepping());
+    // And it steps again, to a finite state.
+    ASSERT_NO_THROW(w.step(kDt)) << "after a failure at call " << k;
+    for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+      const Vec2 p = w.position(w.bodyAt(i));
+      ASSERT_TRUE(std::isfinite(p.x) && std::isfinite(p.y));
+    }
+  }
+  EXPECT_GT(failures, 10);
+}
+
+INSTANTIATE_TEST_SUITE_P(Structures, StepFailure,
+                         ::testing::Values(BroadPhaseType::BinGrid, BroadPhaseType::LeafQuadtree,
+                                           BroadPhaseType::Quadtree),
+                         [](const auto& p) {
+                           std::string name(toString(p.param));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+using PairLimit = test::QuietLog;
+
+// A crowd piled on one point (the million balls of issue 12, scaled down):
+// refused before the broad phase runs, saying why, and nothing changes.
+TEST_F(PairLimit, ACrowdAtOnePointIsRefusedAndChangesNothing) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {100, 100}};
+  def.gravity = {0, -10};
+  World w(def);
+  const int n = 3000;  // 4.5 million pairs, over the floor of 2^20
+  ASSERT_GT(std::uint64_t{n} * (n - 1) / 2, limits::maxPairs(n));
+  for (int i = 0; i < n; ++i) w.createBody(BodyDef::ball({50, 50}, 1.0f, {1, 0}));
+  const Snapshot was(w);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      w.step(1.0f / 60.0f);
+      FAIL() << "a crowd of " << n << " balls at one point was stepped";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("candidate pairs"), std::string::npos) << what;
+      EXPECT_NE(what.find("limit"), std::string::npos) << what;
+    }
+    EXPECT_TRUE(Snapshot(w) == was);
+  }
+  // Spread out, the same balls step.
+  for (int i = 0; i < n; ++i) {
+    w.setPosition(w.bodyAt(i), {2.0f + static_cast<float>(i % 48) * 2.0f,
+                                2.0f + static_cast<float>(i / 48) * 1.5f});
+  }
+  EXPECT_NO_THROW(w.step(1.0f / 60.0f));
+}
+
+// Pairs no single point shows (crossing planks: each point is in two boxes
+// at most) are refused once the broad phase has found them.
+TEST_F(PairLimit, CrossingPlanksPastTheLimitAreRefused) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {600, 600}};
+  def.broadPhase = BroadPhaseType::BinGrid;
+  World w(def);
+  const BodyId ball = w.createBody(BodyDef::ball({5, 5}, 0.01f, {1, 1}));
+  const int planks = 1025;  // 1025^2 = 1,050,625 crossings, just over 2^20
+  std::vector<BodyId> vertical;
+  for (int i = 0; i < planks; ++i) {
+    const float at = 30.0f + static_cast<float>(i) * 0.5f;
+    w.createBody(BodyDef::staticBox({{20, at}, {580, at + 0.1f}}));
+    vertical.push_back(w.createBody(BodyDef::staticBox({{at, 20}, {at + 0.1f, 580}})));
+  }
+  ASSERT_GT(std::uint64_t{planks} * planks, limits::maxPairs(w.bodyCount()));
+  const Snapshot was(w);
+  try {
+    w.step(1.0f / 60.0f);
+    FAIL() << "past the pair limit, the step ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the broad phase found"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(Snapshot(w) == was);
+  for (int i = 0; i < 100; ++i) w.destroyBody(vertical[static_cast<std::size_t>(i)]);
+  EXPECT_NO_THROW(w.step(1.0f / 60.0f));
+  EXPECT_GT(w.position(ball).x, 5.0f);
+}
+
+}  // namespace
