@@ -106,6 +106,10 @@ TEST(WorldThreads, CallsDuringAStepAreRefused) {
     expectRefused([&] { w.setThreadCount(2); });
     expectRefused([&] { (void)w.isAwake(ball); });
     expectRefused([&] { w.setAwake(ball, true); });
+    expectRefused([&] { (void)w.createBodies(std::vector{BodyDef::ball({100, 100}, 1)}); });
+    expectRefused([&] { (void)w.positions(); });
+    expectRefused([&] { (void)w.velocities(); });
+    expectRefused([&] { (void)w.radii(); });
   };
   const std::uint32_t before = w.bodyCount();
   w.step(1.0f / 60.0f);

@@ -29,6 +29,16 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m) {
   islandPrev.push_back(kNoBody);
 }
 
+void BodyStore::reserve(std::size_t count) {
+  for (auto* v : {&px, &py, &vx, &vy, &hx, &hy, &radius, &mass, &invMass, &restTime}) {
+    v->reserve(count);
+  }
+  type.reserve(count);
+  awake.reserve(count);
+  islandNext.reserve(count);
+  islandPrev.reserve(count);
+}
+
 void BodyStore::swapRemove(std::uint32_t i) {
   const auto last = static_cast<std::uint32_t>(px.size() - 1);
   // The last body moves to i: its island neighbours must point at i.

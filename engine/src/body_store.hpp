@@ -34,6 +34,8 @@ struct BodyStore {
   [[nodiscard]] std::size_t size() const noexcept { return px.size(); }
   [[nodiscard]] bool isBall(std::uint32_t i) const noexcept { return type[i] == BodyType::Ball; }
   void push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m);
+  /// Room for `count` bodies in every array (createBodies: one growth).
+  void reserve(std::size_t count);
   /// Removes body i; the last body takes its index. The caller wakes i's
   /// island first.
   void swapRemove(std::uint32_t i);

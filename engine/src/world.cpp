@@ -98,6 +98,19 @@ struct World::Impl {
   std::atomic<bool> queryFresh{false};
   std::vector<AABB> queryBoxes;
 
+  // positions() and velocities(): the dense x, y pairs as Vec2, copied
+  // from the bodies' columns by the first call after they change (the same
+  // double-checked refresh as the query index).
+  std::mutex viewMutex;
+  std::atomic<bool> positionsFresh{false}, velocitiesFresh{false};
+  std::vector<Vec2> positionView, velocityView;
+  void markMoved() noexcept {
+    positionsFresh.store(false, std::memory_order_release);
+    velocitiesFresh.store(false, std::memory_order_release);
+  }
+  std::span<const Vec2> view(std::vector<Vec2>& out, std::atomic<bool>& fresh,
+                             const std::vector<float>& xs, const std::vector<float>& ys);
+
   explicit Impl(const WorldDef& d)
       : def(d),
         tasks(d.taskSystem ? d.taskSystem : taskSystemFor(d.threadCount)),
@@ -130,7 +143,10 @@ struct World::Impl {
     throw Error(message);
   }
 
-  void markChanged() noexcept { queryFresh.store(false, std::memory_order_release); }
+  void markChanged() noexcept {
+    queryFresh.store(false, std::memory_order_release);
+    markMoved();
+  }
   void refreshQueryIndex() {
     if (queryFresh.load(std::memory_order_acquire)) return;
     const std::lock_guard lock(queryMutex);
@@ -183,16 +199,29 @@ struct World::Impl {
     return denseOf[id.index];
   }
 
-  void requireInside(Vec2 p, float r, const char* what) {
-    if (def.boundary != Boundary::Closed) return;
+  void requireInside(Vec2 p, float r, const char* what) { check(outside(p, r, what)); }
+  // Why a ball does not fit inside a closed world, or "".
+  [[nodiscard]] std::string outside(Vec2 p, float r, const char* what) const {
+    if (def.boundary != Boundary::Closed) return {};
     const AABB& b = def.bounds;
     if (p.x - r < b.min.x || p.x + r > b.max.x || p.y - r < b.min.y || p.y + r > b.max.y) {
-      refuse(
-          fmt::format("{} = ({}, {}) with radius {} does not fit inside the closed world "
-                      "[{}, {}] x [{}, {}]",
-                      what, p.x, p.y, r, b.min.x, b.max.x, b.min.y, b.max.y));
+      return fmt::format(
+          "{} = ({}, {}) with radius {} does not fit inside the closed world "
+          "[{}, {}] x [{}, {}]",
+          what, p.x, p.y, r, b.min.x, b.max.x, b.min.y, b.max.y);
     }
+    return {};
   }
+  // Why createBody refuses `d`, or "".
+  [[nodiscard]] std::string refusal(const BodyDef& d) const {
+    std::string why = validate::bodyDef(d);
+    if (why.empty() && d.type == BodyType::Ball)
+      why = outside(d.position, d.radius, "BodyDef.position");
+    return why;
+  }
+  // Adds a body from a def that refusal() accepted: nothing throws but
+  // allocation (none when createBodies reserved room).
+  BodyId insert(const BodyDef& d);
 
   [[nodiscard]] BodyId bodyIdAt(std::uint32_t dense) const {
     const std::uint32_t slot = slotOf[dense];
@@ -251,30 +280,30 @@ World::Impl& World::live(const char* what) const {
 BodyId World::createBody(const BodyDef& d) {
   Impl& w = live("createBody");
   w.requireIdle("createBody");
-  w.check(validate::bodyDef(d));
+  w.check(w.refusal(d));
+  return w.insert(d);
+}
+
+BodyId World::Impl::insert(const BodyDef& d) {
   const bool ball = d.type == BodyType::Ball;
   const float radius = ball ? d.radius : 0.0f;
   const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
   const Vec2 half = ball ? Vec2{radius, radius} : d.halfExtents;
-  if (ball) w.requireInside(d.position, radius, "BodyDef.position");
-
-  // Everything validated: from here on nothing throws but allocation.
   std::uint32_t slot = 0;
-  if (!w.freeSlots.empty()) {
-    slot = w.freeSlots.back();
-    w.freeSlots.pop_back();
+  if (!freeSlots.empty()) {
+    slot = freeSlots.back();
+    freeSlots.pop_back();
   } else {
-    slot = static_cast<std::uint32_t>(w.denseOf.size());
-    w.denseOf.push_back(kNone);
-    w.generation.push_back(0);
+    slot = static_cast<std::uint32_t>(denseOf.size());
+    denseOf.push_back(kNone);
+    generation.push_back(0);
   }
-  const auto dense = static_cast<std::uint32_t>(w.slotOf.size());
-  w.bodies.push(d.type, d.position, d.type == BodyType::Ball ? d.velocity : Vec2{}, half, radius,
-                mass);
-  w.slotOf.push_back(slot);
-  w.denseOf[slot] = dense;
-  w.markChanged();
-  return {slot, w.generation[slot], w.worldId};
+  const auto dense = static_cast<std::uint32_t>(slotOf.size());
+  bodies.push(d.type, d.position, ball ? d.velocity : Vec2{}, half, radius, mass);
+  slotOf.push_back(slot);
+  denseOf[slot] = dense;
+  markChanged();
+  return {slot, generation[slot], worldId};
 }
 
 void World::destroyBody(BodyId id) {
@@ -353,6 +382,7 @@ void World::setVelocity(BodyId id, Vec2 v) {
   w.wake(i);
   w.bodies.vx[i] = v.x;
   w.bodies.vy[i] = v.y;
+  w.markMoved();
 }
 
 bool World::isAwake(BodyId id) const {
@@ -364,6 +394,7 @@ void World::setAwake(BodyId id, bool awake) {
   Impl& w = live("setAwake");
   const std::uint32_t i = w.denseIndex(id, "setAwake");
   if (!w.bodies.isBall(i)) return;
+  w.markMoved();  // falling asleep zeroes the velocity
   if (awake) {
     w.bodies.wakeIsland(i);
   } else if (w.bodies.awake[i] != 0) {
@@ -677,6 +708,77 @@ Vec2 World::momentum() const noexcept {
     my += static_cast<double>(b.mass[i]) * b.vy[i];
   }
   return {static_cast<float>(mx), static_cast<float>(my)};
+}
+
+// ---- bulk arrays ------------------------------------------------------------
+
+std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
+  Impl& w = live("createBodies");
+  w.requireIdle("createBodies");
+  const std::size_t count = defs.size();
+  if (count >= std::size_t{kNone} - w.denseOf.size()) {
+    w.refuse(fmt::format("createBodies: {} bodies would overflow the 32-bit body slots", count));
+  }
+  // Every def checked first, in parallel; the lowest refused index wins.
+  std::atomic<std::size_t> firstBad{count};
+  w.tasks->parallelFor(static_cast<std::uint32_t>(count), 4096,
+                       [&](std::uint32_t begin, std::uint32_t end) {
+                         for (std::uint32_t k = begin; k < end; ++k) {
+                           if (w.refusal(defs[k]).empty()) continue;
+                           std::size_t seen = firstBad.load(std::memory_order_relaxed);
+                           while (k < seen && !firstBad.compare_exchange_weak(seen, k)) {
+                           }
+                           return;
+                         }
+                       });
+  if (const std::size_t bad = firstBad.load(); bad < count) {
+    w.refuse(fmt::format("createBodies: defs[{}]: {}", bad, w.refusal(defs[bad])));
+  }
+  // Room for all of them, then the same insertion createBody makes: the
+  // same slots, in the same order, and nothing left to throw.
+  std::vector<BodyId> ids;
+  ids.reserve(count);
+  const std::size_t total = w.slotOf.size() + count;
+  const std::size_t newSlots = count - std::min(count, w.freeSlots.size());
+  w.bodies.reserve(total);
+  w.slotOf.reserve(total);
+  w.denseOf.reserve(w.denseOf.size() + newSlots);
+  w.generation.reserve(w.generation.size() + newSlots);
+  for (const BodyDef& d : defs) ids.push_back(w.insert(d));
+  return ids;
+}
+
+std::span<const Vec2> World::Impl::view(std::vector<Vec2>& out, std::atomic<bool>& fresh,
+                                        const std::vector<float>& xs,
+                                        const std::vector<float>& ys) {
+  if (!fresh.load(std::memory_order_acquire)) {
+    const std::lock_guard lock(viewMutex);
+    if (!fresh.load(std::memory_order_relaxed)) {
+      out.resize(xs.size());
+      tasks->parallelFor(static_cast<std::uint32_t>(xs.size()), 16384,
+                         [&](std::uint32_t begin, std::uint32_t end) {
+                           for (std::uint32_t i = begin; i < end; ++i) out[i] = {xs[i], ys[i]};
+                         });
+      fresh.store(true, std::memory_order_release);
+    }
+  }
+  return out;
+}
+
+std::span<const Vec2> World::positions() const {
+  Impl& w = live("positions");
+  w.requireIdle("positions");
+  return w.view(w.positionView, w.positionsFresh, w.bodies.px, w.bodies.py);
+}
+std::span<const Vec2> World::velocities() const {
+  Impl& w = live("velocities");
+  w.requireIdle("velocities");
+  return w.view(w.velocityView, w.velocitiesFresh, w.bodies.vx, w.bodies.vy);
+}
+std::span<const float> World::radii() const {
+  Impl& w = live("radii");
+  w.requireIdle("radii");
+  return w.bodies.radius;
 }
 
 // ---- spatial queries -------------------------------------------------------
