@@ -87,19 +87,22 @@ TEST_F(WorldBulk, CreateBodiesEqualsCreateBodyOneAtATime) {
   }
   // The first three reused the destroyed bodies' slots, newest first.
   EXPECT_EQ(ids[0].generation, 1u);
-  // Same state, and the same next steps.
+  // Same state (a snapshot holds all of it), and the same next steps.
   EXPECT_EQ(state(bulk), state(single));
+  EXPECT_EQ(bulk.snapshot(), single.snapshot());
   for (int s = 0; s < 5; ++s) {
     bulk.step(1.0f / 60.0f);
     single.step(1.0f / 60.0f);
     EXPECT_EQ(state(bulk), state(single));
   }
+  EXPECT_EQ(bulk.snapshot(), single.snapshot());
 }
 
 TEST_F(WorldBulk, CreateBodiesRefusesAllOrNothing) {
   World w(pileDef());
   prepare(w);
   const std::vector<std::uint32_t> stateBefore = state(w);
+  const std::vector<std::byte> before = w.snapshot();
   const std::uint32_t count = w.bodyCount();
   auto refusedAt = [&](std::vector<BodyDef> defs, std::size_t index, const char* why) {
     try {
@@ -112,6 +115,7 @@ TEST_F(WorldBulk, CreateBodiesRefusesAllOrNothing) {
     }
     EXPECT_EQ(w.bodyCount(), count);
     EXPECT_EQ(state(w), stateBefore);
+    EXPECT_EQ(w.snapshot(), before);
   };
   std::vector<BodyDef> defs = someDefs(20, 3);
   defs[7].radius = 0.0f;
@@ -132,6 +136,7 @@ TEST_F(WorldBulk, CreateBodiesRefusesAllOrNothing) {
 
   EXPECT_TRUE(w.createBodies({}).empty());
   EXPECT_EQ(state(w), stateBefore);
+  EXPECT_EQ(w.snapshot(), before);
 }
 
 // Element i of each span is bodyAt(i)'s, static boxes included.
@@ -177,7 +182,9 @@ TEST_F(WorldBulk, SpansMatchThePerBodyAccessors) {
   EXPECT_EQ(w.velocities()[5], Vec2{});
   w.destroyBody(w.bodyAt(0));
   expectSpansMatch(w);
+  const std::vector<std::byte> saved = w.snapshot();
   w.step(1.0f / 60.0f);
+  w.restore(saved);
   expectSpansMatch(w);
 }
 
@@ -188,6 +195,8 @@ TEST_F(WorldBulk, MovedFromWorldRefusesTheBulkCalls) {
   EXPECT_THROW((void)w.velocities(), Error);
   EXPECT_THROW((void)w.radii(), Error);
   EXPECT_THROW((void)w.createBodies(someDefs(3, 1)), Error);
+  EXPECT_THROW((void)w.snapshot(), Error);
+  EXPECT_THROW(w.restore(other.snapshot()), Error);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "body_store.hpp"
 #include "contact_solver.hpp"
 #include "islands.hpp"
+#include "snapshot.hpp"
 #include "validate.hpp"
 
 namespace quadbin {
@@ -222,6 +223,9 @@ struct World::Impl {
   // Adds a body from a def that refusal() accepted: nothing throws but
   // allocation (none when createBodies reserved room).
   BodyId insert(const BodyDef& d);
+  // Replaces the whole state with a restored snapshot's; nothing throws.
+  void commit(snapshots::State&& s, WorldDef&& newDef,
+              std::unique_ptr<BroadPhase> newBroad) noexcept;
 
   [[nodiscard]] BodyId bodyIdAt(std::uint32_t dense) const {
     const std::uint32_t slot = slotOf[dense];
@@ -779,6 +783,58 @@ std::span<const float> World::radii() const {
   Impl& w = live("radii");
   w.requireIdle("radii");
   return w.bodies.radius;
+}
+
+// ---- snapshots (the format: snapshot.cpp, docs/snapshots.md) ---------------
+
+std::vector<std::byte> World::snapshot() const {
+  Impl& w = live("snapshot");
+  w.requireIdle("snapshot");
+  return snapshots::write({w.def, w.bodies, w.slotOf, w.generation, w.freeSlots,
+                           w.solver.contacts(), w.solver.colourUse(), w.previousTouching});
+}
+
+void World::restore(std::span<const std::byte> buffer) {
+  Impl& w = live("restore");
+  w.requireIdle("restore");
+  snapshots::State s;
+  try {
+    s = snapshots::read(buffer);
+  } catch (const Error& e) {
+    w.refuse(e.what());
+  }
+  // The snapshot's simulation, on this world's threads and log level.
+  WorldDef def = s.def;
+  def.threadCount = w.def.threadCount;
+  def.taskSystem = w.def.taskSystem;
+  def.logLevel = w.def.logLevel;
+  if (const std::string why = validate::worldDef(def); !why.empty()) {
+    w.refuse("World::restore: the snapshot's " + why);
+  }
+  // The broad phase is rebuilt from the bodies at the next step: the narrow
+  // phase puts its pairs in canonical order, so its history does not matter.
+  auto broad = makeBroadPhase(def.broadPhase);
+  broad->setBounds(def.bounds);
+  broad->setTaskSystem(w.tasks);
+  w.commit(std::move(s), std::move(def), std::move(broad));
+}
+
+void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
+                         std::unique_ptr<BroadPhase> newBroad) noexcept {
+  def = std::move(newDef);
+  bodies = std::move(s.bodies);
+  slotOf = std::move(s.slotOf);
+  denseOf = std::move(s.denseOf);
+  generation = std::move(s.generation);
+  freeSlots = std::move(s.freeSlots);
+  solver.restoreState(std::move(s.contacts), std::move(s.colourUse));
+  previousTouching = std::move(s.touching);
+  beginEvents.clear();
+  endEvents.clear();
+  stats = {};
+  broad = std::move(newBroad);
+  warnedBruteForce = false;
+  markChanged();
 }
 
 // ---- spatial queries -------------------------------------------------------

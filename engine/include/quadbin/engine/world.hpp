@@ -255,7 +255,7 @@ class World {
   // too: their centre, a zero velocity and a radius of 0 (their half
   // extents come from bounds(id)). A span stays valid until the next call
   // that changes the world (createBody, createBodies, destroyBody,
-  // setPosition, setVelocity, setAwake, step, setBroadPhase,
+  // setPosition, setVelocity, setAwake, step, setBroadPhase, restore,
   // assignment); call again after one. Like the queries, they may be
   // called from many threads at once between steps. Throw Error during a
   // step or on a moved-from world.
@@ -267,6 +267,24 @@ class World {
   [[nodiscard]] std::span<const Vec2> velocities() const;
   /// Radii (0 for static boxes): the bodies' own array, no copy.
   [[nodiscard]] std::span<const float> radii() const;
+
+  /// The world's whole simulation state as a versioned, checksummed buffer
+  /// (docs/snapshots.md): bodies with their ids, sleep state, persistent
+  /// contacts, touching pairs and the WorldDef fields that steer the
+  /// simulation. Throws Error during a step.
+  [[nodiscard]] std::vector<std::byte> snapshot() const;
+  /// Replaces this world's whole state with a snapshot's, so that stepping
+  /// it continues bit-identically to the world the snapshot was taken of,
+  /// for any broad phase and thread count. The world takes the snapshot's
+  /// WorldDef (bounds, gravity, solver settings, broad-phase type, ...) but
+  /// keeps its own id, task system and thread count: a BodyId of the
+  /// snapshotted world stays valid when it is restored into itself; in
+  /// another world the same body has the same index and generation and
+  /// this world's id. The events and stats of the last step are cleared.
+  /// Throws Error, with the world unchanged, for a buffer that is
+  /// truncated, corrupt (checksum), of another format version, byte order
+  /// or float format, or inconsistent, and during a step.
+  void restore(std::span<const std::byte> snapshot);
 
   /// The broad phase in use (for statistics, spatial queries and
   /// BroadPhase::draw).
