@@ -98,6 +98,29 @@ TEST_F(WorldBulk, CreateBodiesEqualsCreateBodyOneAtATime) {
   EXPECT_EQ(bulk.snapshot(), single.snapshot());
 }
 
+// Enough bodies for several parallel ranges, on four threads.
+TEST_F(WorldBulk, CreateBodiesInParallelEqualsOneAtATime) {
+  WorldDef def = pileDef();
+  def.bounds = {{0, 0}, {400, 400}};
+  def.threadCount = 4;
+  World bulk(def), single(def);
+  prepare(bulk);
+  prepare(single);
+  std::vector<BodyDef> defs = someDefs(20000, 11);
+  for (BodyDef& d : defs) d.position = d.position * 5.0f;
+  const std::vector<BodyId> ids = bulk.createBodies(defs);
+  for (std::size_t k = 0; k < defs.size(); ++k) {
+    const BodyId one = single.createBody(defs[k]);
+    ASSERT_EQ(ids[k].index, one.index) << k;
+    ASSERT_EQ(ids[k].generation, one.generation) << k;
+  }
+  EXPECT_EQ(state(bulk), state(single));
+  EXPECT_EQ(bulk.snapshot(), single.snapshot());
+  bulk.step(1.0f / 60.0f);
+  single.step(1.0f / 60.0f);
+  EXPECT_EQ(bulk.snapshot(), single.snapshot());
+}
+
 TEST_F(WorldBulk, CreateBodiesRefusesAllOrNothing) {
   World w(pileDef());
   prepare(w);

@@ -9,6 +9,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -39,7 +40,7 @@ constexpr std::uint32_t kHeaderBytes = 64;
 constexpr std::uint32_t kByteOrder = 0x01020304;
 constexpr float kFloatCheck = 1.0f / 3.0f;  // 0x3EAAAAAB in IEEE-754 binary32
 constexpr std::uint32_t kDefBytes = 56;
-constexpr std::uint64_t kBodyBytes = 1 + 9 * 4 + 1 + 4 + 2 * 4;  // per body, all columns
+constexpr std::uint64_t kBodyBytes = 1 + 9 * 4ull + 1 + 4 + 2 * 4ull;  // per body, all columns
 constexpr std::uint64_t kContactBytes = 4 + 4 + 4 + 4 + 1 + 1;
 constexpr std::uint64_t kTouchBytes = 4 * 4;
 constexpr std::uint64_t kChecksumBytes = 8;
@@ -88,7 +89,7 @@ class Writer {
   }
   [[nodiscard]] std::size_t at() const noexcept { return at_; }
   std::vector<std::byte> take() noexcept { return std::move(out_); }
-  std::span<const std::byte> written() const noexcept { return {out_.data(), at_}; }
+  [[nodiscard]] std::span<const std::byte> written() const noexcept { return {out_.data(), at_}; }
 
  private:
   std::vector<std::byte> out_;
@@ -104,7 +105,7 @@ class Reader {
   T get(const char* what) {
     static_assert(std::is_trivially_copyable_v<T>);
     need(sizeof(T), what);
-    T value;
+    T value{};
     std::memcpy(&value, in_.data() + at_, sizeof value);
     at_ += sizeof value;
     return value;
@@ -380,8 +381,8 @@ State read(std::span<const std::byte> buffer) {
   if (r.get<std::uint32_t>("byte order") != kByteOrder) {
     fail("written in another byte order (or corrupt)");
   }
-  const auto floatCheck = r.get<float>("float check");
-  if (std::memcmp(&floatCheck, &kFloatCheck, sizeof floatCheck) != 0) {
+  // As bits: a float format whose 1/3 differs anywhere is another format.
+  if (r.get<std::uint32_t>("float check") != std::bit_cast<std::uint32_t>(kFloatCheck)) {
     fail("written with another float format (or corrupt)");
   }
   if (const auto total = r.get<std::uint64_t>("size"); total != size) {

@@ -738,17 +738,45 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
   if (const std::size_t bad = firstBad.load(); bad < count) {
     w.refuse(fmt::format("createBodies: defs[{}]: {}", bad, w.refusal(defs[bad])));
   }
-  // Room for all of them, then the same insertion createBody makes: the
-  // same slots, in the same order, and nothing left to throw.
-  std::vector<BodyId> ids;
-  ids.reserve(count);
-  const std::size_t total = w.slotOf.size() + count;
-  const std::size_t newSlots = count - std::min(count, w.freeSlots.size());
+  // Room for all of them first (the only step that can throw), then the
+  // slots createBody would hand out one call after another: the free ones
+  // from the back of the list, then new ones; each body written by index,
+  // in parallel.
+  std::vector<BodyId> ids(count);
+  const auto first = static_cast<std::uint32_t>(w.slotOf.size());
+  const std::size_t total = first + count;
+  const std::size_t reused = std::min(count, w.freeSlots.size());
+  const auto firstNewSlot = static_cast<std::uint32_t>(w.denseOf.size());
   w.bodies.reserve(total);
   w.slotOf.reserve(total);
-  w.denseOf.reserve(w.denseOf.size() + newSlots);
-  w.generation.reserve(w.generation.size() + newSlots);
-  for (const BodyDef& d : defs) ids.push_back(w.insert(d));
+  w.denseOf.reserve(firstNewSlot + count - reused);
+  w.generation.reserve(firstNewSlot + count - reused);
+  w.bodies.resize(total);
+  w.slotOf.resize(total);
+  w.denseOf.resize(firstNewSlot + count - reused, kNone);
+  w.generation.resize(firstNewSlot + count - reused, 0);
+  const std::size_t freeCount = w.freeSlots.size();
+  w.tasks->parallelFor(
+      static_cast<std::uint32_t>(count), 4096, [&](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t k = begin; k < end; ++k) {
+          const BodyDef& d = defs[k];
+          const bool ball = d.type == BodyType::Ball;
+          const float radius = ball ? d.radius : 0.0f;
+          const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
+          const std::uint32_t slot = k < reused
+                                         ? w.freeSlots[freeCount - 1 - k]
+                                         : firstNewSlot + static_cast<std::uint32_t>(k - reused);
+          const std::uint32_t dense = first + k;
+          w.bodies.set(dense, d.type, d.position, ball ? d.velocity : Vec2{},
+                       ball ? Vec2{radius, radius} : d.halfExtents, radius, mass);
+          w.slotOf[dense] = slot;
+          w.denseOf[slot] = dense;
+          ids[k] = {slot, w.generation[slot], w.worldId};
+        }
+      });
+  w.freeSlots.resize(w.freeSlots.size() - reused);
+  w.bodies.finishBulk(first);
+  w.markChanged();
   return ids;
 }
 
