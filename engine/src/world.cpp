@@ -216,12 +216,13 @@ struct World::Impl {
   // Why createBody refuses `d`, or "".
   [[nodiscard]] std::string refusal(const BodyDef& d) const {
     std::string why = validate::bodyDef(d);
-    if (why.empty() && d.type == BodyType::Ball)
+    if (why.empty() && d.type == BodyType::Ball) {
       why = outside(d.position, d.radius, "BodyDef.position");
+    }
     return why;
   }
-  // Adds a body from a def that refusal() accepted: nothing throws but
-  // allocation (none when createBodies reserved room).
+  // Adds a body from a def that refusal() accepted (createBody; createBodies
+  // writes its bodies by index): nothing throws but allocation.
   BodyId insert(const BodyDef& d);
   // Replaces the whole state with a restored snapshot's; nothing throws.
   void commit(snapshots::State&& s, WorldDef&& newDef,
