@@ -78,6 +78,7 @@ TEST(WorldThreads, CallsDuringAStepAreRefused) {
     w.createBody(BodyDef::ball({x, y}, 1.0f, {static_cast<float>(i % 7) - 3.0f, 2.0f}));
   }
   const BodyId ball = w.bodyAt(0);
+  const std::vector<std::byte> saved = w.snapshot();
   int refused = 0, calls = 0;
   auto expectRefused = [&](auto&& call) {
     ++calls;
@@ -109,6 +110,12 @@ TEST(WorldThreads, CallsDuringAStepAreRefused) {
     expectRefused([&] { w.setThreadCount(2); });
     expectRefused([&] { (void)w.isAwake(ball); });
     expectRefused([&] { w.setAwake(ball, true); });
+    expectRefused([&] { (void)w.createBodies(std::vector{BodyDef::ball({100, 100}, 1)}); });
+    expectRefused([&] { (void)w.positions(); });
+    expectRefused([&] { (void)w.velocities(); });
+    expectRefused([&] { (void)w.radii(); });
+    expectRefused([&] { (void)w.snapshot(); });
+    expectRefused([&] { w.restore(saved); });
   };
   const std::uint32_t before = w.bodyCount();
   w.step(1.0f / 60.0f);

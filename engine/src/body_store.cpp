@@ -35,6 +35,58 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
   islandPrev.push_back(kNoBody);
 }
 
+void BodyStore::reserve(std::size_t count) {
+  for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &friction, &rolling, &hx, &hy, &radius, &mass,
+                  &invMass, &restTime}) {
+    v->reserve(count);
+  }
+  type.reserve(count);
+  awake.reserve(count);
+  islandNext.reserve(count);
+  islandPrev.reserve(count);
+}
+
+void BodyStore::resize(std::size_t count) {
+  for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &friction, &rolling, &hx, &hy, &radius, &mass,
+                  &invMass, &restTime}) {
+    v->resize(count);
+  }
+  type.resize(count);
+  awake.resize(count);
+  islandNext.resize(count);
+  islandPrev.resize(count);
+}
+
+void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m,
+                    float mu, float roll) noexcept {
+  px[i] = p.x;
+  py[i] = p.y;
+  vx[i] = v.x;
+  vy[i] = v.y;
+  w[i] = 0.0f;
+  angle[i] = 0.0f;
+  friction[i] = mu;
+  rolling[i] = roll;
+  hx[i] = half.x;
+  hy[i] = half.y;
+  radius[i] = r;
+  mass[i] = m;
+  invMass[i] = t == BodyType::Ball ? 1.0f / m : 0.0f;
+  type[i] = t;
+  awake[i] = t == BodyType::Ball ? 1 : 0;
+  restTime[i] = 0.0f;
+  islandNext[i] = kNoBody;
+  islandPrev[i] = kNoBody;
+}
+
+void BodyStore::finishBulk(std::size_t from) noexcept {
+  for (std::size_t i = from; i < px.size(); ++i) {
+    maxRadius = std::max(maxRadius, radius[i]);
+    if (type[i] != BodyType::Ball) ++boxCount;
+    if (type[i] == BodyType::Ball && friction[i] > 0.0f) ++frictionBalls;
+  }
+}
+
 void BodyStore::swapRemove(std::uint32_t i) {
   const auto last = static_cast<std::uint32_t>(px.size() - 1);
   // The last body moves to i: its island neighbours must point at i.

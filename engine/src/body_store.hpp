@@ -41,6 +41,16 @@ struct BodyStore {
   void push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, float mu, float roll);
   /// Sets body i's friction coefficient (keeps frictionBalls right).
   void setFriction(std::uint32_t i, float mu) noexcept;
+  /// Room for `count` bodies in every array (createBodies: one growth).
+  void reserve(std::size_t count);
+  /// createBodies' bulk path: resize(n) makes room (no allocation after
+  /// reserve(n)), set(i, ...) writes body i as push would (any order, in
+  /// parallel), and finishBulk(from) updates maxRadius, boxCount and
+  /// frictionBalls for the bodies from index `from` on.
+  void resize(std::size_t count);
+  void set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, float mu,
+           float roll) noexcept;
+  void finishBulk(std::size_t from) noexcept;
   /// Removes body i; the last body takes its index. The caller wakes i's
   /// island first.
   void swapRemove(std::uint32_t i);

@@ -145,6 +145,12 @@ class ContactSolver {
   void finishPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   /// Forgets the persistent contacts (body indices changed).
   void forget() noexcept;
+  /// The colours each ball's contacts hold (for World::snapshot).
+  [[nodiscard]] std::span<const std::uint64_t> colourUse() const noexcept { return used_; }
+  /// Replaces what persists from step to step, the contacts and the colours
+  /// they hold (World::restore; snapshot.cpp); the rest is the next step's
+  /// scratch.
+  void restoreState(std::vector<Contact> contacts, std::vector<std::uint64_t> colourUse) noexcept;
 
   /// The contacts of the last step, in canonical order.
   [[nodiscard]] std::span<const Contact> contacts() const noexcept { return contacts_; }

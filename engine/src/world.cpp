@@ -21,6 +21,7 @@
 #include "body_store.hpp"
 #include "contact_solver.hpp"
 #include "islands.hpp"
+#include "snapshot.hpp"
 #include "validate.hpp"
 
 namespace quadbin {
@@ -117,6 +118,19 @@ struct World::Impl {
   std::atomic<bool> queryFresh{false};
   std::vector<AABB> queryBoxes;
 
+  // positions() and velocities(): the dense x, y pairs as Vec2, copied
+  // from the bodies' columns by the first call after they change (the same
+  // double-checked refresh as the query index).
+  std::mutex viewMutex;
+  std::atomic<bool> positionsFresh{false}, velocitiesFresh{false};
+  std::vector<Vec2> positionView, velocityView;
+  void markMoved() noexcept {
+    positionsFresh.store(false, std::memory_order_release);
+    velocitiesFresh.store(false, std::memory_order_release);
+  }
+  std::span<const Vec2> view(std::vector<Vec2>& out, std::atomic<bool>& fresh,
+                             const std::vector<float>& xs, const std::vector<float>& ys);
+
   explicit Impl(const WorldDef& d)
       : def(d),
         tasks(d.taskSystem ? d.taskSystem : taskSystemFor(d.threadCount)),
@@ -200,7 +214,10 @@ struct World::Impl {
     throw Error(message);
   }
 
-  void markChanged() noexcept { queryFresh.store(false, std::memory_order_release); }
+  void markChanged() noexcept {
+    queryFresh.store(false, std::memory_order_release);
+    markMoved();
+  }
   void refreshQueryIndex() {
     if (queryFresh.load(std::memory_order_acquire)) return;
     const std::lock_guard lock(queryMutex);
@@ -264,16 +281,33 @@ struct World::Impl {
     return denseOf[id.index];
   }
 
-  void requireInside(Vec2 p, float r, const char* what) {
-    if (def.boundary != Boundary::Closed) return;
+  void requireInside(Vec2 p, float r, const char* what) { check(outside(p, r, what)); }
+  // Why a ball does not fit inside a closed world, or "".
+  [[nodiscard]] std::string outside(Vec2 p, float r, const char* what) const {
+    if (def.boundary != Boundary::Closed) return {};
     const AABB& b = def.bounds;
     if (p.x - r < b.min.x || p.x + r > b.max.x || p.y - r < b.min.y || p.y + r > b.max.y) {
-      refuse(
-          fmt::format("{} = ({}, {}) with radius {} does not fit inside the closed world "
-                      "[{}, {}] x [{}, {}]",
-                      what, p.x, p.y, r, b.min.x, b.max.x, b.min.y, b.max.y));
+      return fmt::format(
+          "{} = ({}, {}) with radius {} does not fit inside the closed world "
+          "[{}, {}] x [{}, {}]",
+          what, p.x, p.y, r, b.min.x, b.max.x, b.min.y, b.max.y);
     }
+    return {};
   }
+  // Why createBody refuses `d`, or "".
+  [[nodiscard]] std::string refusal(const BodyDef& d) const {
+    std::string why = validate::bodyDef(d);
+    if (why.empty() && d.type == BodyType::Ball) {
+      why = outside(d.position, d.radius, "BodyDef.position");
+    }
+    return why;
+  }
+  // Adds a body from a def that refusal() accepted (createBody; createBodies
+  // writes its bodies by index): nothing throws but allocation.
+  BodyId insert(const BodyDef& d);
+  // Replaces the whole state with a restored snapshot's; nothing throws.
+  void commit(snapshots::State&& s, WorldDef&& newDef,
+              std::unique_ptr<BroadPhase> newBroad) noexcept;
 
   [[nodiscard]] BodyId bodyIdAt(std::uint32_t dense) const {
     const std::uint32_t slot = slotOf[dense];
@@ -334,30 +368,31 @@ World::Impl& World::live(const char* what) const {
 BodyId World::createBody(const BodyDef& d) {
   Impl& w = live("createBody");
   const auto use = w.claimChange("createBody");
-  w.check(validate::bodyDef(d));
+  w.check(w.refusal(d));
+  return w.insert(d);
+}
+
+BodyId World::Impl::insert(const BodyDef& d) {
   const bool ball = d.type == BodyType::Ball;
   const float radius = ball ? d.radius : 0.0f;
   const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
   const Vec2 half = ball ? Vec2{radius, radius} : d.halfExtents;
-  if (ball) w.requireInside(d.position, radius, "BodyDef.position");
-
-  // Everything validated: from here on nothing throws but allocation.
   std::uint32_t slot = 0;
-  if (!w.freeSlots.empty()) {
-    slot = w.freeSlots.back();
-    w.freeSlots.pop_back();
+  if (!freeSlots.empty()) {
+    slot = freeSlots.back();
+    freeSlots.pop_back();
   } else {
-    slot = static_cast<std::uint32_t>(w.denseOf.size());
-    w.denseOf.push_back(kNone);
-    w.generation.push_back(0);
+    slot = static_cast<std::uint32_t>(denseOf.size());
+    denseOf.push_back(kNone);
+    generation.push_back(0);
   }
-  const auto dense = static_cast<std::uint32_t>(w.slotOf.size());
-  w.bodies.push(d.type, d.position, d.type == BodyType::Ball ? d.velocity : Vec2{}, half, radius,
-                mass, d.friction, d.rollingResistance);
-  w.slotOf.push_back(slot);
-  w.denseOf[slot] = dense;
-  w.markChanged();
-  return {slot, w.generation[slot], w.worldId};
+  const auto dense = static_cast<std::uint32_t>(slotOf.size());
+  bodies.push(d.type, d.position, ball ? d.velocity : Vec2{}, half, radius, mass, d.friction,
+              d.rollingResistance);
+  slotOf.push_back(slot);
+  denseOf[slot] = dense;
+  markChanged();
+  return {slot, generation[slot], worldId};
 }
 
 void World::destroyBody(BodyId id) {
@@ -445,15 +480,18 @@ void World::setVelocity(BodyId id, Vec2 v) {
   w.wake(i);
   w.bodies.vx[i] = v.x;
   w.bodies.vy[i] = v.y;
+  w.markMoved();
 }
 
 float World::angularVelocity(BodyId id) const {
   Impl& w = live("angularVelocity");
+  const auto use = w.claimRead("angularVelocity");
   return w.bodies.w[w.denseIndex(id, "angularVelocity")];
 }
 
 void World::setAngularVelocity(BodyId id, float angularVelocity) {
   Impl& w = live("setAngularVelocity");
+  const auto use = w.claimChange("setAngularVelocity");
   const std::uint32_t i = w.denseIndex(id, "setAngularVelocity");
   w.check(validate::angularVelocity(angularVelocity, w.bodies.radius[i],
                                     "setAngularVelocity angularVelocity"));
@@ -466,16 +504,19 @@ void World::setAngularVelocity(BodyId id, float angularVelocity) {
 
 float World::angle(BodyId id) const {
   Impl& w = live("angle");
+  const auto use = w.claimRead("angle");
   return w.bodies.angle[w.denseIndex(id, "angle")];
 }
 
 float World::friction(BodyId id) const {
   Impl& w = live("friction");
+  const auto use = w.claimRead("friction");
   return w.bodies.friction[w.denseIndex(id, "friction")];
 }
 
 void World::setFriction(BodyId id, float friction) {
   Impl& w = live("setFriction");
+  const auto use = w.claimChange("setFriction");
   const std::uint32_t i = w.denseIndex(id, "setFriction");
   w.check(validate::friction(friction, "setFriction friction"));
   w.bodies.setFriction(i, friction);
@@ -492,6 +533,7 @@ void World::setAwake(BodyId id, bool awake) {
   const auto use = w.claimChange("setAwake");
   const std::uint32_t i = w.denseIndex(id, "setAwake");
   if (!w.bodies.isBall(i)) return;
+  w.markMoved();  // falling asleep zeroes the velocity
   if (awake) {
     w.bodies.wakeIsland(i);
   } else if (w.bodies.awake[i] != 0) {
@@ -893,6 +935,158 @@ Vec2 World::momentum() const noexcept {
     my += static_cast<double>(b.mass[i]) * b.vy[i];
   }
   return {static_cast<float>(mx), static_cast<float>(my)};
+}
+
+// ---- bulk arrays ------------------------------------------------------------
+
+std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
+  Impl& w = live("createBodies");
+  const auto use = w.claimChange("createBodies");
+  const std::size_t count = defs.size();
+  if (count >= std::size_t{kNone} - w.denseOf.size()) {
+    w.refuse(fmt::format("createBodies: {} bodies would overflow the 32-bit body slots", count));
+  }
+  // Every def checked first, in parallel; the lowest refused index wins.
+  std::atomic<std::size_t> firstBad{count};
+  w.tasks->parallelFor(static_cast<std::uint32_t>(count), 4096,
+                       [&](std::uint32_t begin, std::uint32_t end) {
+                         for (std::uint32_t k = begin; k < end; ++k) {
+                           if (w.refusal(defs[k]).empty()) continue;
+                           std::size_t seen = firstBad.load(std::memory_order_relaxed);
+                           while (k < seen && !firstBad.compare_exchange_weak(seen, k)) {
+                           }
+                           return;
+                         }
+                       });
+  if (const std::size_t bad = firstBad.load(); bad < count) {
+    w.refuse(fmt::format("createBodies: defs[{}]: {}", bad, w.refusal(defs[bad])));
+  }
+  // Room for all of them first (the only step that can throw), then the
+  // slots createBody would hand out one call after another: the free ones
+  // from the back of the list, then new ones; each body written by index,
+  // in parallel.
+  std::vector<BodyId> ids(count);
+  const auto first = static_cast<std::uint32_t>(w.slotOf.size());
+  const std::size_t total = first + count;
+  const std::size_t reused = std::min(count, w.freeSlots.size());
+  const auto firstNewSlot = static_cast<std::uint32_t>(w.denseOf.size());
+  w.bodies.reserve(total);
+  w.slotOf.reserve(total);
+  w.denseOf.reserve(firstNewSlot + count - reused);
+  w.generation.reserve(firstNewSlot + count - reused);
+  w.bodies.resize(total);
+  w.slotOf.resize(total);
+  w.denseOf.resize(firstNewSlot + count - reused, kNone);
+  w.generation.resize(firstNewSlot + count - reused, 0);
+  const std::size_t freeCount = w.freeSlots.size();
+  w.tasks->parallelFor(
+      static_cast<std::uint32_t>(count), 4096, [&](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t k = begin; k < end; ++k) {
+          const BodyDef& d = defs[k];
+          const bool ball = d.type == BodyType::Ball;
+          const float radius = ball ? d.radius : 0.0f;
+          const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
+          const std::uint32_t slot = k < reused
+                                         ? w.freeSlots[freeCount - 1 - k]
+                                         : firstNewSlot + static_cast<std::uint32_t>(k - reused);
+          const std::uint32_t dense = first + k;
+          w.bodies.set(dense, d.type, d.position, ball ? d.velocity : Vec2{},
+                       ball ? Vec2{radius, radius} : d.halfExtents, radius, mass, d.friction,
+                       d.rollingResistance);
+          w.slotOf[dense] = slot;
+          w.denseOf[slot] = dense;
+          ids[k] = {slot, w.generation[slot], w.worldId};
+        }
+      });
+  w.freeSlots.resize(w.freeSlots.size() - reused);
+  w.bodies.finishBulk(first);
+  w.markChanged();
+  return ids;
+}
+
+std::span<const Vec2> World::Impl::view(std::vector<Vec2>& out, std::atomic<bool>& fresh,
+                                        const std::vector<float>& xs,
+                                        const std::vector<float>& ys) {
+  if (!fresh.load(std::memory_order_acquire)) {
+    const std::lock_guard lock(viewMutex);
+    if (!fresh.load(std::memory_order_relaxed)) {
+      out.resize(xs.size());
+      tasks->parallelFor(static_cast<std::uint32_t>(xs.size()), 16384,
+                         [&](std::uint32_t begin, std::uint32_t end) {
+                           for (std::uint32_t i = begin; i < end; ++i) out[i] = {xs[i], ys[i]};
+                         });
+      fresh.store(true, std::memory_order_release);
+    }
+  }
+  return out;
+}
+
+std::span<const Vec2> World::positions() const {
+  Impl& w = live("positions");
+  const auto use = w.claimRead("positions");
+  return w.view(w.positionView, w.positionsFresh, w.bodies.px, w.bodies.py);
+}
+std::span<const Vec2> World::velocities() const {
+  Impl& w = live("velocities");
+  const auto use = w.claimRead("velocities");
+  return w.view(w.velocityView, w.velocitiesFresh, w.bodies.vx, w.bodies.vy);
+}
+std::span<const float> World::radii() const {
+  Impl& w = live("radii");
+  const auto use = w.claimRead("radii");
+  return w.bodies.radius;
+}
+
+// ---- snapshots (the format: snapshot.cpp, docs/snapshots.md) ---------------
+
+std::vector<std::byte> World::snapshot() const {
+  Impl& w = live("snapshot");
+  const auto use = w.claimRead("snapshot");
+  return snapshots::write({w.def, w.bodies, w.slotOf, w.generation, w.freeSlots,
+                           w.solver.contacts(), w.solver.colourUse(), w.previousTouching});
+}
+
+void World::restore(std::span<const std::byte> buffer) {
+  Impl& w = live("restore");
+  const auto use = w.claimChange("restore");
+  snapshots::State s;
+  try {
+    s = snapshots::read(buffer);
+  } catch (const Error& e) {
+    w.refuse(e.what());
+  }
+  // The snapshot's simulation, on this world's threads and log level.
+  WorldDef def = s.def;
+  def.threadCount = w.def.threadCount;
+  def.taskSystem = w.def.taskSystem;
+  def.logLevel = w.def.logLevel;
+  if (const std::string why = validate::worldDef(def); !why.empty()) {
+    w.refuse("World::restore: the snapshot's " + why);
+  }
+  // The broad phase is rebuilt from the bodies at the next step: the narrow
+  // phase puts its pairs in canonical order, so its history does not matter.
+  auto broad = makeBroadPhase(def.broadPhase);
+  broad->setBounds(def.bounds);
+  broad->setTaskSystem(w.tasks);
+  w.commit(std::move(s), std::move(def), std::move(broad));
+}
+
+void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
+                         std::unique_ptr<BroadPhase> newBroad) noexcept {
+  def = std::move(newDef);
+  bodies = std::move(s.bodies);
+  slotOf = std::move(s.slotOf);
+  denseOf = std::move(s.denseOf);
+  generation = std::move(s.generation);
+  freeSlots = std::move(s.freeSlots);
+  solver.restoreState(std::move(s.contacts), std::move(s.colourUse));
+  previousTouching = std::move(s.touching);
+  beginEvents.clear();
+  endEvents.clear();
+  stats = {};
+  broad = std::move(newBroad);
+  warnedBruteForce = false;
+  markChanged();
 }
 
 // ---- spatial queries -------------------------------------------------------

@@ -200,6 +200,12 @@ class World {
   /// density, negative mass, a moving static box, or a ball that does not
   /// fit inside a closed world.
   BodyId createBody(const BodyDef& def);
+  /// Creates one body per def, in order, all or nothing: every def is
+  /// checked first, and a refused one throws Error naming its index (and
+  /// why, as createBody would) with the world unchanged. The result equals
+  /// createBody called on each def in turn (same ids, same state, same
+  /// next step), at a fraction of the cost: storage grows once for all.
+  std::vector<BodyId> createBodies(std::span<const BodyDef> defs);
   /// Throws Error for a stale or foreign id (so does every member that
   /// takes a BodyId).
   void destroyBody(BodyId id);
@@ -282,6 +288,42 @@ class World {
   /// Sum of 1/2 m v^2 and, for spinning balls, 1/2 I w^2 (I = m r^2 / 2).
   [[nodiscard]] double kineticEnergy() const noexcept;
   [[nodiscard]] Vec2 momentum() const noexcept;  ///< sum of m * v, in double then rounded
+
+  // Read-only arrays in dense order (element i belongs to bodyAt(i)), for
+  // renderers and bulk readers: no per-body calls. Static boxes are in them
+  // too: their centre, a zero velocity and a radius of 0 (their half
+  // extents come from bounds(id)). A span stays valid until the next call
+  // that changes the world (createBody, createBodies, destroyBody,
+  // setPosition, setVelocity, setAwake, step, setBroadPhase, restore,
+  // assignment); call again after one. Like the queries, they may be
+  // called from many threads at once between steps. Throw Error during a
+  // step or on a moved-from world.
+
+  /// Centres. The bodies store x and y apart; the first call after a
+  /// change copies them into this array (one pass, in parallel).
+  [[nodiscard]] std::span<const Vec2> positions() const;
+  /// Velocities, copied like positions() at the first call after a change.
+  [[nodiscard]] std::span<const Vec2> velocities() const;
+  /// Radii (0 for static boxes): the bodies' own array, no copy.
+  [[nodiscard]] std::span<const float> radii() const;
+
+  /// The world's whole simulation state as a versioned, checksummed buffer
+  /// (docs/snapshots.md): bodies with their ids, sleep state, persistent
+  /// contacts, touching pairs and the WorldDef fields that steer the
+  /// simulation. Throws Error during a step.
+  [[nodiscard]] std::vector<std::byte> snapshot() const;
+  /// Replaces this world's whole state with a snapshot's, so that stepping
+  /// it continues bit-identically to the world the snapshot was taken of,
+  /// for any broad phase and thread count. The world takes the snapshot's
+  /// WorldDef (bounds, gravity, solver settings, broad-phase type, ...) but
+  /// keeps its own id, task system and thread count: a BodyId of the
+  /// snapshotted world stays valid when it is restored into itself; in
+  /// another world the same body has the same index and generation and
+  /// this world's id. The events and stats of the last step are cleared.
+  /// Throws Error, with the world unchanged, for a buffer that is
+  /// truncated, corrupt (checksum), of another format version, byte order
+  /// or float format, or inconsistent, and during a step.
+  void restore(std::span<const std::byte> snapshot);
 
   /// The broad phase in use (for statistics, spatial queries and
   /// BroadPhase::draw).

@@ -1,0 +1,449 @@
+// The snapshot format, version 1 (docs/snapshots.md): a 64-byte header,
+// the WorldDef's simulation fields, the bodies as columns, the slots, the
+// persistent contacts, the colours they hold, the touching pairs, and a
+// 64-bit checksum of everything before it. Values are in the writer's byte
+// order and IEEE-754 binary32, both recorded in the header and refused when
+// they differ from the reader's.
+#include "snapshot.hpp"
+
+#include <spdlog/fmt/fmt.h>
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <quadbin/error.hpp>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace quadbin {
+
+void ContactSolver::restoreState(std::vector<Contact> contacts,
+                                 std::vector<std::uint64_t> colourUse) noexcept {
+  contacts_ = std::move(contacts);
+  used_ = std::move(colourUse);
+  previous_.clear();
+  colourCount_ = 0;
+  pushed_ = 0;
+  impactsLeft_ = false;
+}
+
+namespace snapshots {
+
+namespace {
+
+constexpr std::array<char, 8> kMagic{'Q', 'B', 'S', 'N', 'A', 'P', '\r', '\n'};
+constexpr std::uint32_t kHeaderBytes = 64;
+constexpr std::uint32_t kByteOrder = 0x01020304;
+constexpr float kFloatCheck = 1.0f / 3.0f;  // 0x3EAAAAAB in IEEE-754 binary32
+constexpr std::uint32_t kDefBytes = 60;
+constexpr std::uint64_t kBodyBytes = 1 + 13 * 4ull + 1 + 4 + 2 * 4ull;  // per body, all columns
+constexpr std::uint64_t kContactBytes = 4 + 4 + 4 + 4 + 4 + 4 + 1 + 1;
+constexpr std::uint64_t kTouchBytes = 4 * 4;
+constexpr std::uint64_t kChecksumBytes = 8;
+
+// 64 bits per word: xor, an odd multiply and a xorshift, each a bijection
+// of the state, so a buffer that differs in one word (any single flipped
+// byte) always gives another sum; about 4 GB/s.
+std::uint64_t checksum(std::span<const std::byte> bytes) noexcept {
+  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  std::uint64_t h = 0x51ED270B27A3C5E1ull ^ bytes.size();
+  const std::size_t words = bytes.size() / 8;
+  for (std::size_t k = 0; k < words; ++k) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, bytes.data() + 8 * k, 8);
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
+  }
+  std::uint64_t tail = 0;
+  std::memcpy(&tail, bytes.data() + 8 * words, bytes.size() - 8 * words);
+  h = (h ^ tail) * kMul;
+  h ^= h >> 32;
+  return h;
+}
+
+std::uint64_t totalBytes(std::uint64_t bodies, std::uint64_t slots, std::uint64_t free,
+                         std::uint64_t contacts, std::uint64_t colourUse,
+                         std::uint64_t touching) noexcept {
+  return kHeaderBytes + kDefBytes + bodies * kBodyBytes + 8 + bodies * 4 + slots * 4 + free * 4 +
+         contacts * kContactBytes + colourUse * 8 + touching * kTouchBytes + kChecksumBytes;
+}
+
+class Writer {
+ public:
+  explicit Writer(std::size_t size) : out_(size) {}
+  template <class T>
+  void put(const T& value) noexcept {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::memcpy(out_.data() + at_, &value, sizeof value);
+    at_ += sizeof value;
+  }
+  template <class T>
+  void putAll(std::span<const T> values) noexcept {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (!values.empty()) std::memcpy(out_.data() + at_, values.data(), values.size_bytes());
+    at_ += values.size_bytes();
+  }
+  [[nodiscard]] std::size_t at() const noexcept { return at_; }
+  std::vector<std::byte> take() noexcept { return std::move(out_); }
+  [[nodiscard]] std::span<const std::byte> written() const noexcept { return {out_.data(), at_}; }
+
+ private:
+  std::vector<std::byte> out_;
+  std::size_t at_ = 0;
+};
+
+[[noreturn]] void fail(const std::string& why) { throw Error("World::restore: " + why); }
+
+class Reader {
+ public:
+  explicit Reader(std::span<const std::byte> in) : in_(in) {}
+  template <class T>
+  T get(const char* what) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    need(sizeof(T), what);
+    T value{};
+    std::memcpy(&value, in_.data() + at_, sizeof value);
+    at_ += sizeof value;
+    return value;
+  }
+  template <class T>
+  void getAll(std::vector<T>& out, std::uint64_t count, const char* what) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (count > (in_.size() - at_) / sizeof(T)) need(count * sizeof(T), what);
+    out.resize(count);
+    if (count != 0) std::memcpy(out.data(), in_.data() + at_, count * sizeof(T));
+    at_ += count * sizeof(T);
+  }
+  [[nodiscard]] std::size_t at() const noexcept { return at_; }
+
+ private:
+  void need(std::uint64_t bytes, const char* what) const {
+    if (bytes > in_.size() - at_) {
+      fail(fmt::format("truncated: {} needs {} bytes at offset {}, {} are left", what, bytes, at_,
+                       in_.size() - at_));
+    }
+  }
+  std::span<const std::byte> in_;
+  std::size_t at_ = 0;
+};
+
+void writeDef(Writer& w, const WorldDef& d) {
+  const std::size_t start = w.at();
+  w.put(d.bounds.min.x);
+  w.put(d.bounds.min.y);
+  w.put(d.bounds.max.x);
+  w.put(d.bounds.max.y);
+  w.put(d.boundary);
+  w.put(d.gravity.x);
+  w.put(d.gravity.y);
+  w.put(d.restitution);
+  w.put(static_cast<std::uint8_t>(d.restitutionThreshold.has_value()));
+  w.put(d.restitutionThreshold.value_or(0.0f));
+  w.put(static_cast<std::uint8_t>(d.enableSleep));
+  w.put(d.sleepThreshold);
+  w.put(d.timeToSleep);
+  w.put(d.broadPhase);
+  w.put(d.velocityIterations);
+  w.put(d.solverPasses);
+  w.put(d.positionPasses);
+  w.put(d.wallFriction);
+  (void)start;
+  assert(w.at() - start == kDefBytes);
+}
+
+bool readFlag(Reader& r, const char* what) {
+  const auto flag = r.get<std::uint8_t>(what);
+  if (flag > 1) fail(fmt::format("{} = {} is not 0 or 1", what, flag));
+  return flag != 0;
+}
+
+WorldDef readDef(Reader& r) {
+  WorldDef d;
+  d.bounds.min.x = r.get<float>("WorldDef.bounds");
+  d.bounds.min.y = r.get<float>("WorldDef.bounds");
+  d.bounds.max.x = r.get<float>("WorldDef.bounds");
+  d.bounds.max.y = r.get<float>("WorldDef.bounds");
+  d.boundary = r.get<Boundary>("WorldDef.boundary");
+  d.gravity.x = r.get<float>("WorldDef.gravity");
+  d.gravity.y = r.get<float>("WorldDef.gravity");
+  d.restitution = r.get<float>("WorldDef.restitution");
+  const bool hasThreshold = readFlag(r, "WorldDef.restitutionThreshold set");
+  const auto threshold = r.get<float>("WorldDef.restitutionThreshold");
+  if (hasThreshold) d.restitutionThreshold = threshold;
+  d.enableSleep = readFlag(r, "WorldDef.enableSleep");
+  d.sleepThreshold = r.get<float>("WorldDef.sleepThreshold");
+  d.timeToSleep = r.get<float>("WorldDef.timeToSleep");
+  d.broadPhase = r.get<BroadPhaseType>("WorldDef.broadPhase");
+  d.velocityIterations = r.get<std::uint32_t>("WorldDef.velocityIterations");
+  d.solverPasses = r.get<std::uint32_t>("WorldDef.solverPasses");
+  d.positionPasses = r.get<std::uint32_t>("WorldDef.positionPasses");
+  d.wallFriction = r.get<float>("WorldDef.wallFriction");
+  d.threadCount = 1;  // the restoring world keeps its own
+  return d;
+}
+
+void readBodies(Reader& r, BodyStore& b, std::uint32_t n) {
+  r.getAll(b.type, n, "body types");
+  for (auto* column : {&b.px, &b.py, &b.vx, &b.vy, &b.w, &b.angle, &b.friction, &b.rolling, &b.hx,
+                       &b.hy, &b.radius, &b.mass, &b.invMass}) {
+    r.getAll(*column, n, "body columns");
+  }
+  r.getAll(b.awake, n, "body awake flags");
+  r.getAll(b.restTime, n, "body rest times");
+  r.getAll(b.islandNext, n, "island links");
+  r.getAll(b.islandPrev, n, "island links");
+  b.maxRadius = r.get<float>("largest radius");
+  b.boxCount = r.get<std::uint32_t>("box count");
+  b.frictionBalls = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    b.frictionBalls += b.type[i] == BodyType::Ball && b.friction[i] > 0.0f ? 1u : 0u;
+  }
+}
+
+// Every body as World makes and steps it: a ball or a static box with
+// finite values, a sleeping ball on a closed island list (so that waking
+// it ends), the largest radius and the box count in agreement.
+void checkBodies(const BodyStore& b) {
+  const auto n = static_cast<std::uint32_t>(b.size());
+  float maxRadius = 0.0f;
+  std::uint32_t boxes = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    auto bad = [i](const char* why) { fail(fmt::format("body {}: {}", i, why)); };
+    for (const float v : {b.px[i], b.py[i], b.vx[i], b.vy[i], b.w[i], b.angle[i], b.hx[i], b.hy[i],
+                          b.radius[i], b.invMass[i], b.restTime[i]}) {
+      if (!std::isfinite(v)) bad("a value is not finite");
+    }
+    if (!(b.friction[i] >= 0.0f && b.friction[i] <= limits::kMaxFriction) ||
+        !(b.rolling[i] >= 0.0f && b.rolling[i] <= limits::kMaxFriction)) {
+      bad("a friction or rolling resistance out of range");
+    }
+    if (b.hx[i] < 0.0f || b.hy[i] < 0.0f || b.restTime[i] < 0.0f) bad("a negative size or time");
+    if (b.awake[i] > 1) bad("awake is not 0 or 1");
+    const std::uint32_t next = b.islandNext[i], prev = b.islandPrev[i];
+    if ((next == kNoBody) != (prev == kNoBody)) bad("half an island link");
+    if (next != kNoBody &&
+        (next >= n || prev >= n || b.islandPrev[next] != i || b.islandNext[prev] != i)) {
+      bad("a broken island list");
+    }
+    maxRadius = std::max(maxRadius, b.radius[i]);
+    if (b.type[i] == BodyType::Ball) {
+      if (!(b.radius[i] > 0.0f) || !(b.mass[i] > 0.0f) || !std::isfinite(b.mass[i]) ||
+          !(b.invMass[i] > 0.0f) || b.hx[i] != b.radius[i] || b.hy[i] != b.radius[i]) {
+        bad("a ball with a bad radius or mass");
+      }
+      if ((b.awake[i] == 0) != (next != kNoBody)) bad("asleep without an island, or the reverse");
+    } else if (b.type[i] == BodyType::StaticBox) {
+      ++boxes;
+      if (b.radius[i] != 0.0f || b.mass[i] != std::numeric_limits<float>::infinity() ||
+          b.invMass[i] != 0.0f || b.vx[i] != 0.0f || b.vy[i] != 0.0f || b.w[i] != 0.0f ||
+          b.awake[i] != 0 ||
+          next != kNoBody) {
+        bad("a static box that is not static");
+      }
+    } else {
+      bad("an unknown body type");
+    }
+  }
+  if (b.maxRadius != maxRadius) fail("the largest radius does not match the bodies");
+  if (b.boxCount != boxes) fail("the box count does not match the bodies");
+}
+
+// slotOf a one-to-one map into the slots, the free list the rest, once each.
+void checkSlots(State& s) {
+  const auto slots = static_cast<std::uint32_t>(s.generation.size());
+  if (s.slotOf.size() + s.freeSlots.size() != slots) {
+    fail("the live and free slots do not add up to the slot count");
+  }
+  s.denseOf.assign(slots, kNoBody);
+  for (std::uint32_t i = 0; i < s.slotOf.size(); ++i) {
+    const std::uint32_t slot = s.slotOf[i];
+    if (slot >= slots || s.denseOf[slot] != kNoBody) {
+      fail(fmt::format("body {} has slot {}: out of range or taken twice", i, slot));
+    }
+    s.denseOf[slot] = i;
+  }
+  std::vector<std::uint8_t> freed(slots, 0);
+  for (const std::uint32_t slot : s.freeSlots) {
+    if (slot >= slots || s.denseOf[slot] != kNoBody || freed[slot] != 0) {
+      fail(fmt::format("free slot {}: out of range, live or listed twice", slot));
+    }
+    freed[slot] = 1;
+  }
+}
+
+void readContacts(Reader& r, State& s, std::uint32_t count) {
+  s.contacts.resize(count);
+  for (ContactSolver::Contact& c : s.contacts) {
+    c.a = r.get<std::uint32_t>("contact");
+    c.b = r.get<std::uint32_t>("contact");
+    c.lambda = r.get<float>("contact");
+    c.shift = r.get<float>("contact");
+    c.tangent = r.get<float>("contact");
+    c.rolling = r.get<float>("contact");
+    c.colour = r.get<std::uint8_t>("contact");
+    c.touched = r.get<std::uint8_t>("contact");
+  }
+}
+
+// Contacts in canonical order (unique pairs), each of an existing ball and
+// a later ball, a static box or a wall, with a colour the solver can hold.
+void checkContacts(const State& s) {
+  const auto n = static_cast<std::uint32_t>(s.bodies.size());
+  for (std::size_t k = 0; k < s.contacts.size(); ++k) {
+    const ContactSolver::Contact& c = s.contacts[k];
+    const bool wall = c.b >= ContactSolver::kWallBase && c.b < ContactSolver::kWallBase + 4;
+    if (c.a >= n || s.bodies.type[c.a] != BodyType::Ball || !(wall || (c.b < n && c.b != c.a)) ||
+        c.colour > ContactSolver::kColours || c.touched > 1 || !std::isfinite(c.lambda) ||
+        !std::isfinite(c.shift) || !std::isfinite(c.tangent) || !std::isfinite(c.rolling) ||
+        (k > 0 && !(s.contacts[k - 1] < c))) {
+      fail(fmt::format("contact {} (bodies {} and {}) is out of range or out of order", k, c.a,
+                       c.b));
+    }
+  }
+}
+
+// Sorted unique pairs of live bodies, with their current generations (the
+// events compare them with the next step's).
+void checkTouching(const State& s) {
+  for (std::size_t k = 0; k < s.touching.size(); ++k) {
+    const TouchKey& t = s.touching[k];
+    auto live = [&](std::uint32_t slot, std::uint32_t gen) {
+      return slot < s.denseOf.size() && s.denseOf[slot] != kNoBody && s.generation[slot] == gen;
+    };
+    if (!(t.slotA < t.slotB) || !live(t.slotA, t.genA) || !live(t.slotB, t.genB) ||
+        (k > 0 && !(s.touching[k - 1] < t))) {
+      fail(fmt::format("touching pair {} (slots {} and {}) is not of live bodies or out of order",
+                       k, t.slotA, t.slotB));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::byte> write(const View& v) {
+  const BodyStore& b = v.bodies;
+  const auto n = static_cast<std::uint32_t>(b.size());
+  const std::uint64_t size = totalBytes(n, v.generation.size(), v.freeSlots.size(),
+                                        v.contacts.size(), v.colourUse.size(), v.touching.size());
+  Writer w(size);
+  w.put(kMagic);
+  w.put(kFormatVersion);
+  w.put(kHeaderBytes);
+  w.put(kByteOrder);
+  w.put(kFloatCheck);
+  w.put(size);
+  w.put(n);
+  w.put(static_cast<std::uint32_t>(v.generation.size()));
+  w.put(static_cast<std::uint32_t>(v.freeSlots.size()));
+  w.put(static_cast<std::uint32_t>(v.contacts.size()));
+  w.put(static_cast<std::uint32_t>(v.colourUse.size()));
+  w.put(static_cast<std::uint32_t>(v.touching.size()));
+  w.put(kDefBytes);
+  w.put(static_cast<std::uint32_t>(kContactBytes));
+  assert(w.at() == kHeaderBytes);
+  writeDef(w, v.def);
+  w.putAll(std::span<const BodyType>(b.type));
+  for (const auto* column : {&b.px, &b.py, &b.vx, &b.vy, &b.w, &b.angle, &b.friction, &b.rolling,
+                            &b.hx, &b.hy, &b.radius, &b.mass, &b.invMass}) {
+    w.putAll(std::span<const float>(*column));
+  }
+  w.putAll(std::span<const std::uint8_t>(b.awake));
+  w.putAll(std::span<const float>(b.restTime));
+  w.putAll(std::span<const std::uint32_t>(b.islandNext));
+  w.putAll(std::span<const std::uint32_t>(b.islandPrev));
+  w.put(b.maxRadius);
+  w.put(b.boxCount);
+  w.putAll(v.slotOf);
+  w.putAll(v.generation);
+  w.putAll(v.freeSlots);
+  for (const ContactSolver::Contact& c : v.contacts) {
+    w.put(c.a);
+    w.put(c.b);
+    w.put(c.lambda);
+    w.put(c.shift);
+    w.put(c.tangent);
+    w.put(c.rolling);
+    w.put(c.colour);
+    w.put(c.touched);
+  }
+  w.putAll(v.colourUse);
+  for (const TouchKey& t : v.touching) {
+    w.put(t.slotA);
+    w.put(t.genA);
+    w.put(t.slotB);
+    w.put(t.genB);
+  }
+  w.put(checksum(w.written()));
+  assert(w.at() == size);
+  return w.take();
+}
+
+State read(std::span<const std::byte> buffer) {
+  const std::size_t size = buffer.size();
+  if (size < kHeaderBytes + kChecksumBytes) {
+    fail(fmt::format("truncated: {} bytes, a snapshot has at least {}", size,
+                     kHeaderBytes + kChecksumBytes));
+  }
+  Reader r(buffer);
+  if (r.get<std::array<char, 8>>("magic") != kMagic) fail("not a quadbin snapshot (magic)");
+  // The version first: another version may lay out the rest differently.
+  if (const auto version = r.get<std::uint32_t>("version"); version != kFormatVersion) {
+    fail(fmt::format("format version {}; this build reads version {}", version, kFormatVersion));
+  }
+  if (r.get<std::uint32_t>("header size") != kHeaderBytes) fail("header size is not 64");
+  if (r.get<std::uint32_t>("byte order") != kByteOrder) {
+    fail("written in another byte order (or corrupt)");
+  }
+  // As bits: a float format whose 1/3 differs anywhere is another format.
+  if (r.get<std::uint32_t>("float check") != std::bit_cast<std::uint32_t>(kFloatCheck)) {
+    fail("written with another float format (or corrupt)");
+  }
+  if (const auto total = r.get<std::uint64_t>("size"); total != size) {
+    fail(fmt::format("the header says {} bytes, the buffer has {} (truncated or extended)", total,
+                     size));
+  }
+  std::uint64_t stored = 0;
+  std::memcpy(&stored, buffer.data() + size - kChecksumBytes, kChecksumBytes);
+  if (stored != checksum(buffer.first(size - kChecksumBytes))) fail("checksum mismatch: corrupt");
+
+  const auto n = r.get<std::uint32_t>("body count");
+  const auto slots = r.get<std::uint32_t>("slot count");
+  const auto free = r.get<std::uint32_t>("free slot count");
+  const auto contacts = r.get<std::uint32_t>("contact count");
+  const auto colourUse = r.get<std::uint32_t>("colour use count");
+  const auto touching = r.get<std::uint32_t>("touching pair count");
+  if (r.get<std::uint32_t>("WorldDef size") != kDefBytes ||
+      r.get<std::uint32_t>("contact size") != kContactBytes ||
+      totalBytes(n, slots, free, contacts, colourUse, touching) != size) {
+    fail("the section sizes do not add up to the buffer size");
+  }
+  State s;
+  s.def = readDef(r);
+  readBodies(r, s.bodies, n);
+  checkBodies(s.bodies);
+  r.getAll(s.slotOf, n, "slots");
+  r.getAll(s.generation, slots, "generations");
+  r.getAll(s.freeSlots, free, "free slots");
+  checkSlots(s);
+  readContacts(r, s, contacts);
+  checkContacts(s);
+  r.getAll(s.colourUse, colourUse, "colour use");
+  if (colourUse > slots) fail("more colour use entries than slots");
+  s.touching.resize(touching);
+  for (TouchKey& t : s.touching) {
+    t.slotA = r.get<std::uint32_t>("touching pair");
+    t.genA = r.get<std::uint32_t>("touching pair");
+    t.slotB = r.get<std::uint32_t>("touching pair");
+    t.genB = r.get<std::uint32_t>("touching pair");
+  }
+  checkTouching(s);
+  assert(r.at() == size - kChecksumBytes);
+  return s;
+}
+
+}  // namespace snapshots
+}  // namespace quadbin
