@@ -34,10 +34,17 @@ std::string_view trim(std::string_view s) {
   return s.substr(first, s.find_last_not_of(kBlank) - first + 1);
 }
 
+// Appended piece by piece: GCC 12 at -O3 reads `"'" + std::string(...)` as an
+// overlapping memcpy (a false -Werror=restrict) and fails the Release build.
 std::string quote(std::string_view token) {
-  if (token.size() <= kMaxQuoted) return "'" + std::string(token) + "'";
-  return "'" + std::string(token.substr(0, kMaxQuoted)) + "...' (" + std::to_string(token.size()) +
-         " characters)";
+  std::string out(1, '\'');
+  out.append(token.substr(0, kMaxQuoted));
+  out += '\'';
+  if (token.size() > kMaxQuoted) {
+    out.insert(out.size() - 1, "...");
+    out.append(" (").append(std::to_string(token.size())).append(" characters)");
+  }
+  return out;
 }
 
 std::string limit(double value) {
