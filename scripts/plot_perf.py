@@ -375,9 +375,15 @@ def plot_stages(rows, out_dir, note, _styles):
                              order.index(r["structure"])))
     groups = sorted({(r["scene"], int(r["n"])) for r in rows},
                     key=lambda g: (scene_order.get(g[0], 9), g[1]))
-    fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 5.5), squeeze=False)
+    cols = min(3, len(groups))
+    grid_rows = (len(groups) + cols - 1) // cols
+    fig, axes = plt.subplots(grid_rows, cols, figsize=(4.6 * cols, 3.6 * grid_rows + 1.4),
+                             squeeze=False)
+    axes = [ax for row in axes for ax in row]
+    for ax in axes[len(groups):]:
+        ax.remove()  # no empty panels
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, (scene, n) in zip(axes[0], groups):
+    for ax, (scene, n) in zip(axes, groups):
         grows = [r for r in rows if (r["scene"], int(r["n"])) == (scene, n)]
         names = [r["structure"] for r in grows]
         totals = [sum(float(r[col]) for col, _ in STAGES if r.get(col)) for r in grows]
@@ -398,13 +404,14 @@ def plot_stages(rows, out_dir, note, _styles):
         ax.set_xlabel("share of the stages (%); ms per step at right")
         ax.set_title(f"{scene}, N = {n:,}", fontsize=10)
         ax.grid(True, axis="x", alpha=0.3)
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    handles, labels = axes[0].get_legend_handles_labels()
+    top = 1 - 1.2 / fig.get_size_inches()[1]
     fig.legend(handles, labels, loc="upper center", ncol=min(7, len(labels)), fontsize=8)
-    fig.suptitle(f"Workload B: where the step goes (median of each stage), {threads} thread\n"
+    fig.suptitle(f"Workload B: where the step goes (median of each stage), {threads} thread; "
                  "Box2D's b2Profile mapped onto the same stages; Chipmunk2D reports none",
-                 y=0.92, fontsize=10)
-    fig.text(0.01, 0.01, wrap(note, 4.2 * len(groups)), fontsize=7, color="grey")
-    fig.tight_layout(rect=(0, 0.06, 1, 0.85))
+                 y=top + 0.04, fontsize=10)
+    fig.text(0.01, 0.01, wrap(note, 4.6 * cols), fontsize=7, color="grey")
+    fig.tight_layout(rect=(0, 0.4 / fig.get_size_inches()[1], 1, top))
     path = os.path.join(out_dir, "stages.png")
     fig.savefig(path, dpi=110)
     plt.close(fig)
