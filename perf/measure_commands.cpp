@@ -6,6 +6,7 @@
 #include <map>
 
 #include "measure_common.hpp"
+#include "world_peers.hpp"
 
 namespace quadbin::perf {
 
@@ -154,7 +155,8 @@ int scalingCommand(const MeasureOptions& o) {
       if (w == 'A' && scene == SceneKind::Pile && skipPileInA) continue;
       for (const auto n : sizes) {
         for (const auto& s : structures) {
-          if (w == 'B' && !isQuadbinStructure(s)) continue;
+          // Scaling is quadbin's: peers are single-threaded.
+          if ((w == 'B' && !isQuadbinStructure(s)) || isWorldPeer(s)) continue;
           for (const auto t : threads) {
             plan.push_back({w, scene, n, s, t, o.frames, o.warmup, o.seed, o.driftSteps, 0.0, {}});
           }
