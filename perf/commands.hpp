@@ -21,6 +21,9 @@ struct MeasureOptions {
   std::uint32_t maxN = 0;           // sweep: 0 = no cap
   std::uint32_t frames = 60;
   std::uint32_t warmup = 10;
+  /// Rounds over every configuration (round-robin); each figure is the
+  /// median of the rounds' medians.
+  std::uint32_t repetitions = 1;
   std::uint64_t seed = 42;
   std::uint32_t driftSteps = 0;
   double budget = 20.0;

@@ -1,426 +1,23 @@
-// run, sweep and scaling: plan the configurations, measure them through a
-// Session (budget, pair-count reference, progress), print a summary table
-// and write <out>/<command>.{csv,json} and <out>/machine.json.
+// sweep and scaling: plan the configurations, measure them through a
+// Session (budget, progress), print a summary table and write
+// <out>/<command>.{csv,json} and <out>/machine.json. (run: run_command.cpp.)
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <set>
-#include <thread>
 
-#include "commands.hpp"
-#include "report.hpp"
-#include "runner.hpp"
-#include "structures.hpp"
+#include "measure_common.hpp"
+#include "world_peers.hpp"
 
 namespace quadbin::perf {
 
-namespace {
-
+using namespace measure;
 using scenes::SceneKind;
-
-const std::vector<std::string> kBaseColumns = {
-    "workload",  "scene",  "n",      "structure", "threads",       "frames",
-    "median_ms", "min_ms", "max_ms", "pairs",     "bytes_per_body"};
-// Appended to every B and C row (blank on A rows): the final state's
-// overlaps and the median time of each stage of the step.
-const std::vector<std::string> kWorldColumns = {"overlaps",
-                                                "max_penetration",
-                                                "stage_integrate_ms",
-                                                "stage_broad_phase_ms",
-                                                "stage_narrow_phase_ms",
-                                                "stage_solver_ms",
-                                                "stage_position_ms",
-                                                "stage_sleep_ms",
-                                                "stage_events_ms"};
-// The peer whose time every Workload A row is compared with.
-constexpr const char* kBox2d = "box2d-tree";
-
-std::uint32_t hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
-std::vector<char> parseWorkloads(const std::vector<std::string>& names) {
-  std::vector<char> out;
-  for (const auto& name : names) {
-    const std::string w = lower(name);
-    if (w == "a" || w == "b") {
-      const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
-      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-    } else {
-      throw UsageError("unknown workload '" + name + "' (A or B)");
-    }
-  }
-  return out;
-}
-
-std::vector<SceneKind> parseScenes(const std::vector<std::string>& names) {
-  std::vector<SceneKind> out;
-  auto add = [&](SceneKind k) {
-    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
-  };
-  for (const auto& name : names) {
-    if (name == "all") {
-      for (auto k : {SceneKind::Uniform, SceneKind::Clustered, SceneKind::Mixed}) add(k);
-    } else if (auto k = scenes::parseSceneKind(name)) {
-      add(*k);
-    } else {
-      throw UsageError("unknown scene '" + name + "' (uniform, clustered, mixed, pile or all)");
-    }
-  }
-  return out;
-}
-
-/// Names or "all" -> structure names, in list order, each once. `all`
-/// means every structure, or quadbin's own only when `quadbinOnly`.
-std::vector<std::string> parseStructures(const std::vector<std::string>& names, bool quadbinOnly) {
-  const auto known = structureNames();
-  std::vector<std::string> out;
-  auto add = [&](const std::string& s) {
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
-  };
-  for (const auto& name : names) {
-    if (name == "all") {
-      for (const auto& s : known) {
-        if (!quadbinOnly || isQuadbinStructure(s)) add(s);
-      }
-    } else if (std::find(known.begin(), known.end(), name) != known.end()) {
-      if (quadbinOnly && !isQuadbinStructure(name)) {
-        throw UsageError("'" + name + "' is a peer: only quadbin's structures run the world " +
-                         "step (see 'quadbin-perf list')");
-      }
-      add(name);
-    } else {
-      throw UsageError("unknown broad phase '" + name + "' (see 'quadbin-perf list')");
-    }
-  }
-  return out;
-}
-
-std::vector<std::uint32_t> sortedUnique(std::vector<std::uint32_t> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
-void validate(const MeasureOptions& o) {
-  if (o.frames == 0) throw UsageError("--frames must be at least 1");
-  for (auto n : o.sizes) {
-    if (n == 0) throw UsageError("--n must be at least 1");
-  }
-  for (auto t : o.threads) {
-    if (t == 0) throw UsageError("--threads must be at least 1");
-  }
-  if (!(o.budget >= 0.0)) throw UsageError("--budget must be >= 0 seconds");
-  if (!(o.configSeconds >= 0.0)) throw UsageError("--config-seconds must be >= 0 seconds");
-}
-
-std::string sceneName(SceneKind k) { return std::string(scenes::toString(k)); }
-
-std::vector<Cell> baseCells(const Outcome& o) {
-  const Config& c = o.result.config;
-  std::vector<Cell> row{text(std::string(1, c.workload)),
-                        text(sceneName(c.scene)),
-                        integer(c.n),
-                        text(c.structure),
-                        integer(c.threads),
-                        integer(c.frames)};
-  if (o.skipped) {
-    for (int i = 0; i < 5; ++i) row.push_back(blank());
-  } else {
-    row.push_back(real(o.result.medianMs, 6));
-    row.push_back(real(o.result.minMs, 6));
-    row.push_back(real(o.result.maxMs, 6));
-    row.push_back(integer(o.result.pairs));
-    row.push_back(real(o.result.bytesPerBody, 1));
-  }
-  return row;
-}
-
-Cell driftCell(const Outcome& o) {
-  return o.skipped || !o.result.energyDrift ? blank() : real(*o.result.energyDrift, 3, true);
-}
-Cell predictedCell(const Outcome& o) {
-  return o.predictedSeconds ? real(*o.predictedSeconds, 3) : blank();
-}
-Cell statusCell(const Outcome& o) { return text(o.skipped ? "skipped" : "ok"); }
-
-void appendWorldCells(std::vector<Cell>& row, const Outcome& o) {
-  const auto& q = o.result.quality;
-  row.push_back(o.skipped || !q ? blank() : integer(q->overlaps));
-  row.push_back(o.skipped || !q ? blank() : real(q->maxPenetration, 4, true));
-  const auto& st = o.result.stageMedians;
-  for (const double StageTimes::*ms :
-       {&StageTimes::integrateMs, &StageTimes::broadPhaseMs, &StageTimes::narrowPhaseMs,
-        &StageTimes::solverMs, &StageTimes::positionMs, &StageTimes::sleepMs,
-        &StageTimes::eventsMs}) {
-    row.push_back(o.skipped || !st ? blank() : real((*st).*ms, 6));
-  }
-}
-
-/// The pile is a world-step scene: with Workload A it is refused when both
-/// were named, and left out of A when the workloads are the default.
-bool pileInA(const MeasureOptions& o, const std::vector<char>& workloads,
-             const std::vector<SceneKind>& sceneKinds) {
-  const bool pile =
-      std::find(sceneKinds.begin(), sceneKinds.end(), SceneKind::Pile) != sceneKinds.end();
-  const bool a = std::find(workloads.begin(), workloads.end(), 'A') != workloads.end();
-  if (pile && a && !o.workloads.empty()) {
-    throw UsageError(
-        "the pile scene runs in Workload B only (a world under gravity: no Workload A motion); "
-        "drop A from --workload or pile from --scene");
-  }
-  return pile && a;
-}
-
-std::string stringList(const std::vector<std::string>& v) {
-  std::vector<std::string> items;
-  for (const auto& s : v) items.push_back(jsonString(s));
-  return jsonArray(items);
-}
-template <class T>
-std::string numberList(const std::vector<T>& v) {
-  std::vector<std::string> items;
-  for (const auto& x : v) items.push_back(std::to_string(x));
-  return jsonArray(items);
-}
-std::string sceneList(const std::vector<SceneKind>& v) {
-  std::vector<std::string> names;
-  for (auto k : v) names.push_back(sceneName(k));
-  return stringList(names);
-}
-std::string workloadList(const std::vector<char>& v) {
-  std::vector<std::string> names;
-  for (char w : v) names.emplace_back(1, w);
-  return stringList(names);
-}
-
-JsonObject commonOptions(const MeasureOptions& o) {
-  char budget[32];
-  std::snprintf(budget, sizeof budget, "%g", o.budget);
-  return {{"frames", std::to_string(o.frames)},
-          {"warmup", std::to_string(o.warmup)},
-          {"seed", std::to_string(o.seed)},
-          {"budget_s", budget},
-          {"drift_steps", std::to_string(o.driftSteps)}};
-}
-
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-std::string msText(double ms) { return fixed(ms, ms < 1.0 ? 4 : ms < 100.0 ? 3 : 1); }
-std::string skippedNote(const Outcome& o, double budget) {
-  if (!o.skipReason.empty()) return "skipped: " + o.skipReason;
-  return "skipped: predicted " + formatSeconds(o.predictedSeconds.value_or(0.0)) + " > budget " +
-         formatSeconds(budget);
-}
-
-std::vector<Outcome> measureAll(Session& session, const std::vector<Config>& plan) {
-  session.plan(plan);
-  std::vector<Outcome> outcomes;
-  outcomes.reserve(plan.size());
-  for (std::size_t i = 0; i < plan.size(); ++i) outcomes.push_back(session.measure(i, plan[i]));
-  session.progress().clear();
-  return outcomes;
-}
-
-void writeAndReport(const MeasureOptions& o, const Machine& machine, const std::string& name,
-                    const Table& table, const JsonObject& options) {
-  const auto dir = o.outDir.empty() ? defaultResultDir(machine) : std::filesystem::path(o.outDir);
-  std::vector<std::filesystem::path> written;
-  try {
-    written = writeResults(dir, name, table, machine, options, o.argv);
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
-  std::printf("\nresults:");
-  for (const auto& p : written) std::printf(" %s", p.string().c_str());
-  std::printf("\n");
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------- run
-
-int runCommand(const MeasureOptions& o) {
-  validate(o);
-  const Machine machine = describeMachine();
-  const auto workloads =
-      parseWorkloads(o.workloads.empty() ? std::vector<std::string>{"A", "B"} : o.workloads);
-  const auto sceneKinds =
-      parseScenes(o.scenes.empty() ? std::vector<std::string>{"all"} : o.scenes);
-  const auto structures =
-      parseStructures(o.structures.empty() ? std::vector<std::string>{"all"} : o.structures, false);
-  const auto threads = o.threads.empty() ? std::vector<std::uint32_t>{1} : sortedUnique(o.threads);
-
-  std::map<std::string, std::uint32_t> defaultMax;
-  for (const auto& s : structures) defaultMax[s] = makeStructure(s)->defaultRunMaxBodies();
-  const bool skipPileInA = pileInA(o, workloads, sceneKinds);
-  std::vector<Config> plan;
-  std::set<std::string> peersInB;
-  for (const char w : workloads) {
-    for (const auto scene : sceneKinds) {
-      if (w == 'A' && scene == SceneKind::Pile && skipPileInA) continue;
-      std::vector<std::uint32_t> sizes = sortedUnique(o.sizes);
-      if (sizes.empty()) {
-        sizes = {10000, 100000};
-        if (w == 'A' && scene == SceneKind::Uniform) sizes.push_back(1000000);
-      }
-      for (const auto n : sizes) {
-        for (const auto& s : structures) {
-          if (w == 'B' && !isQuadbinStructure(s)) {
-            // A note for peers asked for by name; `all` means "all that take part".
-            if (std::find(o.structures.begin(), o.structures.end(), s) != o.structures.end()) {
-              peersInB.insert(s);
-            }
-            continue;
-          }
-          for (const auto t : threads) {
-            plan.push_back(
-                {w, scene, n, s, t, o.frames, o.warmup, o.seed, o.driftSteps, o.configSeconds, {}});
-            // A peer whose setup is too slow for the main job at this N
-            // is shown as skipped unless asked for by name.
-            const std::uint32_t maxN = defaultMax.at(s);
-            if (maxN != 0 && n > maxN &&
-                std::find(o.structures.begin(), o.structures.end(), s) == o.structures.end()) {
-              plan.back().skipReason = "its untimed setup is too slow above " + withCommas(maxN) +
-                                       " bodies for the main job; name it in --broadphase to "
-                                       "run it";
-            }
-          }
-        }
-      }
-    }
-  }
-  if (!peersInB.empty()) {
-    std::string names;
-    for (const auto& s : peersInB) {
-      if (!names.empty()) names += ", ";
-      names += s;
-    }
-    std::fprintf(stderr,
-                 "quadbin-perf: note: %s take%s part in Workload A only (the world step "
-                 "runs quadbin's structures)\n",
-                 names.c_str(), peersInB.size() == 1 ? "s" : "");
-  }
-  if (plan.empty()) throw UsageError("nothing to run: no structure takes part in these workloads");
-
-  Session session(o.budget, o.verbose);
-  const auto outcomes = measureAll(session, plan);
-
-  // Speed against Box2D: its median over ours, same workload/scene/n/threads.
-  std::map<std::tuple<char, int, std::uint32_t, std::uint32_t>, double> box2d;
-  for (const auto& out : outcomes) {
-    const auto& c = out.result.config;
-    if (c.structure == kBox2d && !out.skipped) {
-      box2d[{c.workload, static_cast<int>(c.scene), c.n, c.threads}] = out.result.medianMs;
-    }
-  }
-  auto vsBox2d = [&](const Outcome& out) -> std::optional<double> {
-    const auto& c = out.result.config;
-    const auto it = box2d.find({c.workload, static_cast<int>(c.scene), c.n, c.threads});
-    if (out.skipped || it == box2d.end() || !(out.result.medianMs > 0.0)) return std::nullopt;
-    return it->second / out.result.medianMs;
-  };
-
-  Table table;
-  table.columns = kBaseColumns;
-  for (const char* c : {"vs_box2d", "energy_drift", "predicted_s", "status"})
-    table.columns.push_back(c);
-  table.columns.insert(table.columns.end(), kWorldColumns.begin(), kWorldColumns.end());
-  for (const auto& out : outcomes) {
-    auto row = baseCells(out);
-    const auto speed = vsBox2d(out);
-    row.push_back(speed ? real(*speed, 3) : blank());
-    row.push_back(driftCell(out));
-    row.push_back(predictedCell(out));
-    row.push_back(statusCell(out));
-    appendWorldCells(row, out);
-    table.rows.push_back(std::move(row));
-  }
-
-  for (const char w : workloads) {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& out : outcomes) {
-      const auto& c = out.result.config;
-      if (c.workload != w) continue;
-      std::vector<std::string> row{sceneName(c.scene), withCommas(c.n), c.structure,
-                                   std::to_string(c.threads)};
-      if (out.skipped) {
-        row.emplace_back("");
-        row.emplace_back("skipped");
-        row.resize(w == 'A' ? 9 : 11);
-        row.push_back(skippedNote(out, o.budget));
-      } else {
-        const auto speed = vsBox2d(out);
-        // The steps timed: fewer than --frames where the time-box cut them.
-        row.push_back(std::to_string(c.frames));
-        row.push_back(msText(out.result.medianMs));
-        row.push_back(withCommas(out.result.pairs));
-        row.push_back(fixed(out.result.bytesPerBody, 1));
-        if (w == 'A') row.push_back(speed ? fixed(*speed, 2) + "x" : "");
-        if (w == 'B') {
-          char drift[32] = "";
-          if (out.result.energyDrift) {
-            std::snprintf(drift, sizeof drift, "%+.2e", *out.result.energyDrift);
-          }
-          row.emplace_back(drift);
-          const auto& q = out.result.quality;
-          row.push_back(q ? withCommas(q->overlaps) : "");
-          char pen[32] = "";
-          if (q) std::snprintf(pen, sizeof pen, "%.3g", q->maxPenetration);
-          row.emplace_back(pen);
-        }
-      }
-      rows.push_back(std::move(row));
-    }
-    if (rows.empty()) continue;
-    std::printf("%sWorkload %c: %s, median of %u %s after %u warm-up%s\n",
-                w == workloads.front() ? "" : "\n", w,
-                w == 'A' ? "broad phase alone" : "full world step", o.frames,
-                w == 'A' ? "frames" : "steps", o.warmup,
-                o.configSeconds > 0.0 ? " (fewer, at least 10, where a configuration would "
-                                        "take over --config-seconds: see the frames column)"
-                                      : "");
-    std::vector<std::string> header{"scene",
-                                    "n",
-                                    "structure",
-                                    "threads",
-                                    w == 'A' ? "frames" : "steps",
-                                    w == 'A' ? "ms/frame" : "ms/step",
-                                    w == 'A' ? "pairs" : "contacts",
-                                    "bytes/body",
-                                    w == 'A' ? "vs box2d" : "energy drift"};
-    if (w == 'B') {
-      header.emplace_back("overlaps");
-      header.emplace_back("max pen.");
-    }
-    printTable(header, rows, {false, true, false, true, true, true, true, true, true, true, true});
-  }
-
-  JsonObject options{
-      {"workloads", workloadList(workloads)},
-      {"scenes", sceneList(sceneKinds)},
-      {"sizes", o.sizes.empty() ? jsonString("default") : numberList(sortedUnique(o.sizes))},
-      {"structures", stringList(structures)},
-      {"threads", numberList(threads)}};
-  for (auto& m : commonOptions(o)) options.push_back(std::move(m));
-  char configSeconds[32];
-  std::snprintf(configSeconds, sizeof configSeconds, "%g", o.configSeconds);
-  options.push_back({"config_seconds", configSeconds});
-  writeAndReport(o, machine, "run", table, options);
-  return 0;
-}
 
 // ---------------------------------------------------------------- sweep
 
 int sweepCommand(const MeasureOptions& o) {
   validate(o);
-  const Machine machine = describeMachine();
+  Machine machine = describeMachine();
   const auto sceneKinds =
       parseScenes(o.scenes.empty() ? std::vector<std::string>{"uniform"} : o.scenes);
   const auto structures =
@@ -459,7 +56,8 @@ int sweepCommand(const MeasureOptions& o) {
     }
   }
   Session session(o.budget, o.verbose);
-  const auto outcomes = measureAll(session, plan);
+  const auto outcomes = measureAll(session, plan, o.repetitions);
+  machine.load = summariseLoad(outcomes, machine.logicalCpus);
 
   Table table;
   table.columns = kBaseColumns;
@@ -534,7 +132,7 @@ int sweepCommand(const MeasureOptions& o) {
 
 int scalingCommand(const MeasureOptions& o) {
   validate(o);
-  const Machine machine = describeMachine();
+  Machine machine = describeMachine();
   const auto workloads =
       parseWorkloads(o.workloads.empty() ? std::vector<std::string>{"A", "B"} : o.workloads);
   const auto sceneKinds =
@@ -557,7 +155,8 @@ int scalingCommand(const MeasureOptions& o) {
       if (w == 'A' && scene == SceneKind::Pile && skipPileInA) continue;
       for (const auto n : sizes) {
         for (const auto& s : structures) {
-          if (w == 'B' && !isQuadbinStructure(s)) continue;
+          // Scaling is quadbin's: peers are single-threaded.
+          if ((w == 'B' && !isQuadbinStructure(s)) || isWorldPeer(s)) continue;
           for (const auto t : threads) {
             plan.push_back({w, scene, n, s, t, o.frames, o.warmup, o.seed, o.driftSteps, 0.0, {}});
           }
@@ -600,6 +199,8 @@ int scalingCommand(const MeasureOptions& o) {
     }
   }
   session.progress().clear();
+  for (auto& out : outcomes) summariseRepetitions(out);
+  machine.load = summariseLoad(outcomes, machine.logicalCpus);
 
   auto speedup = [&](const Outcome& out) -> std::optional<double> {
     const auto& c = out.result.config;

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "runner.hpp"
 #include "structures.hpp"
+#include "world_peers.hpp"
 
 namespace {
 
@@ -50,6 +51,9 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
   cmd->add_option("--threads", o.threads, "thread counts (>= 1)")->delimiter(',');
   cmd->add_option("--frames", o.frames, "timed frames (steps) per configuration");
   cmd->add_option("--warmup", o.warmup, "untimed frames (steps) first");
+  cmd->add_option("--repetitions", o.repetitions,
+                  "rounds over every configuration (round-robin, >= 1): each figure is the "
+                  "median of the rounds, with min, p10, p90 and max in the CSV");
   cmd->add_option("--seed", o.seed, "scene seed");
   cmd->add_option("--budget", o.budget,
                   "seconds: skip (and report as skipped) configurations predicted to take "
@@ -73,7 +77,9 @@ int main(int argc, char** argv) {
   MeasureOptions runOpts, sweepOpts, scalingOpts;
   // The main job's run must finish in a few minutes with the slow peers
   // and world steps at 100,000 included.
-  runOpts.configSeconds = 3.0;
+  // Three rounds of every configuration, each time-boxed to a second.
+  runOpts.configSeconds = 1.0;
+  runOpts.repetitions = 3;
   sweepOpts.frames = 30;
   sweepOpts.warmup = 5;
   // Scaling exists for N = 1,000,000, where one world-step configuration
@@ -94,8 +100,8 @@ int main(int argc, char** argv) {
                   "always times --frames");
   addMeasureOptions(run, runOpts,
                     "--workload A,B --scene all --n 10000,100000 (and 1000000 for A on uniform) "
-                    "--broadphase all (peers in Workload A only) --threads 1 --frames 60 "
-                    "--warmup 10 --seed 42 --budget 20 --config-seconds 3");
+                    "--broadphase all (each peer in its workload) --threads 1 --frames 60 "
+                    "--warmup 10 --repetitions 3 --seed 42 --budget 20 --config-seconds 1");
 
   auto* sweep = app.add_subcommand(
       "sweep",
@@ -110,7 +116,7 @@ int main(int argc, char** argv) {
   sweep->add_option("--max-n", sweepOpts.maxN, "leave out N above this");
   addMeasureOptions(sweep, sweepOpts,
                     "--range all --scene uniform --broadphase all (quadbin's) --threads "
-                    "1,<hardware threads> --frames 30 --warmup 5 --budget 20");
+                    "1,<hardware threads> --frames 30 --warmup 5 --repetitions 1 --budget 20");
 
   auto* scaling = app.add_subcommand(
       "scaling",
@@ -121,7 +127,7 @@ int main(int argc, char** argv) {
   addMeasureOptions(scaling, scalingOpts,
                     "--workload A,B --scene uniform --n 1000000 --broadphase auto --threads "
                     "1,2,4,...,<hardware threads> (1 is always added) --frames 60 --warmup 10 "
-                    "--budget 120");
+                    "--repetitions 1 --budget 120");
 
   PileOptions pileOpts;
   pileOpts.argv.assign(argv, argv + argc);
@@ -182,10 +188,12 @@ int main(int argc, char** argv) {
   scene->add_option("--frames", sceneOpts.frames, "Workload A frames first (default 0)");
   scene->add_option("--out", sceneOpts.out, "the scene file to write")->required();
 
+  std::string listWorkload = "A";
   auto* list = app.add_subcommand(
       "list",
-      "Prints every structure name --broadphase accepts, one per line: quadbin's own "
-      "first, then the peers.");
+      "Prints the structure names --broadphase accepts, one per line: quadbin's own first, "
+      "then the peers of Workload A (broad phases) or, with --workload B, of the world step.");
+  list->add_option("--workload", listWorkload, "A (default) or B");
 
   for (auto* cmd : {run, sweep, scaling, pile, pairs, simulate, scene, list}) {
     cmd->footer(cmd->get_footer() + (cmd->get_footer().empty() ? "" : "\n") + kFooter);
@@ -203,7 +211,16 @@ int main(int argc, char** argv) {
 
   try {
     if (*list) {
-      for (const auto& name : structureNames()) std::printf("%s\n", name.c_str());
+      if (listWorkload == "A" || listWorkload == "a") {
+        for (const auto& name : structureNames()) std::printf("%s\n", name.c_str());
+      } else if (listWorkload == "B" || listWorkload == "b") {
+        for (const auto type : quadbin::allBroadPhaseTypes()) {
+          std::printf("%s\n", std::string(quadbin::toString(type)).c_str());
+        }
+        for (const auto& name : worldPeerNames()) std::printf("%s\n", name.c_str());
+      } else {
+        throw UsageError("unknown workload '" + listWorkload + "' (A or B)");
+      }
       return 0;
     }
     if (*run) return runCommand(runOpts);

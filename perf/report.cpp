@@ -135,7 +135,9 @@ std::filesystem::path defaultResultDir(const Machine& machine) {
   for (const char c : machine.date) {
     if (c >= '0' && c <= '9') stamp += c;
   }
-  if (stamp.size() > 8) stamp.insert(8, "-");
+  // Not stamp.insert(8, "-"): GCC 12 at -O3 takes it for an overlapping
+  // memcpy (a false -Werror=restrict).
+  if (stamp.size() > 8) stamp = stamp.substr(0, 8) + '-' + stamp.substr(8);
   if (!stamp.empty()) name += "-" + stamp;
   const auto results = std::filesystem::path("perf") / "results";
   // Two commands started in the same second: the second gets its own folder.
@@ -207,7 +209,7 @@ std::string jsonArray(const std::vector<std::string>& rawItems) {
 }
 
 std::string machineJson(const Machine& m, int indent) {
-  return jsonObject({{"cpu", jsonString(m.cpu)},
+  JsonObject members{{"cpu", jsonString(m.cpu)},
                      {"logical_cpus", std::to_string(m.logicalCpus)},
                      {"hostname", jsonString(m.hostname)},
                      {"os", jsonString(m.os)},
@@ -215,8 +217,23 @@ std::string machineJson(const Machine& m, int indent) {
                      {"build_type", jsonString(m.buildType)},
                      {"cxx_flags", jsonString(m.cxxFlags)},
                      {"git_commit", jsonString(m.gitCommit)},
-                     {"date", jsonString(m.date)}},
-                    indent);
+                     {"date", jsonString(m.date)}};
+  if (m.load) {
+    char buf[32];
+    auto num = [&](double v) {
+      std::snprintf(buf, sizeof buf, "%.3f", v);
+      return std::string(buf);
+    };
+    members.emplace_back(
+        "load", jsonObject({{"others_cpus_mean", num(m.load->othersCpusMean)},
+                            {"others_cpus_max", num(m.load->othersCpusMax)},
+                            {"others_cpus_max_during", jsonString(m.load->maxDuring)},
+                            {"load_avg_max", num(m.load->loadAvgMax)},
+                            {"busy", m.load->busy ? "true" : "false"},
+                            {"warning", m.load->busy ? jsonString(m.load->warning) : "null"}},
+                           indent + 2));
+  }
+  return jsonObject(members, indent);
 }
 
 void printTable(const std::vector<std::string>& header,

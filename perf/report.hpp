@@ -4,11 +4,22 @@
 // machine description (machine.json).
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace quadbin::perf {
+
+/// How busy the machine was while a command measured (load.hpp).
+struct MachineLoad {
+  double othersCpusMean = 0.0;  ///< other processes' CPUs, on average over the command
+  double othersCpusMax = 0.0;   ///< ... during the configuration where they took most
+  std::string maxDuring;        ///< that configuration
+  double loadAvgMax = 0.0;      ///< the largest 1-minute load average seen
+  bool busy = false;
+  std::string warning;  ///< one line when busy, else empty
+};
 
 /// Where and with what the numbers were measured.
 struct Machine {
@@ -21,6 +32,7 @@ struct Machine {
   std::string cxxFlags;
   std::string gitCommit;  ///< `git rev-parse --short HEAD` at configure time, or "unknown"
   std::string date;       ///< UTC, ISO 8601, when the command started
+  std::optional<MachineLoad> load;  ///< once measured
 };
 
 [[nodiscard]] Machine describeMachine();

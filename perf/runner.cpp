@@ -211,12 +211,47 @@ void Progress::clear() {
 
 Session::Session(double budgetSeconds, bool verbose) : budget_(budgetSeconds), verbose_(verbose) {}
 
-void Session::plan(const std::vector<Config>& configs) {
+void Session::plan(const std::vector<Config>& configs, std::uint32_t repetitions) {
+  repetitions_ = std::max<std::uint32_t>(repetitions, 1);
   std::vector<double> weights;
-  weights.reserve(configs.size());
-  for (const auto& c : configs) weights.push_back(estimateWeight(c));
+  weights.reserve(configs.size() * repetitions_);
+  for (std::uint32_t r = 0; r < repetitions_; ++r) {
+    for (const auto& c : configs) weights.push_back(estimateWeight(c));
+  }
   planned_ = configs;
   progress_.plan(std::move(weights));
+}
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const double at = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const std::size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (at - static_cast<double>(lo));
+}
+
+void summariseRepetitions(Outcome& o) {
+  if (o.skipped || o.repMs.empty()) return;
+  Result& r = o.result;
+  r.medianMs = quantile(o.repMs, 0.5);
+  r.minMs = *std::min_element(o.repMs.begin(), o.repMs.end());
+  r.maxMs = *std::max_element(o.repMs.begin(), o.repMs.end());
+  o.p10Ms = quantile(o.repMs, 0.1);
+  o.p90Ms = quantile(o.repMs, 0.9);
+  r.cpuMs = quantile(o.repCpuMs, 0.5);
+  if (!o.repStages.empty()) {
+    StageTimes s;
+    for (double StageTimes::*ms :
+         {&StageTimes::integrateMs, &StageTimes::broadPhaseMs, &StageTimes::narrowPhaseMs,
+          &StageTimes::solverMs, &StageTimes::positionMs, &StageTimes::sleepMs,
+          &StageTimes::eventsMs}) {
+      std::vector<double> v;
+      for (const auto& rep : o.repStages) v.push_back(rep.*ms);
+      s.*ms = quantile(v, 0.5);
+    }
+    r.stageMedians = s;
+  }
 }
 
 std::string Session::describe(const Config& c) const {
@@ -287,7 +322,8 @@ void Session::updateExpectations(std::size_t index) {
       seconds = boxedPrediction(c);
       if (seconds && *seconds > budget_) seconds = 0.0;
     }
-    progress_.expect(i, seconds);
+    for (std::uint32_t r = 0; r < repetitions_; ++r)
+      progress_.expect(r * planned_.size() + i, seconds);
   }
 }
 
@@ -296,6 +332,7 @@ Outcome Session::measure(std::size_t index, const Config& c) {
   progress_.show(index, describe(c));
   Outcome o;
   o.result.config = c;
+  const CpuSample before = sampleCpu();
   if (!c.skipReason.empty()) {
     o.skipped = true;
     o.skipReason = c.skipReason;
@@ -308,8 +345,17 @@ Outcome Session::measure(std::size_t index, const Config& c) {
   } else {
     o.result = c.workload == 'A' ? measureA(c) : runWorkloadB(c);
     predictor_.record(o.result.config, o.result.medianMs);
+    o.repMs.push_back(o.result.medianMs);
+    o.repCpuMs.push_back(o.result.cpuMs);
+    if (o.result.stageMedians) o.repStages.push_back(*o.result.stageMedians);
   }
+  const CpuSample after = sampleCpu();
+  o.load.add(before, after);
   progress_.finish(index, !o.skipped);
+  // The later rounds take what this one took.
+  for (std::uint32_t r = 1; r < repetitions_; ++r) {
+    progress_.expect(r * planned_.size() + index, o.skipped ? 0.0 : after.wallS - before.wallS);
+  }
   if (verbose_) {
     progress_.clear();
     if (o.skipped) {
@@ -321,8 +367,26 @@ Outcome Session::measure(std::size_t index, const Config& c) {
                    c.workload == 'A' ? "pairs" : "contacts");
     }
   }
-  if (index + 1 == planned_.size()) progress_.clear();
+  if (index + 1 == planned_.size() && repetitions_ == 1) progress_.clear();
   return o;
+}
+
+void Session::repeat(std::size_t index, std::uint32_t round, Outcome& o) {
+  if (o.skipped) return;
+  const std::size_t at = round * planned_.size() + index;
+  Config c = o.result.config;  // the frames the first round timed
+  c.timeBoxSeconds = 0.0;
+  c.driftSteps = 0;  // the first round took the drift
+  progress_.show(at, describe(c) + " (repetition " + std::to_string(round + 1) + " of " +
+                         std::to_string(repetitions_) + ")");
+  const CpuSample before = sampleCpu();
+  const Result r = c.workload == 'A' ? measureA(c) : runWorkloadB(c);
+  o.load.add(before, sampleCpu());
+  o.repMs.push_back(r.medianMs);
+  o.repCpuMs.push_back(r.cpuMs);
+  if (r.stageMedians) o.repStages.push_back(*r.stageMedians);
+  progress_.finish(at);
+  if (at + 1 == planned_.size() * repetitions_) progress_.clear();
 }
 
 std::string withCommas(unsigned long long value) {

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "load.hpp"
 #include "workloads.hpp"
 
 namespace quadbin::perf {
@@ -99,11 +100,31 @@ inline constexpr double kPlainProgressSeconds = 30.0;
 [[nodiscard]] double estimateWeight(const Config& c) noexcept;
 
 struct Outcome {
+  /// The first repetition's result; once every repetition ran
+  /// (summariseRepetitions), its times are the repetitions' (below).
   Result result;
   bool skipped = false;
   std::optional<double> predictedSeconds;
   std::string skipReason;  // why, when not the budget's prediction
+  /// Each repetition's median ms per frame and CPU ms per frame, in order.
+  std::vector<double> repMs, repCpuMs;
+  /// Each repetition's stage medians (B/C).
+  std::vector<StageTimes> repStages;
+  /// What the rest of the machine did while this configuration ran.
+  LoadUse load;
+  /// The 10th and 90th percentiles of repMs.
+  double p10Ms = 0.0, p90Ms = 0.0;
 };
+
+/// The q-quantile (0..1) of `values`, linearly interpolated between the
+/// closest ranks (numpy's default); 0 when empty. Sorts a copy.
+[[nodiscard]] double quantile(std::vector<double> values, double q);
+
+/// Once every repetition ran: the result's median, min and max ms, its CPU
+/// ms and stage medians become the median, min and max over the
+/// repetitions (each a median over its frames), p10Ms and p90Ms their
+/// percentiles.
+void summariseRepetitions(Outcome& o);
 
 /// Runs configurations one by one: skips those predicted over the budget
 /// (probing at a small N first when no smaller N was measured), checks
@@ -112,9 +133,15 @@ class Session {
  public:
   Session(double budgetSeconds, bool verbose);
 
-  void plan(const std::vector<Config>& configs);
-  /// The planned configuration `index` (plan() order).
+  /// `repetitions` rounds over `configs` (round-robin): the progress line
+  /// counts them all.
+  void plan(const std::vector<Config>& configs, std::uint32_t repetitions = 1);
+  /// The planned configuration `index` (plan() order), first round.
   [[nodiscard]] Outcome measure(std::size_t index, const Config& c);
+  /// Round `round` (>= 1) of configuration `index`, measured first as
+  /// `o`: the same frames as the first round timed (no time-box, no
+  /// budget), appended to o's repetitions. Nothing for a skipped one.
+  void repeat(std::size_t index, std::uint32_t round, Outcome& o);
   Progress& progress() noexcept { return progress_; }
 
  private:
@@ -138,6 +165,7 @@ class Session {
   Predictor predictor_;
   Progress progress_;
   std::vector<Config> planned_;
+  std::uint32_t repetitions_ = 1;
   std::map<RefKey, Reference> references_;
 };
 

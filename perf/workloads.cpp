@@ -1,6 +1,7 @@
 #include "workloads.hpp"
 
 #include <tbb/global_control.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +16,47 @@ namespace quadbin::perf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// CPU time in ms: the calling thread's for one thread (the others'
+// work would not be ours), the whole process's for several.
+double cpuNowMs(std::uint32_t threads) noexcept {
+  timespec ts{};
+  clock_gettime(threads <= 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+// quadbin's World behind the interface the peers share.
+class QuadbinStepper final : public WorldStepper {
+ public:
+  explicit QuadbinStepper(World world) : world_(std::move(world)) {}
+  void step(double dt) override { world_.step(static_cast<float>(dt)); }
+  [[nodiscard]] std::uint32_t contacts() const override { return world_.stats().contacts; }
+  [[nodiscard]] bool contactsAreFree() const noexcept override { return true; }
+  void state(BallState& out) const override {
+    out = {};
+    for (std::uint32_t i = 0; i < world_.bodyCount(); ++i) {
+      const BodyId id = world_.bodyAt(i);
+      if (world_.type(id) != BodyType::Ball) continue;
+      const Vec2 p = world_.position(id), v = world_.velocity(id);
+      out.x.push_back(p.x);
+      out.y.push_back(p.y);
+      out.vx.push_back(v.x);
+      out.vy.push_back(v.y);
+      out.r.push_back(world_.radius(id));
+    }
+  }
+  [[nodiscard]] std::optional<StageTimes> stageTimes() const override {
+    const StepStats& st = world_.stats();
+    return StageTimes{st.integrateMs, st.broadPhaseMs, st.narrowPhaseMs, st.solverMs,
+                      st.positionMs,  st.sleepMs,      st.eventsMs};
+  }
+  [[nodiscard]] std::size_t broadPhaseBytes() const noexcept override {
+    return world_.broadPhase().memoryBytes();
+  }
+
+ private:
+  World world_;
+};
 
 void summarise(std::vector<double>& times, Result& r) {
   if (times.empty()) return;
@@ -71,19 +113,24 @@ Result runWorkloadA(const Config& c, std::span<const std::uint64_t> expectedPair
   structure->setTaskSystem(makeTaskSystem(c.threads));
   std::vector<AABB> boxes;
   std::vector<Pair> pairs;
-  std::vector<double> times;
+  std::vector<double> times, cpu;
   const std::uint32_t total = c.warmup + c.frames;
   times.reserve(c.frames);
+  cpu.reserve(c.frames);
   r.framePairs.reserve(total);
   for (std::uint32_t frame = 0; frame < total; ++frame) {
     scenes::advance(scene);  // the motion is the same for every structure: not timed
+    const double cpu0 = cpuNowMs(c.threads);
     const auto start = Clock::now();
     scenes::boxes(scene, boxes);
     structure->update(boxes);
     pairs.clear();
     structure->findPairs(pairs);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    if (frame >= c.warmup) times.push_back(ms);
+    if (frame >= c.warmup) {
+      times.push_back(ms);
+      cpu.push_back(cpuNowMs(c.threads) - cpu0);
+    }
     r.framePairs.push_back(pairs.size());
     const bool timeUp = timeBoxUp(c, times);
     if (frame < expectedPairs.size() && pairs.size() != expectedPairs[frame]) {
@@ -95,6 +142,7 @@ Result runWorkloadA(const Config& c, std::span<const std::uint64_t> expectedPair
   }
   r.config.frames = static_cast<std::uint32_t>(times.size());
   summarise(times, r);
+  r.cpuMs = median(cpu);
   r.pairs = pairs.size();
   r.bytesPerBody = c.n ? static_cast<double>(structure->memoryBytes()) / c.n : 0.0;
   // The digest covers the pair set, not its order: peers need not keep one.
@@ -113,52 +161,66 @@ Result runWorkloadB(const Config& c) {
   // The elastic scenes: restitution 1, restitutionThreshold 0, enableSleep
   // false; the pile: gravity, restitution 0.5, threshold 1, sleeping on.
   WorldDef def = scenes::worldDefFor(c.scene);
-  const auto type = parseBroadPhaseType(c.structure);
-  if (!type) {
-    throw std::invalid_argument("'" + c.structure + "' is not a quadbin broad phase (the World " +
-                                "runs quadbin's own; peers take part in Workload A only)");
+  std::unique_ptr<WorldStepper> stepper;
+  if (const auto type = parseBroadPhaseType(c.structure)) {
+    def.broadPhase = *type;
+    def.threadCount = c.threads;
+    def.logLevel = LogLevel::Error;
+    stepper = std::make_unique<QuadbinStepper>(scenes::makeWorld(scene, def));
+  } else {
+    stepper = makeWorldPeer(c.structure, scene, def);
   }
-  def.broadPhase = *type;
-  def.threadCount = c.threads;
-  def.logLevel = LogLevel::Error;
-  World world = scenes::makeWorld(scene, def);
-  std::vector<double> times;
+  if (!stepper) {
+    throw std::invalid_argument("'" + c.structure + "' is neither a quadbin broad phase nor a " +
+                                "world-step peer ('quadbin-perf list --workload B')");
+  }
+  std::vector<double> times, cpu;
   std::vector<double> stages[7];
-  const auto dt = static_cast<float>(scenes::kDefaultDt);
-  const double energy0 = world.kineticEnergy();
+  const double dt = scenes::kDefaultDt;
+  BallState state;
+  stepper->state(state);
+  const double energy0 = kineticEnergy(state);
   const std::uint32_t total = c.warmup + c.frames;
   std::uint64_t hash = fnv1a(nullptr, 0);
   times.reserve(c.frames);
+  cpu.reserve(c.frames);
   for (std::uint32_t frame = 0; frame < std::max(total, c.driftSteps); ++frame) {
+    const double cpu0 = cpuNowMs(c.threads);
     const auto start = Clock::now();
-    world.step(dt);
+    stepper->step(dt);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (frame >= c.warmup && frame < total) {
       times.push_back(ms);
-      const StepStats& st = world.stats();
-      const double stageMs[7] = {st.integrateMs, st.broadPhaseMs, st.narrowPhaseMs, st.solverMs,
-                                 st.positionMs,  st.sleepMs,      st.eventsMs};
-      for (int k = 0; k < 7; ++k) stages[k].push_back(stageMs[k]);
+      cpu.push_back(cpuNowMs(c.threads) - cpu0);
+      if (const auto st = stepper->stageTimes()) {
+        const double stageMs[7] = {st->integrateMs, st->broadPhaseMs, st->narrowPhaseMs,
+                                   st->solverMs,    st->positionMs,   st->sleepMs,
+                                   st->eventsMs};
+        for (int k = 0; k < 7; ++k) stages[k].push_back(stageMs[k]);
+      }
     }
     const bool timeUp = frame < total && timeBoxUp(c, times);
-    if (frame + 1 == total || timeUp) r.pairs = world.stats().contacts;
-    const std::uint32_t contacts = world.stats().contacts;
-    hash = fnv1a(&contacts, sizeof contacts, hash);
+    if (frame + 1 == total || timeUp) r.pairs = stepper->contacts();
+    if (stepper->contactsAreFree()) {
+      const std::uint32_t contacts = stepper->contacts();
+      hash = fnv1a(&contacts, sizeof contacts, hash);
+    }
     if (timeUp) break;
   }
   r.config.frames = static_cast<std::uint32_t>(times.size());
   summarise(times, r);
-  r.bytesPerBody = c.n ? static_cast<double>(world.broadPhase().memoryBytes()) / c.n : 0.0;
-  if (energy0 > 0.0) r.energyDrift = (world.kineticEnergy() - energy0) / energy0;
-  for (std::uint32_t i = 0; i < world.bodyCount(); ++i) {
-    const BodyId id = world.bodyAt(i);
-    const Vec2 p = world.position(id), v = world.velocity(id);
-    const float state[4] = {p.x, p.y, v.x, v.y};
-    hash = fnv1a(state, sizeof state, hash);
+  r.cpuMs = median(cpu);
+  r.bytesPerBody = c.n ? static_cast<double>(stepper->broadPhaseBytes()) / c.n : 0.0;
+  stepper->state(state);
+  if (energy0 > 0.0) r.energyDrift = (kineticEnergy(state) - energy0) / energy0;
+  for (std::size_t i = 0; i < state.x.size(); ++i) {
+    const float s4[4] = {static_cast<float>(state.x[i]), static_cast<float>(state.y[i]),
+                         static_cast<float>(state.vx[i]), static_cast<float>(state.vy[i])};
+    hash = fnv1a(s4, sizeof s4, hash);
   }
   r.resultHash = hash;
-  r.quality = measureQuality(world);
-  if (!times.empty()) {
+  r.quality = measureQuality(state.x, state.y, state.r);
+  if (!stages[0].empty()) {
     r.stageMedians =
         StageTimes{median(stages[0]), median(stages[1]), median(stages[2]), median(stages[3]),
                    median(stages[4]), median(stages[5]), median(stages[6])};

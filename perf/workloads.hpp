@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "quality.hpp"
+#include "world_peers.hpp"
 
 namespace quadbin::perf {
 
@@ -42,23 +43,15 @@ struct Config {
   std::string skipReason;
 };
 
-/// Milliseconds of each stage of World::step (StepStats' stage times).
-struct StageTimes {
-  double integrateMs = 0.0;
-  double broadPhaseMs = 0.0;
-  double narrowPhaseMs = 0.0;
-  double solverMs = 0.0;
-  double positionMs = 0.0;
-  double sleepMs = 0.0;
-  double eventsMs = 0.0;
-};
-
 /// The fewest timed frames a time-boxed configuration keeps.
 inline constexpr std::uint32_t kMinTimedFrames = 10;
 
 struct Result {
   Config config;
   double medianMs = 0, minMs = 0, maxMs = 0;
+  /// The median over the timed frames of the CPU time each took: the
+  /// thread's for one thread, the process's (every thread) for several.
+  double cpuMs = 0;
   std::uint64_t pairs = 0;  // A: pairs of the last frame; B/C: contacts of the last step
   double bytesPerBody = 0;
   /// A: the pair count of every frame, warm-up included.
@@ -71,7 +64,8 @@ struct Result {
   std::uint64_t resultHash = 0;
   /// B/C: the overlaps of the final state (after the drift steps too).
   std::optional<Quality> quality;
-  /// B/C: the median over the timed steps of each stage's time.
+  /// B/C: the median over the timed steps of each stage's time (NaN for a
+  /// stage the engine does not have).
   std::optional<StageTimes> stageMedians;
 };
 
@@ -86,7 +80,10 @@ struct Result {
 /// Workload B (and C, the sweep's points): World::step with the broad phase
 /// `config.structure` (a quadbin structure) and WorldDef::threadCount, on
 /// the physics of scenes::worldDefFor(config.scene) (the elastic scenes:
-/// restitution 1, restitutionThreshold 0, sleeping off).
+/// restitution 1, restitutionThreshold 0, sleeping off); or a world-step
+/// peer's step (world_peers.hpp) on the same scene and physics. The energy
+/// drift and the quality are computed from the balls' state by the same
+/// code for both.
 [[nodiscard]] Result runWorkloadB(const Config& config);
 
 /// FNV-1a, 64 bits, over raw bytes, continuing from `hash`.

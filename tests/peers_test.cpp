@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <quadbin/broadphase.hpp>
 #include <quadbin/scenes/scene.hpp>
 #include <string>
 
 #include "structures.hpp"
+#include "world_peers.hpp"
 
 #include "support/pair_diff.hpp"
 
@@ -287,3 +289,42 @@ TEST(Peers, BulletSapRefusesMillions) {
   EXPECT_EQ(pairs, (std::vector<Pair>{{0, 1}}));
 }
 #endif
+
+// The world-step peers (Workload B) compiled in: each steps a reference
+// scene with every ball kept, inside the walls, finite, and the elastic
+// scene's kinetic energy about where it started.
+TEST(WorldPeers, StepTheSceneInsideTheWalls) {
+  std::vector<std::string> expected;
+#if QUADBIN_HAVE_BOX2D
+  expected.emplace_back("box2d-world");
+#endif
+#if QUADBIN_HAVE_CHIPMUNK
+  expected.insert(expected.end(), {"chipmunk-hash", "chipmunk-bbtree"});
+#endif
+  EXPECT_EQ(perf::worldPeerNames(), expected);
+  EXPECT_EQ(perf::makeWorldPeer("bin-grid", scenes::generate(SceneKind::Uniform, 10), {}), nullptr);
+  for (const auto& name : expected) {
+    for (auto kind : {SceneKind::Uniform, SceneKind::Mixed}) {
+      const auto scene = scenes::generate(kind, 300);
+      auto peer = perf::makeWorldPeer(name, scene, scenes::worldDefFor(kind));
+      ASSERT_NE(peer, nullptr) << name;
+      EXPECT_FALSE(perf::worldPeerEngine(name).empty()) << name;
+      perf::BallState state;
+      peer->state(state);
+      const double e0 = perf::kineticEnergy(state);
+      for (int step = 0; step < 30; ++step) peer->step(scenes::kDefaultDt);
+      peer->state(state);
+      ASSERT_EQ(state.x.size(), scene.size()) << name;
+      for (std::size_t i = 0; i < state.x.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(state.x[i]) && std::isfinite(state.vx[i]))
+            << name << " ball " << i;
+        // Soft contacts may push a ball a little into a wall: half a radius.
+        EXPECT_GE(state.x[i], scene.minX - 0.5 * state.r[i]) << name << " ball " << i;
+        EXPECT_LE(state.x[i], scene.maxX + 0.5 * state.r[i]) << name << " ball " << i;
+        EXPECT_GE(state.y[i], scene.minY - 0.5 * state.r[i]) << name << " ball " << i;
+        EXPECT_LE(state.y[i], scene.maxY + 0.5 * state.r[i]) << name << " ball " << i;
+      }
+      EXPECT_NEAR(perf::kineticEnergy(state) / e0, 1.0, 0.1) << name;
+    }
+  }
+}

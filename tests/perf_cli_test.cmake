@@ -48,7 +48,7 @@ function(expect_same_file a b what)
   endif()
 endfunction()
 
-set(base_columns "workload,scene,n,structure,threads,frames,median_ms,min_ms,max_ms,pairs,bytes_per_body")
+set(base_columns "workload,scene,n,structure,threads,frames,repetitions,median_ms,min_ms,p10_ms,p90_ms,max_ms,cpu_ms,pairs,bytes_per_body,others_cpus,load_avg")
 # The columns every run, sweep and scaling CSV ends with (blank on A rows).
 set(world_columns "overlaps,max_penetration,stage_integrate_ms,stage_broad_phase_ms,stage_narrow_phase_ms,stage_solver_ms,stage_position_ms,stage_sleep_ms,stage_events_ms")
 # check_world_columns(file tail): the header ends with `tail` then the world columns.
@@ -285,7 +285,7 @@ perf(0 simulate --scene-file mixed_2.csv --steps 20 --broadphase bin-grid --dump
 expect_same_file(${WORK_DIR}/simf_1.csv ${WORK_DIR}/simf_2.csv "simulate a scene file twice")
 
 # ---------------------------------------------------------------- run, sweep, scaling
-perf(0 run --n 1000 --frames 3 --warmup 1 --out results)
+perf(0 run --n 1000 --frames 3 --warmup 1 --repetitions 1 --out results)
 check_csv(${WORK_DIR}/results/run.csv 36)
 foreach(f run.json machine.json)
   if(NOT EXISTS ${WORK_DIR}/results/${f})
@@ -312,7 +312,7 @@ if(NOT json_n EQUAL 1000 OR json_error2)
   fail("run.json: results[0].n = '${json_n}', machine.cpu: ${json_error2}")
 endif()
 foreach(line IN LISTS csv_lines)
-  if(line MATCHES "^A,uniform,1000,brute-force,1,3,[0-9.]+,[0-9.]+,[0-9.]+,([0-9]+),")
+  if(line MATCHES "^A,uniform,1000,brute-force,1,3,1,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,([0-9]+),")
     set(brute_pairs ${CMAKE_MATCH_1})
   endif()
 endforeach()
@@ -332,11 +332,11 @@ if(NOT out MATCHES "threads +frames +ms/frame" OR NOT out MATCHES "threads +step
 endif()
 # A row cut short by the time-box shows the 10 steps it timed, not --frames.
 perf(0 run --workload B --scene uniform --n 2000 --broadphase bin-grid --frames 500 --warmup 1
-     --config-seconds 0.000001 --out timebox)
+     --repetitions 1 --config-seconds 0.000001 --out timebox)
 if(NOT out MATCHES "\nuniform +2,000 +bin-grid +1 +10 +[0-9.]+ ")
   fail("run --config-seconds: the table does not show the 10 steps timed: ${out}")
 endif()
-check_world_columns(${WORK_DIR}/results/run.csv "vs_box2d,energy_drift,predicted_s,status")
+check_world_columns(${WORK_DIR}/results/run.csv "vs_box2d,vs_box2d_p10,vs_box2d_p90,vs_chipmunk,vs_chipmunk_p10,vs_chipmunk_p90,energy_drift,predicted_s,status")
 # B rows: overlaps, max_penetration and the seven stage medians are numbers;
 # A rows leave them blank.
 set(number "[0-9][0-9.e+-]*")
@@ -355,11 +355,41 @@ if(NOT found_b)
   fail("run.csv: no B uniform 1000 bin-grid row")
 endif()
 
+# Repetitions: every row says how many ran; the world-step peers (when
+# compiled in) run Workload B, and quadbin's rows carry the ratio with its
+# spread; machine.json records the machine's load.
+perf(0 list --workload B)
+set(world_names "${out}")
+perf(0 run --workload B --scene uniform --n 500 --broadphase bin-grid,all --frames 3 --warmup 1
+     --repetitions 3 --out reps)
+check_csv(${WORK_DIR}/reps/run.csv 2)
+foreach(line IN LISTS csv_lines)
+  if(line MATCHES "^B," AND NOT line MATCHES "^B,uniform,500,[a-z0-9-]+,1,3,3,")
+    fail("run --repetitions 3: row '${line}' does not say 3 repetitions")
+  endif()
+  if(world_names MATCHES "box2d-world" AND line MATCHES "^B,uniform,500,bin-grid,"
+     AND NOT line MATCHES ",ok,[0-9]+,${number},")
+    fail("run --repetitions 3: no quality on '${line}'")
+  endif()
+endforeach()
+if(world_names MATCHES "box2d-world")
+  if(NOT out MATCHES "box2d-world" OR NOT out MATCHES "vs box2d-2")
+    fail("run: Workload B lacks the box2d-world peer or its 'vs box2d-2.x' column: ${out}")
+  endif()
+endif()
+file(READ ${WORK_DIR}/reps/machine.json machine)
+string(JSON busy ERROR_VARIABLE json_error GET "${machine}" load busy)
+if(json_error)
+  fail("machine.json: no load.busy (${json_error})")
+endif()
+expect_usage_error("--repetitions" run --repetitions 0)
+
 # Without --out every command writes a folder of its own,
 # perf/results/<host>-<date>-<time>/: never an earlier run's, never the
 # committed reference (perf/results/reference/), and one git ignores.
 foreach(i 1 2)
-  perf(0 run --workload A --scene uniform --n 300 --broadphase bin-grid --frames 2 --warmup 1)
+  perf(0 run --workload A --scene uniform --n 300 --broadphase bin-grid --frames 2 --warmup 1
+       --repetitions 1)
   if(NOT out MATCHES "results: perf/results/[^ /]+-[0-9]+-[0-9]+(-[0-9]+)?/run.csv")
     fail("run without --out: results not in a perf/results/<host>-<date>-<time> folder: ${out}")
   endif()
@@ -397,7 +427,7 @@ else()
 endif()
 
 # The pile in Workload B (and C): a world under gravity, its quality measured.
-perf(0 run --workload B --scene pile --n 300 --frames 2 --warmup 1 --broadphase bin-grid,quadtree --out pile_run)
+perf(0 run --workload B --scene pile --n 300 --frames 2 --warmup 1 --repetitions 1 --broadphase bin-grid,quadtree --out pile_run)
 check_csv(${WORK_DIR}/pile_run/run.csv 2)
 foreach(line IN LISTS csv_lines)
   if(line MATCHES "^B," AND NOT line MATCHES "^B,pile,300,(bin-grid|quadtree),1,2,.*,ok,[0-9]+,${number},")
@@ -410,7 +440,7 @@ check_world_columns(${WORK_DIR}/pile_run/sweep.csv "steps_per_s,energy_drift,pre
 
 # The budget: brute force at 30,000 is predicted far over 0.01 s: skipped, not dropped.
 perf(0 run --workload A --scene uniform --n 1000,30000 --broadphase brute-force,bin-grid
-     --frames 2 --warmup 1 --budget 0.01 --out budget)
+     --frames 2 --warmup 1 --repetitions 1 --budget 0.01 --out budget)
 check_csv(${WORK_DIR}/budget/run.csv 4)
 set(found_skip FALSE)
 foreach(line IN LISTS csv_lines)
