@@ -169,9 +169,9 @@ TEST_F(SnapshotFormat, InconsistentContentsAreRefused) {
   World w = target();
   const Bytes before = w.snapshot();
   const auto n = at<std::uint32_t>(b, 32);
-  const std::size_t def = 64, bodies = def + 56;
-  const std::size_t islandNext = bodies + n * (1 + 9 * 4 + 1 + 4);
-  const std::size_t slotOf = bodies + n * 50 + 8;
+  const std::size_t def = 64, bodies = def + 60;
+  const std::size_t islandNext = bodies + n * (1 + 13 * 4 + 1 + 4);
+  const std::size_t slotOf = bodies + n * 66 + 8;
   auto refusedWith = [&](auto change, const char* why) {
     Bytes bad = b;
     change(bad);
@@ -190,7 +190,7 @@ TEST_F(SnapshotFormat, InconsistentContentsAreRefused) {
               "taken twice");
   const std::size_t contacts = slotOf + 4 * n + 4 * at<std::uint32_t>(b, 36) + 4 * 2;
   refusedWith([&](Bytes& x) { set<std::uint32_t>(x, contacts, n); }, "contact 0");
-  refusedWith([&](Bytes& x) { x[contacts + 16] = std::byte{65}; }, "contact 0");
+  refusedWith([&](Bytes& x) { x[contacts + 24] = std::byte{65}; }, "contact 0");
   w.restore(b);
   EXPECT_EQ(w.snapshot(), b);
 }

@@ -40,10 +40,13 @@ void buildUp(World& w) {
   std::uniform_real_distribution<float> pos(3.0f, 117.0f), vel(-25.0f, 25.0f), r(0.4f, 1.4f);
   w.createBody(BodyDef::staticBox({{30, 30}, {70, 34}}));
   w.createBody(BodyDef::staticBox({{90, 0}, {94, 50}}));
-  for (int i = 0; i < 120; ++i) {  // a pile on the floor, at rest
+  for (int i = 0; i < 120; ++i) {  // a pile on the floor, at rest, with friction: balls spin
     const float x = 2.0f + static_cast<float>(i % 40) * 2.0f;
     const float y = 1.0f + static_cast<float>(i / 40) * 2.0f;
-    w.createBody(BodyDef::ball({x, y}, 1.0f));
+    BodyDef ball = BodyDef::ball({x, y}, 1.0f);
+    ball.friction = 0.5f;
+    ball.rollingResistance = i % 2 == 0 ? 0.1f : 0.0f;
+    w.createBody(ball);
   }
   for (int i = 0; i < 400; ++i) {  // a gas that strikes it, the walls and each other
     w.createBody(BodyDef::ball({pos(rng), 10.0f + pos(rng) * 0.9f}, r(rng), {vel(rng), vel(rng)}));

@@ -240,8 +240,7 @@ void checkBodies(const BodyStore& b) {
       ++boxes;
       if (b.radius[i] != 0.0f || b.mass[i] != std::numeric_limits<float>::infinity() ||
           b.invMass[i] != 0.0f || b.vx[i] != 0.0f || b.vy[i] != 0.0f || b.w[i] != 0.0f ||
-          b.awake[i] != 0 ||
-          next != kNoBody) {
+          b.awake[i] != 0 || next != kNoBody) {
         bad("a static box that is not static");
       }
     } else {
@@ -348,7 +347,7 @@ std::vector<std::byte> write(const View& v) {
   writeDef(w, v.def);
   w.putAll(std::span<const BodyType>(b.type));
   for (const auto* column : {&b.px, &b.py, &b.vx, &b.vy, &b.w, &b.angle, &b.friction, &b.rolling,
-                            &b.hx, &b.hy, &b.radius, &b.mass, &b.invMass}) {
+                             &b.hx, &b.hy, &b.radius, &b.mass, &b.invMass}) {
     w.putAll(std::span<const float>(*column));
   }
   w.putAll(std::span<const std::uint8_t>(b.awake));
