@@ -1,61 +1,75 @@
 #include <gtest/gtest.h>
 
-#include <spdlog/sinks/base_sink.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <mutex>
 #include <quadbin/quadbin.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace quadbin;
 
 namespace {
 
-class CaptureSink : public spdlog::sinks::base_sink<std::mutex> {
- public:
-  std::vector<std::pair<spdlog::level::level_enum, std::string>> lines;
-
- protected:
-  void sink_it_(const spdlog::details::log_msg& msg) override {
-    lines.emplace_back(msg.level, std::string(msg.payload.data(), msg.payload.size()));
-  }
-  void flush_() override {}
+struct Captured {
+  std::vector<std::pair<LogLevel, std::string>> lines;
 };
 
 class LogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    sink = std::make_shared<CaptureSink>();
-    setLogSink(sink);
+    captured = std::make_shared<Captured>();
+    setLogSink([c = captured](LogLevel level, std::string_view message) {
+      c->lines.emplace_back(level, std::string(message));
+    });
     setLogLevel(LogLevel::Warn);
+    sink = captured.get();
   }
   void TearDown() override {
-    setLogSink(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+    setLogSink({});
     setLogLevel(LogLevel::Warn);
   }
-  std::shared_ptr<CaptureSink> sink;
+  std::shared_ptr<Captured> captured;
+  Captured* sink = nullptr;
 };
 
 }  // namespace
 
 TEST_F(LogTest, QuietByDefaultAndLevelIsSettable) {
   EXPECT_EQ(logLevel(), LogLevel::Warn);
-  logger()->info("not shown");
-  EXPECT_TRUE(sink->lines.empty());
-  setLogLevel(LogLevel::Info);
-  logger()->info("shown");
-  EXPECT_EQ(sink->lines.size(), 1u);
+  // A refusal the world logs at warning level, then at debug level.
+  World world;
+  setLogLevel(LogLevel::Error);
+  EXPECT_THROW(world.step(-1.0f), Error);
+  EXPECT_TRUE(sink->lines.empty()) << "a warning below the Error level";
+  setLogLevel(LogLevel::Debug);
+  EXPECT_THROW(world.step(-2.0f), Error);
+  ASSERT_EQ(sink->lines.size(), 1u);
+  EXPECT_EQ(sink->lines[0].first, LogLevel::Debug) << "later refusals at debug level";
   setLogLevel(LogLevel::Off);
-  logger()->error("not shown either");
+  EXPECT_THROW(world.step(-3.0f), Error);
   EXPECT_EQ(sink->lines.size(), 1u);
   EXPECT_EQ(logLevel(), LogLevel::Off);
+  for (LogLevel level : {LogLevel::Trace, LogLevel::Debug, LogLevel::Info, LogLevel::Warn,
+                         LogLevel::Error, LogLevel::Off}) {
+    setLogLevel(level);
+    EXPECT_EQ(logLevel(), level);
+  }
+}
+
+TEST_F(LogTest, AnEmptySinkRestoresStderr) {
+  setLogSink({});
+  World world;
+  testing::internal::CaptureStderr();
+  EXPECT_THROW(world.step(-1.0f), Error);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("dt = -1"), std::string::npos) << err;
+  EXPECT_TRUE(sink->lines.empty());
 }
 
 TEST_F(LogTest, RefusedInputIsLoggedOnceAtWarning) {
   World world;
   for (int i = 0; i < 5; ++i) EXPECT_THROW(world.step(-1.0f), Error);
   ASSERT_EQ(sink->lines.size(), 1u);
-  EXPECT_EQ(sink->lines[0].first, spdlog::level::warn);
+  EXPECT_EQ(sink->lines[0].first, LogLevel::Warn);
   EXPECT_NE(sink->lines[0].second.find("dt = -1"), std::string::npos);
 }
 

@@ -21,6 +21,7 @@
 #include "body_store.hpp"
 #include "contact_solver.hpp"
 #include "islands.hpp"
+#include "log_internal.hpp"
 #include "snapshot.hpp"
 #include "validate.hpp"
 

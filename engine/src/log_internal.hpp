@@ -1,0 +1,16 @@
+#pragma once
+// The engine's side of the log (include/quadbin/engine/log.hpp): one spdlog
+// logger named "quadbin", not registered in spdlog's global registry, so a
+// game's spdlog::drop_all() or set_level() neither silences nor floods it.
+// spdlog stays a private dependency: nothing installed names it.
+
+#include <spdlog/logger.h>
+
+#include <memory>
+
+namespace quadbin {
+
+/// The library's logger (created on first use, writing to stderr).
+[[nodiscard]] const std::shared_ptr<spdlog::logger>& logger();
+
+}  // namespace quadbin
