@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// DiagonalBsp: seed 002's binary space partition, rebuilt every frame. The
+/// DiagonalBsp: a binary space partition by diagonal cuts, rebuilt every frame. The
 /// root rectangle is cut along its diagonal into two right triangles; each
 /// triangle is cut from the vertex opposite its longest side to that side's
 /// midpoint (from the right angle to the hypotenuse for a right triangle),
@@ -11,7 +11,7 @@
 /// exactly on a cut going to the left (cross product >= 0) side. Boxes
 /// outside setBounds() go on an outside list.
 ///
-/// Pick it to compare with the paper, or for scenes whose density varies
+/// Pick it to compare the classic partitions, or for scenes whose density varies
 /// along diagonals; LeafQuadtree is usually faster. Costs: twice the depth
 /// of a quadtree for the same leaf size, a cross product per box per level,
 /// and an owner check that walks up the cuts for each overlapping pair.

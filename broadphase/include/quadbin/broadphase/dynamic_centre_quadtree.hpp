@@ -1,12 +1,12 @@
 #pragma once
 /// \file
-/// DynamicCentreQuadtree: seed 002's "quadtree with a dynamic centre",
+/// DynamicCentreQuadtree: a "quadtree with a dynamic centre",
 /// rebuilt every frame. Like LeafQuadtree, but a node splits into four at the
 /// mean of its bodies' centres instead of the middle of its cell, so crowded
 /// regions are cut where the bodies are and leaves hold similar numbers of
 /// them. `sampleSize` = k > 0 takes the mean of k bodies drawn by a small
-/// xorshift generator seeded from the node (the paper's "few randomly chosen
-/// balls"; reproducible: the same input gives the same tree). A node whose
+/// xorshift generator seeded from the node (a few randomly chosen bodies;
+/// reproducible: the same input gives the same tree). A node whose
 /// centres all coincide is not split. Pairs are reported once by the owner
 /// rule; boxes outside setBounds() go on an outside list.
 ///

@@ -59,7 +59,7 @@ class LeafQuadtree final : public BroadPhase {
   /// docs/concurrency.md); the same tree and pairs for any thread count.
   [[nodiscard]] bool usesTaskSystem() const noexcept override { return true; }
 
-  /// Seed 001's pattern. clear() forgets every box; insert() stages one
+  /// Direct use: clear() forgets every box; insert() stages one
   /// (indices must be distinct; they are what pairs and queries report).
   void clear() noexcept;
   void insert(std::uint32_t index, const AABB& box);

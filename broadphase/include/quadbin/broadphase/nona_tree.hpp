@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// NonaTree: seed 002's "nona-tree", rebuilt every frame. Like LeafQuadtree,
+/// NonaTree: a "nona-tree", rebuilt every frame. Like LeafQuadtree,
 /// but a node splits into 3 x 3 children (each side cut in thirds), so the
 /// tree is shallower for the same leaf size. Pairs are reported once by the
 /// owner rule; boxes outside setBounds() go on an outside list.

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// QuadtreeBroadPhase: seed 000's quadtree as a broad phase ("quadtree").
+/// QuadtreeBroadPhase: the loose, incremental quadtree as a broad phase ("quadtree").
 ///
 /// A box lives in the smallest node that fully contains it; boxes that
 /// straddle a split line stay in the parent. A leaf holding more than
@@ -49,7 +49,7 @@ namespace quadbin {
 struct QuadtreeOptions {
   std::uint32_t threshold = 16;  ///< values a leaf holds before it splits (>= 1)
   std::uint32_t maxDepth = 8;    ///< root is depth 0 (<= 24)
-  float looseness = 1.0f;        ///< node boxes grown by this factor (in [1, 4]; 1 = seed 000)
+  float looseness = 1.0f;        ///< node boxes grown by this factor, in [1, 4]; 1: strict
   bool incremental = true;       ///< false: clear and re-insert everything each frame
 };
 
