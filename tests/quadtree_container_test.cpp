@@ -9,6 +9,7 @@
 #include <quadbin/broadphase/quadtree_container.hpp>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -551,7 +552,9 @@ TEST(QuadtreeContainer, BoxConversions) {
   const AABB a{{1, 2}, {3, 4}};
   const BasicBox<float> f = a;
   const BasicBox<double> d = a;
-  EXPECT_EQ(f.toAABB(), a);
+  static_assert(std::is_same_v<BasicBox<float>, AABB>, "one geometry: AABB is BasicBox<float>");
+  static_assert(!std::is_convertible_v<BasicBox<double>, AABB>, "double to float only explicitly");
+  EXPECT_EQ(f, a);
   EXPECT_EQ(static_cast<AABB>(d), a);
   EXPECT_EQ(d.min.x, 1.0);
   EXPECT_EQ(f.center(), (BasicVec2<float>{2, 3}));

@@ -48,67 +48,6 @@
 
 namespace quadbin {
 
-/// A 2D point of Float (float or double). Converts implicitly from quadbin::Vec2.
-template <class Float>
-struct BasicVec2 {
-  Float x{};
-  Float y{};
-
-  constexpr BasicVec2() noexcept = default;
-  constexpr BasicVec2(Float px, Float py) noexcept : x(px), y(py) {}
-  /// Lossless for float and double.
-  constexpr BasicVec2(Vec2 v) noexcept : x(static_cast<Float>(v.x)), y(static_cast<Float>(v.y)) {}
-  /// Rounds to float when Float is double.
-  [[nodiscard]] constexpr Vec2 toVec2() const noexcept {
-    return {static_cast<float>(x), static_cast<float>(y)};
-  }
-  friend constexpr bool operator==(const BasicVec2&, const BasicVec2&) noexcept = default;
-};
-
-/// A closed axis-aligned box [min, max] of Float. Converts implicitly from
-/// quadbin::AABB (so a GetBox may return an AABB and query() accepts one), and
-/// back with toAABB() or an explicit AABB(box) (rounding when Float is double).
-template <class Float>
-struct BasicBox {
-  BasicVec2<Float> min;
-  BasicVec2<Float> max;
-
-  constexpr BasicBox() noexcept = default;
-  constexpr BasicBox(BasicVec2<Float> lo, BasicVec2<Float> hi) noexcept : min(lo), max(hi) {}
-  constexpr BasicBox(const AABB& b) noexcept : min(b.min), max(b.max) {}
-  [[nodiscard]] constexpr AABB toAABB() const noexcept { return {min.toVec2(), max.toVec2()}; }
-  constexpr explicit operator AABB() const noexcept { return toAABB(); }
-
-  [[nodiscard]] constexpr Float width() const noexcept { return max.x - min.x; }
-  [[nodiscard]] constexpr Float height() const noexcept { return max.y - min.y; }
-  /// Halves first so that huge finite boxes do not overflow.
-  [[nodiscard]] constexpr BasicVec2<Float> center() const noexcept {
-    return {min.x * Float(0.5) + max.x * Float(0.5), min.y * Float(0.5) + max.y * Float(0.5)};
-  }
-  /// min <= max on both axes (false with a NaN). A zero-size box is valid.
-  [[nodiscard]] constexpr bool isValid() const noexcept { return min.x <= max.x && min.y <= max.y; }
-  friend constexpr bool operator==(const BasicBox&, const BasicBox&) noexcept = default;
-};
-
-/// Strict overlap on both axes, the rule of quadbin::overlaps: boxes that only
-/// touch do not overlap. Used by findAllIntersections().
-template <class Float>
-[[nodiscard]] constexpr bool overlaps(const BasicBox<Float>& a, const BasicBox<Float>& b) noexcept {
-  return a.min.x < b.max.x && b.min.x < a.max.x && a.min.y < b.max.y && b.min.y < a.max.y;
-}
-/// Closed overlap (touching counts), the rule of quadbin::touches. Used by query().
-template <class Float>
-[[nodiscard]] constexpr bool touches(const BasicBox<Float>& a, const BasicBox<Float>& b) noexcept {
-  return a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y;
-}
-/// outer contains inner entirely, borders included.
-template <class Float>
-[[nodiscard]] constexpr bool contains(const BasicBox<Float>& outer,
-                                      const BasicBox<Float>& inner) noexcept {
-  return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y && inner.max.x <= outer.max.x &&
-         inner.max.y <= outer.max.y;
-}
-
 /// Construction options of Quadtree (see the file comment).
 struct QuadtreeContainerOptions {
   /// Deepest maxDepth accepted: past ~24 levels a float cell is a few ulps wide.
