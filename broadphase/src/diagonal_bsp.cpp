@@ -5,7 +5,7 @@
 
 #include "checks.hpp"
 #include "float_math.hpp"
-#include "region_tree.hpp"
+#include "region_tree/tree_broad_phase.hpp"
 
 namespace quadbin {
 

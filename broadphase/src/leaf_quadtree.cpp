@@ -2,7 +2,8 @@
 
 #include "checks.hpp"
 #include "float_math.hpp"
-#include "region_tree.hpp"
+#include "region_tree/rect_grid_policy.hpp"
+#include "region_tree/tree_broad_phase.hpp"
 
 namespace quadbin {
 
