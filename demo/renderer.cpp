@@ -209,7 +209,7 @@ sf::View Renderer::worldView(const sf::RenderTarget& target, const Simulation& s
   const float fit = std::min(tw / (b.max.x - b.min.x), th / (b.max.y - b.min.y));
   const float perPixel = 1.0f / (fit * camera.zoom);
   const quadbin::Vec2 c = camera.center.value_or(b.center());
-  return sf::View({c.x, c.y}, {tw * perPixel, th * perPixel});
+  return {{c.x, c.y}, {tw * perPixel, th * perPixel}};
 }
 
 float Renderer::worldPerPixel(const sf::RenderTarget& target, const Simulation& sim,

@@ -30,6 +30,8 @@ struct Record {
   friend bool operator==(const Record&, const Record&) = default;
 };
 
+// gtest's name for a printer: short lines instead of byte dumps on failure.
+// NOLINTNEXTLINE(readability-identifier-naming)
 void PrintTo(const Record& r, std::ostream* os) {
   *os << "{kind " << r.kind << ", a " << r.a.index << ", b " << r.b.index << ", p (" << r.p.x
       << ", " << r.p.y << "), r " << r.r << "}";

@@ -18,8 +18,8 @@ namespace {
 constexpr std::uint32_t kContactChunk = 1024;
 
 struct Geometry {
-  Vec2 normal;  // unit, from the ball towards the other body
-  float gap;    // between the surfaces; negative: overlap
+  Vec2 normal;       // unit, from the ball towards the other body
+  float gap = 0.0f;  // between the surfaces; negative: overlap
 };
 
 // The normal and gap of ball a against the other body, as the solver's
