@@ -22,15 +22,24 @@ done
 "$demo" --headless --scene mixed --n 400 --frames 3 --overlay off --width 200 --height 300 \
   --screenshot "$out/plain.png"
 "$check" "$out/plain.png" 200 300 --min-bytes 1000 --min-colours 4
+# Zoomed in on a corner (World::draw culls to the view), and zoomed out.
+"$demo" --headless --scene clustered --n 1000 --frames 5 --zoom 5 --center 20,25 --width 240 \
+  --height 240 --screenshot "$out/zoom.png"
+"$check" "$out/zoom.png" 240 240 --min-bytes 1000 --min-colours 8
+"$demo" --headless --n 500 --frames 2 --zoom 0.5 --width 160 --height 160 \
+  --screenshot "$out/zoom-out.png"
+"$check" "$out/zoom-out.png" 160 160 --min-bytes 500 --min-colours 4
 # The window, driven by --keys (every key and both mouse actions), its last
 # frame saved.
 "$demo" --n 500 --width 300 --height 300 --threads 2 --frames 40 \
-  --keys "H,Tab,ShiftTab,3,A,D,burst,grab,C,C,+,-,O,O,Space,S,S,Space,release,R,5,0,9,7,6,8,4,1,2" \
+  --keys "H,Tab,ShiftTab,3,A,D,burst,grab,C,C,+,-,O,O,Space,S,S,Space,release,R,5,0,9,7,6,8,4,1,2,ZoomIn,ZoomIn,Left,Up,Right,Down,ZoomOut,Z,ZoomIn" \
   --screenshot "$out/window.png"
 "$check" "$out/window.png" 300 300 --min-bytes 1000 --min-colours 8
 # Bad options are refused with a message and exit code 2.
 for bad in "--headless --broadphase no-such-structure --screenshot $out/x.png" \
-           "--headless --n 10" "--overlay maybe" "--frames 5 --keys NoSuchKey"; do
+           "--headless --n 10" "--overlay maybe" "--frames 5 --keys NoSuchKey" \
+           "--headless --center 1 --screenshot $out/x.png" "--headless --center 1,nan --screenshot $out/x.png" \
+           "--headless --zoom 0 --screenshot $out/x.png"; do
   rc=0
   # shellcheck disable=SC2086
   "$demo" $bad >/dev/null 2>&1 || rc=$?

@@ -4,9 +4,11 @@
 #include <SFML/Graphics.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <quadbin/error.hpp>
 #include <string>
 
@@ -60,6 +62,8 @@ int runHeadless(const demo::Options& o, const sf::Font* font) {
   }
   demo::Renderer renderer(font);
   demo::View view;
+  view.camera.zoom = o.zoom;
+  view.camera.center = o.center;
   view.overlay = o.overlay;
   view.contacts = o.contacts;
   view.hud = o.hud;
@@ -84,6 +88,8 @@ class WindowApp {
         window_(sf::VideoMode(o.width, o.height), "quadbin demo"),
         renderer_(font) {
     window_.setFramerateLimit(60);
+    view_.camera.zoom = o.zoom;
+    view_.camera.center = o.center;
     view_.overlay = o.overlay;
     view_.contacts = o.contacts;
     view_.hud = o.hud;
@@ -152,17 +158,38 @@ class WindowApp {
         key(event.key.code, event.key.shift);
         break;
       case sf::Event::MouseButtonPressed: {
-        const quadbin::Vec2 p =
-            renderer_.toWorld(window_, {event.mouseButton.x, event.mouseButton.y}, sim_);
-        if (event.mouseButton.button == sf::Mouse::Left) grab(p);
+        const sf::Vector2i pixel{event.mouseButton.x, event.mouseButton.y};
+        const quadbin::Vec2 p = demo::Renderer::toWorld(window_, pixel, sim_, view_.camera);
+        // Left on a ball pulls it, on empty space pans; middle always pans.
+        const bool left = event.mouseButton.button == sf::Mouse::Left;
+        if ((left && !grab(p)) || event.mouseButton.button == sf::Mouse::Middle) {
+          panFrom_ = pixel;
+        }
         if (event.mouseButton.button == sf::Mouse::Right) sim_.burst(p, 100);
         break;
       }
       case sf::Event::MouseButtonReleased:
         if (event.mouseButton.button == sf::Mouse::Left) sim_.release();
+        if (event.mouseButton.button != sf::Mouse::Right) panFrom_.reset();
         break;
-      case sf::Event::MouseMoved:
-        sim_.pullTo(renderer_.toWorld(window_, {event.mouseMove.x, event.mouseMove.y}, sim_));
+      case sf::Event::MouseMoved: {
+        const sf::Vector2i pixel{event.mouseMove.x, event.mouseMove.y};
+        if (panFrom_) {
+          // The world follows the pointer.
+          const sf::Vector2i moved = *panFrom_ - pixel;
+          demo::Renderer::pan(view_.camera, window_, sim_,
+                              {static_cast<float>(moved.x), static_cast<float>(moved.y)});
+          panFrom_ = pixel;
+        }
+        sim_.pullTo(demo::Renderer::toWorld(window_, pixel, sim_, view_.camera));
+        break;
+      }
+      case sf::Event::MouseWheelScrolled:
+        if (event.mouseWheelScroll.wheel == sf::Mouse::VerticalWheel) {
+          demo::Renderer::zoomAt(view_.camera, window_,
+                                 {event.mouseWheelScroll.x, event.mouseWheelScroll.y}, sim_,
+                                 std::pow(kZoomStep, event.mouseWheelScroll.delta));
+        }
         break;
       default:
         break;
@@ -188,12 +215,34 @@ class WindowApp {
         break;
       }
       case sf::Keyboard::A:
-      case sf::Keyboard::Up:
         sim_.addBalls(1000);
         break;
       case sf::Keyboard::D:
-      case sf::Keyboard::Down:
         sim_.removeBalls(1000);
+        break;
+      case sf::Keyboard::Left:
+      case sf::Keyboard::Right:
+      case sf::Keyboard::Up:
+      case sf::Keyboard::Down: {
+        // A tenth of the window per press.
+        const sf::Vector2u size = window_.getSize();
+        const float dx = static_cast<float>(size.x) / 10.0f;
+        const float dy = static_cast<float>(size.y) / 10.0f;
+        const sf::Vector2f by = code == sf::Keyboard::Left    ? sf::Vector2f{-dx, 0.0f}
+                                : code == sf::Keyboard::Right ? sf::Vector2f{dx, 0.0f}
+                                : code == sf::Keyboard::Up    ? sf::Vector2f{0.0f, -dy}
+                                                              : sf::Vector2f{0.0f, dy};
+        demo::Renderer::pan(view_.camera, window_, sim_, by);
+        break;
+      }
+      case sf::Keyboard::PageUp:
+      case sf::Keyboard::PageDown:
+        demo::Renderer::zoomAt(view_.camera, window_, middle(), sim_,
+                               code == sf::Keyboard::PageUp ? kZoomStep : 1.0f / kZoomStep);
+        break;
+      case sf::Keyboard::Z:
+      case sf::Keyboard::Home:
+        view_.camera = demo::Camera{};
         break;
       case sf::Keyboard::Space:
         view_.paused = !view_.paused;
@@ -231,12 +280,20 @@ class WindowApp {
     }
   }
 
-  void grab(quadbin::Vec2 p) {
-    // Within a few pixels of a ball counts as a hit.
-    if (const auto ball = sim_.pick(p, 6.0f * renderer_.worldPerPixel(window_, sim_))) {
+  // True when a ball was under p (within a few pixels) and is now pulled.
+  bool grab(quadbin::Vec2 p) {
+    const float reach = 6.0f * demo::Renderer::worldPerPixel(window_, sim_, view_.camera);
+    if (const auto ball = sim_.pick(p, reach)) {
       sim_.grab(*ball);
       sim_.pullTo(p);
+      return true;
     }
+    return false;
+  }
+
+  [[nodiscard]] sf::Vector2i middle() const {
+    const sf::Vector2u size = window_.getSize();
+    return {static_cast<int>(size.x / 2), static_cast<int>(size.y / 2)};
   }
 
   // One --keys action; false (with a message) for an unknown one.
@@ -248,10 +305,25 @@ class WindowApp {
       return true;
     }
     static const std::pair<const char*, sf::Keyboard::Key> kKeys[] = {
-        {"Tab", sf::Keyboard::Tab},     {"A", sf::Keyboard::A},   {"D", sf::Keyboard::D},
-        {"Space", sf::Keyboard::Space}, {"S", sf::Keyboard::S},   {"O", sf::Keyboard::O},
-        {"C", sf::Keyboard::C},         {"+", sf::Keyboard::Add}, {"-", sf::Keyboard::Subtract},
-        {"R", sf::Keyboard::R},         {"H", sf::Keyboard::H},   {"Q", sf::Keyboard::Q}};
+        {"Tab", sf::Keyboard::Tab},
+        {"A", sf::Keyboard::A},
+        {"D", sf::Keyboard::D},
+        {"Space", sf::Keyboard::Space},
+        {"S", sf::Keyboard::S},
+        {"O", sf::Keyboard::O},
+        {"C", sf::Keyboard::C},
+        {"+", sf::Keyboard::Add},
+        {"-", sf::Keyboard::Subtract},
+        {"R", sf::Keyboard::R},
+        {"H", sf::Keyboard::H},
+        {"Q", sf::Keyboard::Q},
+        {"Left", sf::Keyboard::Left},
+        {"Right", sf::Keyboard::Right},
+        {"Up", sf::Keyboard::Up},
+        {"Down", sf::Keyboard::Down},
+        {"Z", sf::Keyboard::Z},
+        {"ZoomIn", sf::Keyboard::PageUp},
+        {"ZoomOut", sf::Keyboard::PageDown}};
     for (const auto& [name, code] : kKeys) {
       if (action == name) {
         key(code, false);
@@ -280,6 +352,8 @@ class WindowApp {
   demo::Renderer renderer_;
   demo::View view_;
   bool stepOnce_ = false;
+  std::optional<sf::Vector2i> panFrom_;      // set while a drag pans
+  static constexpr float kZoomStep = 1.25f;  // per wheel notch or PageUp
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <string>
@@ -10,6 +12,23 @@ namespace demo {
 namespace {
 
 std::map<std::string, bool> onOff() { return {{"on", true}, {"off", false}}; }
+
+// "x,y": two finite numbers, nothing else.
+std::optional<quadbin::Vec2> parsePoint(const std::string& text) {
+  const std::size_t comma = text.find(',');
+  if (comma == std::string::npos) return std::nullopt;
+  const std::string xs = text.substr(0, comma), ys = text.substr(comma + 1);
+  auto number = [](const std::string& s) -> std::optional<float> {
+    if (s.empty()) return std::nullopt;
+    char* end = nullptr;
+    const float v = std::strtof(s.c_str(), &end);
+    if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+  };
+  const auto x = number(xs), y = number(ys);
+  if (!x || !y) return std::nullopt;
+  return quadbin::Vec2{*x, *y};
+}
 
 }  // namespace
 
@@ -49,6 +68,14 @@ Parsed parseOptions(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(onOff()))
       ->default_str("on");
   app.add_option("--font", o.font, "TrueType font for the text (default: DejaVu Sans Mono)");
+  app.add_option("--zoom", o.zoom,
+                 "camera zoom at the start: 1 shows the whole world, 2 half its width (0.25 to "
+                 "10000; the mouse wheel zooms in the window)")
+      ->check(CLI::Range(0.25f, 10000.0f))
+      ->capture_default_str();
+  std::string center;
+  app.add_option("--center", center,
+                 "the world point X,Y at the middle of the picture (default: the world's centre)");
   app.add_flag("--headless", o.headless, "no window: step --frames times, write --screenshot");
   app.add_option("--frames", o.frames,
                  "headless: steps before the screenshot (default 60); window: quit after this "
@@ -58,7 +85,7 @@ Parsed parseOptions(int argc, char** argv) {
                  "the PNG file to write (headless; window: the last frame, with --frames)");
   app.add_option("--keys", o.script,
                  "window: replay these keys, one per frame, for tests (e.g. Tab,3,A,Space,S,O,+,"
-                 "-,C,R,H, burst, grab, release)")
+                 "-,C,R,H, burst, grab, release, ZoomIn, ZoomOut, Left, Right, Up, Down, Z)")
       ->delimiter(',');
 
   try {
@@ -80,6 +107,13 @@ Parsed parseOptions(int argc, char** argv) {
     return {std::nullopt, 2};
   }
   o.broadPhase = *type;
+  if (!center.empty()) {
+    o.center = parsePoint(center);
+    if (!o.center) {
+      std::cerr << "quadbin-demo: --center takes X,Y (two numbers), not '" << center << "'\n";
+      return {std::nullopt, 2};
+    }
+  }
   o.scene = *quadbin::scenes::parseSceneKind(scene);
   if (o.headless && o.screenshot.empty()) {
     std::cerr << "quadbin-demo: --headless needs --screenshot FILE.png\n";

@@ -22,6 +22,10 @@ struct Options {
   bool contacts = true;
   bool hud = true;
   std::string font;  ///< empty: look in the usual places
+  /// The camera at the start: 1 shows the whole world, 2 half its width, ...
+  float zoom = 1.0f;
+  /// The world point at the middle of the picture; unset: the world's centre.
+  std::optional<quadbin::Vec2> center;
 
   bool headless = false;
   /// Headless: steps before the screenshot (default 60). Window: quit after

@@ -17,8 +17,10 @@ const sf::Color kBackground(16, 18, 24);
 const sf::Color kBall(215, 218, 228);
 const sf::Color kTouching(255, 80, 60);
 const sf::Color kGrabbed(120, 255, 120);
-const sf::Color kContactLine(255, 60, 40, 230);
+const sf::Color kContactLine(255, 235, 90, 255);  // normals: yellow over the red balls
 const sf::Color kBorder(140, 140, 150);
+const sf::Color kAsleep(130, 140, 175);
+const sf::Color kStaticBox(95, 100, 115);
 
 // One colour per depth (level), cycling: neighbouring depths stay apart.
 sf::Color depthColour(std::uint32_t depth, sf::Uint8 alpha) {
@@ -196,92 +198,126 @@ std::string fixed(double value, int decimals) {
 
 }  // namespace
 
-sf::View Renderer::worldView(const sf::RenderTarget& target, const Simulation& sim) const {
-  // The world's bounds, as large as the target allows with its aspect kept.
+sf::View Renderer::worldView(const sf::RenderTarget& target, const Simulation& sim,
+                             const Camera& camera) {
+  // At zoom 1 the world's bounds as large as the target allows, its aspect
+  // kept; the camera's centre in the middle of the target.
   const quadbin::AABB& b = sim.world().def().bounds;
-  const float w = b.max.x - b.min.x, h = b.max.y - b.min.y;
   const auto size = target.getSize();
   const auto tw = static_cast<float>(size.x);
   const auto th = static_cast<float>(size.y);
-  const float scale = std::min(tw / w, th / h);
-  const float vw = w * scale / tw, vh = h * scale / th;
-  sf::View view(sf::FloatRect(b.min.x, b.min.y, w, h));
-  view.setViewport(sf::FloatRect((1.0f - vw) * 0.5f, (1.0f - vh) * 0.5f, vw, vh));
-  return view;
+  const float fit = std::min(tw / (b.max.x - b.min.x), th / (b.max.y - b.min.y));
+  const float perPixel = 1.0f / (fit * camera.zoom);
+  const quadbin::Vec2 c = camera.center.value_or(b.center());
+  return {{c.x, c.y}, {tw * perPixel, th * perPixel}};
 }
 
-float Renderer::worldPerPixel(const sf::RenderTarget& target, const Simulation& sim) const {
-  const sf::View view = worldView(target, sim);
-  return view.getSize().x / (view.getViewport().width * static_cast<float>(target.getSize().x));
+float Renderer::worldPerPixel(const sf::RenderTarget& target, const Simulation& sim,
+                              const Camera& camera) {
+  return worldView(target, sim, camera).getSize().x / static_cast<float>(target.getSize().x);
+}
+
+quadbin::AABB Renderer::visible(const sf::RenderTarget& target, const Simulation& sim,
+                                const Camera& camera) {
+  const sf::View view = worldView(target, sim, camera);
+  const sf::Vector2f c = view.getCenter(), half = view.getSize() * 0.5f;
+  return {{c.x - half.x, c.y - half.y}, {c.x + half.x, c.y + half.y}};
 }
 
 quadbin::Vec2 Renderer::toWorld(const sf::RenderTarget& target, sf::Vector2i pixel,
-                                const Simulation& sim) const {
-  const sf::Vector2f p = target.mapPixelToCoords(pixel, worldView(target, sim));
+                                const Simulation& sim, const Camera& camera) {
+  const sf::Vector2f p = target.mapPixelToCoords(pixel, worldView(target, sim, camera));
   return {p.x, p.y};
+}
+
+void Renderer::zoomAt(Camera& camera, const sf::RenderTarget& target, sf::Vector2i pixel,
+                      const Simulation& sim, float factor) {
+  const quadbin::Vec2 fixedPoint = toWorld(target, pixel, sim, camera);
+  const quadbin::Vec2 c = camera.center.value_or(sim.world().def().bounds.center());
+  const float zoom = std::clamp(camera.zoom * factor, Camera::kMinZoom, Camera::kMaxZoom);
+  // The point under the pixel stays: its offset from the centre scales by
+  // old zoom / new zoom.
+  camera.center = fixedPoint + (c - fixedPoint) * (camera.zoom / zoom);
+  camera.zoom = zoom;
+}
+
+void Renderer::pan(Camera& camera, const sf::RenderTarget& target, const Simulation& sim,
+                   sf::Vector2f pixels) {
+  const float perPixel = worldPerPixel(target, sim, camera);
+  const quadbin::Vec2 c = camera.center.value_or(sim.world().def().bounds.center());
+  camera.center = c + quadbin::Vec2{pixels.x, pixels.y} * perPixel;
 }
 
 void Renderer::draw(sf::RenderTarget& target, const Simulation& sim, const View& view) {
   target.clear(kBackground);
-  target.setView(worldView(target, sim));
-  if (view.overlay) drawOverlay(target, sim);
-  drawBalls(target, sim, view);
+  target.setView(worldView(target, sim, view.camera));
+  if (view.overlay) drawOverlay(target, sim, view.camera);
+  drawBodies(target, sim, view);
   target.setView(target.getDefaultView());
   if (font_ != nullptr) drawText(target, sim, view);
 }
 
-void Renderer::findContacts(const Simulation& sim) {
-  // Touching = within 1% of the sum of the radii (the solver separates
-  // balls to that tolerance); each pair once, by its lower dense index.
-  const quadbin::World& w = sim.world();
-  const std::uint32_t n = w.bodyCount();
-  touching_.assign(n, 0);
-  contactA_.clear();
-  contactB_.clear();
-  std::vector<std::uint32_t> denseOfSlot;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::uint32_t slot = w.bodyAt(i).index;
-    if (slot >= denseOfSlot.size()) denseOfSlot.resize(slot + 1, UINT32_MAX);
-    denseOfSlot[slot] = i;
-  }
-  std::vector<quadbin::BodyId> near;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const quadbin::BodyId id = w.bodyAt(i);
-    const float r = w.radius(id);
-    near.clear();
-    w.queryRadius(w.position(id), r * 1.01f, near);
-    for (const quadbin::BodyId other : near) {
-      const std::uint32_t j = denseOfSlot[other.index];
-      if (j <= i) continue;
-      touching_[i] = touching_[j] = 1;
-      contactA_.push_back(i);
-      contactB_.push_back(j);
-    }
-  }
-}
+namespace {
 
-void Renderer::drawBalls(sf::RenderTarget& target, const Simulation& sim, const View& view) {
+// Keeps what World::draw reports, to turn into vertices once complete (a
+// ball's colour depends on contacts reported after it).
+class Collector final : public quadbin::WorldDraw {
+ public:
+  Collector(std::vector<quadbin::DrawnBall>& balls, std::vector<quadbin::DrawnBox>& boxes,
+            std::vector<quadbin::DrawnContact>& contacts, std::optional<quadbin::AABB>& walls)
+      : balls_(balls), boxes_(boxes), contacts_(contacts), walls_(walls) {
+    balls_.clear();
+    boxes_.clear();
+    contacts_.clear();
+    walls_.reset();
+  }
+  void ball(const quadbin::DrawnBall& ball) override { balls_.push_back(ball); }
+  void staticBox(const quadbin::DrawnBox& box) override { boxes_.push_back(box); }
+  void walls(const quadbin::AABB& bounds) override { walls_ = bounds; }
+  void contact(const quadbin::DrawnContact& contact) override { contacts_.push_back(contact); }
+
+ private:
+  std::vector<quadbin::DrawnBall>& balls_;
+  std::vector<quadbin::DrawnBox>& boxes_;
+  std::vector<quadbin::DrawnContact>& contacts_;
+  std::optional<quadbin::AABB>& walls_;
+};
+
+}  // namespace
+
+void Renderer::drawBodies(sf::RenderTarget& target, const Simulation& sim, const View& view) {
   const quadbin::World& w = sim.world();
-  const std::uint32_t n = w.bodyCount();
-  const float pixel = worldPerPixel(target, sim);
-  if (view.contacts) {
-    findContacts(sim);
-  } else {
-    touching_.assign(n, 0);
-    contactA_.clear();
-    contactB_.clear();
+  const float pixel = worldPerPixel(target, sim, view.camera);
+  // Only what is in view: World::draw finds it through the broad phase, so
+  // a zoomed-in view of a big world costs little.
+  quadbin::WorldDrawOptions options;
+  options.contacts = view.contacts;
+  options.region = visible(target, sim, view.camera);
+  Collector collector(drawnBalls_, drawnBoxes_, drawnContacts_, walls_);
+  w.draw(collector, options);
+
+  touchingSlot_.assign(touchingSlot_.size(), 0);
+  auto mark = [&](quadbin::BodyId id) {
+    if (id.isNull()) return;
+    if (id.index >= touchingSlot_.size()) touchingSlot_.resize(id.index + 1, 0);
+    touchingSlot_[id.index] = 1;
+  };
+  for (const quadbin::DrawnContact& c : drawnContacts_) {
+    mark(c.a);
+    mark(c.b);
   }
   const auto grabbed = sim.grabbed();
   balls_.clear();
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const quadbin::BodyId id = w.bodyAt(i);
-    const quadbin::Vec2 c = w.position(id);
-    const float r = w.radius(id);
+  for (const quadbin::DrawnBall& ball : drawnBalls_) {
+    const quadbin::Vec2 c = ball.center;
+    const float r = ball.radius;
     // Enough sides to look round at this size, few for balls of a pixel.
     const int sides = std::clamp(static_cast<int>(r / pixel * 1.5f), 6, 40);
-    const sf::Color colour = (grabbed && *grabbed == id) ? kGrabbed
-                             : touching_[i]              ? kTouching
-                                                         : kBall;
+    const bool touching = ball.id.index < touchingSlot_.size() && touchingSlot_[ball.id.index];
+    const sf::Color colour = (grabbed && *grabbed == ball.id) ? kGrabbed
+                             : touching                       ? kTouching
+                             : ball.awake                     ? kBall
+                                                              : kAsleep;
     const float step = 2.0f * std::numbers::pi_v<float> / static_cast<float>(sides);
     sf::Vector2f previous(c.x + r, c.y);
     for (int k = 1; k <= sides; ++k) {
@@ -293,24 +329,35 @@ void Renderer::drawBalls(sf::RenderTarget& target, const Simulation& sim, const 
       previous = next;
     }
   }
+  for (const quadbin::DrawnBox& box : drawnBoxes_) {
+    const quadbin::AABB& b = box.box;
+    const sf::Vector2f p[4] = {
+        {b.min.x, b.min.y}, {b.max.x, b.min.y}, {b.max.x, b.max.y}, {b.min.x, b.max.y}};
+    for (const int k : {0, 1, 2, 0, 2, 3}) balls_.append({p[k], kStaticBox});
+  }
   target.draw(balls_);
   lines_.clear();
-  for (std::size_t k = 0; k < contactA_.size(); ++k) {
-    lines_.append({at(w.position(w.bodyAt(contactA_[k]))), kContactLine});
-    lines_.append({at(w.position(w.bodyAt(contactB_[k]))), kContactLine});
+  // Each contact: a tick from its point along the normal (a towards b),
+  // 10 pixels long at any zoom.
+  const float tick = 10.0f * pixel;
+  for (const quadbin::DrawnContact& c : drawnContacts_) {
+    lines_.append({at(c.point), kContactLine});
+    lines_.append({at(c.point + c.normal * tick), kContactLine});
   }
-  const quadbin::AABB& b = w.def().bounds;
-  for (const auto& [p, q] : {std::pair{b.min, quadbin::Vec2{b.max.x, b.min.y}},
-                             std::pair{quadbin::Vec2{b.max.x, b.min.y}, b.max},
-                             std::pair{b.max, quadbin::Vec2{b.min.x, b.max.y}},
-                             std::pair{quadbin::Vec2{b.min.x, b.max.y}, b.min}}) {
-    lines_.append({at(p), kBorder});
-    lines_.append({at(q), kBorder});
+  if (walls_) {
+    const quadbin::AABB& b = *walls_;
+    for (const auto& [p, q] : {std::pair{b.min, quadbin::Vec2{b.max.x, b.min.y}},
+                               std::pair{quadbin::Vec2{b.max.x, b.min.y}, b.max},
+                               std::pair{b.max, quadbin::Vec2{b.min.x, b.max.y}},
+                               std::pair{quadbin::Vec2{b.min.x, b.max.y}, b.min}}) {
+      lines_.append({at(p), kBorder});
+      lines_.append({at(q), kBorder});
+    }
   }
   target.draw(lines_);
 }
 
-void Renderer::drawOverlay(sf::RenderTarget& target, const Simulation& sim) {
+void Renderer::drawOverlay(sf::RenderTarget& target, const Simulation& sim, const Camera& camera) {
   lines_.clear();
   fills_.clear();
   const quadbin::BroadPhase& bp = sim.world().broadPhase();
@@ -318,7 +365,7 @@ void Renderer::drawOverlay(sf::RenderTarget& target, const Simulation& sim) {
   if (const auto* picker = dynamic_cast<const quadbin::AutoBroadPhase*>(&bp)) {
     shown = picker->active();
   }
-  OverlayDraw out(lines_, fills_, sim.world().def().bounds, worldPerPixel(target, sim),
+  OverlayDraw out(lines_, fills_, sim.world().def().bounds, worldPerPixel(target, sim, camera),
                   shadingFor(shown));
   bp.draw(out);
   out.finishIntervals();
@@ -349,6 +396,12 @@ void Renderer::drawText(sf::RenderTarget& target, const Simulation& sim, const V
   if (view.stepsPerSecond > 0.0) text += " | " + fixed(view.stepsPerSecond, 0) + " steps/s";
   if (sim.stepMs() > 0.0) text += " | step alone " + fixed(1000.0 / sim.stepMs(), 0) + "/s";
   text += "\n";
+  if (view.camera.zoom != 1.0f || view.camera.center) {
+    const quadbin::AABB seen = visible(target, sim, view.camera);
+    text += "zoom x" + fixed(view.camera.zoom, 2) + " | view " + fixed(seen.min.x, 1) + ", " +
+            fixed(seen.min.y, 1) + " .. " + fixed(seen.max.x, 1) + ", " + fixed(seen.max.y, 1) +
+            " | " + std::to_string(drawnBalls_.size()) + " balls drawn  (Z: reset)\n";
+  }
   text += view.paused ? "PAUSED  (Space: run, S: one step)  H: keys" : "H: keys";
   if (view.help) {
     text +=
@@ -360,7 +413,9 @@ void Renderer::drawText(sf::RenderTarget& target, const Simulation& sim, const V
         "C           contact highlight on / off\n"
         "+ / -       one thread more / less\n"
         "R           reset the scene\n"
-        "left drag   pull a ball;  right click: burst of 100 balls\n"
+        "left drag   pull a ball (on empty space: pan);  right click: burst\n"
+        "wheel       zoom around the pointer (PageUp / PageDown: at the centre)\n"
+        "arrows      pan;  middle drag: pan;  Z / Home: whole world\n"
         "H           this help;  Esc / Q: quit";
   }
   if (!view.hud && !view.help) return;

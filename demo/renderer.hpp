@@ -1,10 +1,14 @@
 #pragma once
 // Draws the demo's picture onto any sf::RenderTarget (the window, or the
-// RenderTexture of --headless): the balls, the contacts, the active broad
-// phase's structure (through quadbin::BroadPhaseDraw) and the text.
+// RenderTexture of --headless): the bodies and contacts in view (through
+// quadbin::WorldDraw), the active broad phase's structure (through
+// quadbin::BroadPhaseDraw) and the text, through a camera that zooms and
+// pans.
 
 #include <SFML/Graphics.hpp>
 #include <cstdint>
+#include <optional>
+#include <quadbin/engine/world_draw.hpp>
 #include <string>
 #include <vector>
 
@@ -12,7 +16,18 @@
 
 namespace demo {
 
+/// What part of the world is on screen.
+struct Camera {
+  static constexpr float kMinZoom = 0.25f;
+  static constexpr float kMaxZoom = 10000.0f;
+  /// 1: the whole world fits the target; 2: half its width, and so on.
+  float zoom = 1.0f;
+  /// The world point at the middle of the target; unset: the world's centre.
+  std::optional<quadbin::Vec2> center;
+};
+
 struct View {
+  Camera camera;
   bool overlay = true;
   bool contacts = true;
   bool hud = true;
@@ -28,24 +43,39 @@ class Renderer {
 
   void draw(sf::RenderTarget& target, const Simulation& sim, const View& view);
   /// The world point under a pixel of `target`.
-  [[nodiscard]] quadbin::Vec2 toWorld(const sf::RenderTarget& target, sf::Vector2i pixel,
-                                      const Simulation& sim) const;
+  [[nodiscard]] static quadbin::Vec2 toWorld(const sf::RenderTarget& target, sf::Vector2i pixel,
+                                             const Simulation& sim, const Camera& camera);
   /// World units per pixel on `target`.
-  [[nodiscard]] float worldPerPixel(const sf::RenderTarget& target, const Simulation& sim) const;
+  [[nodiscard]] static float worldPerPixel(const sf::RenderTarget& target, const Simulation& sim,
+                                           const Camera& camera);
+  /// The part of the world on `target`.
+  [[nodiscard]] static quadbin::AABB visible(const sf::RenderTarget& target, const Simulation& sim,
+                                             const Camera& camera);
+  /// Zooms by `factor` (> 1: in) keeping the world point under `pixel` in
+  /// place, within [Camera::kMinZoom, Camera::kMaxZoom].
+  static void zoomAt(Camera& camera, const sf::RenderTarget& target, sf::Vector2i pixel,
+                     const Simulation& sim, float factor);
+  /// Moves the camera by `pixels` of the target (the world slides the other way).
+  static void pan(Camera& camera, const sf::RenderTarget& target, const Simulation& sim,
+                  sf::Vector2f pixels);
 
  private:
-  [[nodiscard]] sf::View worldView(const sf::RenderTarget& target, const Simulation& sim) const;
-  void drawBalls(sf::RenderTarget& target, const Simulation& sim, const View& view);
-  void drawOverlay(sf::RenderTarget& target, const Simulation& sim);
+  [[nodiscard]] static sf::View worldView(const sf::RenderTarget& target, const Simulation& sim,
+                                          const Camera& camera);
+  void drawBodies(sf::RenderTarget& target, const Simulation& sim, const View& view);
+  void drawOverlay(sf::RenderTarget& target, const Simulation& sim, const Camera& camera);
   void drawText(sf::RenderTarget& target, const Simulation& sim, const View& view);
-  void findContacts(const Simulation& sim);
 
   const sf::Font* font_;
   sf::VertexArray balls_{sf::Triangles};
   sf::VertexArray lines_{sf::Lines};
   sf::VertexArray fills_{sf::Triangles};
-  std::vector<std::uint8_t> touching_;
-  std::vector<std::uint32_t> contactA_, contactB_;
+  // What World::draw reported for the frame.
+  std::vector<quadbin::DrawnBall> drawnBalls_;
+  std::vector<quadbin::DrawnBox> drawnBoxes_;
+  std::vector<quadbin::DrawnContact> drawnContacts_;
+  std::optional<quadbin::AABB> walls_;
+  std::vector<std::uint8_t> touchingSlot_;  // by BodyId::index
 };
 
 }  // namespace demo

@@ -24,6 +24,7 @@
 #include "log_internal.hpp"
 #include "snapshot.hpp"
 #include "validate.hpp"
+#include "world_draw.hpp"
 
 namespace quadbin {
 
@@ -1091,6 +1092,14 @@ void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
 }
 
 // ---- spatial queries -------------------------------------------------------
+
+void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
+  Impl& w = live("draw");
+  const auto use = w.claimRead("draw");
+  if (options.region) w.check(validate::queryBox(*options.region, "draw region"));
+  w.refreshQueryIndex();
+  drawWorld({w.bodies, w.slotOf, w.generation, w.worldId, w.def, *w.broad, *w.tasks}, options, out);
+}
 
 void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
   Impl& w = live("queryBox");

@@ -28,6 +28,9 @@
 
 namespace quadbin {
 
+class WorldDraw;
+struct WorldDrawOptions;
+
 /// A value handle to a body: slot index, the slot's generation when the body
 /// was made, and the id of the world that made it (every World gets its own,
 /// never 0), so a handle to a destroyed body, to a reused slot or from
@@ -328,6 +331,12 @@ class World {
   /// The broad phase in use (for statistics, spatial queries and
   /// BroadPhase::draw).
   [[nodiscard]] const BroadPhase& broadPhase() const noexcept;
+  /// Shows the bodies, walls, contacts and boxes that `options` asks for
+  /// (and, with options.region, only those in that box) to `out`, in an
+  /// order that does not depend on the thread count
+  /// (quadbin/engine/world_draw.hpp). Throws Error for a region that a
+  /// query would refuse, during a step, or when a callback changes the world.
+  void draw(WorldDraw& out, const WorldDrawOptions& options) const;
   /// Switches to a new, empty broad phase of `type` (def().broadPhase
   /// follows); it is filled from the bodies at the next step or query. The
   /// bodies are untouched. Pairs reach the solver in the new structure's
