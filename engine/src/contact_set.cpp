@@ -73,7 +73,10 @@ void ContactSolver::addCandidate(const BodyStore& bodies, std::uint32_t i, std::
   // Keep the pair when the gap can close within the step (with a little
   // slack for rounding, and the slop under which resting contacts count as
   // touching).
-  if (gap <= reach * 1.001f + kSlop * r) emit(i, j);
+  if (gap <= reach * 1.001f + kSlop * r) {
+    if (filter.allows != nullptr && !filter.allows(filter.context, i, j)) return;
+    emit(i, j);
+  }
 }
 
 template <class Emit>
