@@ -157,39 +157,56 @@ void EventGeometry::fill(ContactEvent& e, std::uint32_t a, std::uint32_t b) cons
   e.approachSpeed = std::max(0.0f, dot(startVelocity(a) - startVelocity(b), e.normal));
 }
 
-void EventGeometry::hits(std::span<const ContactSolver::Contact> contacts, const IdMap& ids,
-                         float threshold, std::vector<ContactHitEvent>& out) const {
-  out.clear();
+bool EventGeometry::hit(const ContactSolver::Contact& c, const IdMap& ids, float threshold,
+                        ContactHitEvent& h) const noexcept {
+  if (c.touched == 0) return false;
   const BodyStore& s = bodies;
-  for (const ContactSolver::Contact& c : contacts) {
-    if (c.touched == 0) continue;
-    ContactHitEvent h;
-    if (c.b >= ContactSolver::kWallBase) {
-      const std::uint32_t side = c.b - ContactSolver::kWallBase;
-      const Vec2 p{s.px[c.a], s.py[c.a]};
-      static constexpr Vec2 kNormals[4] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
-      h.normal = kNormals[side];
-      h.point = side == 0   ? Vec2{bounds.min.x, p.y}
-                : side == 1 ? Vec2{bounds.max.x, p.y}
-                : side == 2 ? Vec2{p.x, bounds.min.y}
-                            : Vec2{p.x, bounds.max.y};
-      h.approachSpeed = dot(startVelocity(c.a), h.normal);
-      h.a = ids.id(c.a);
-      h.wall = static_cast<WallSide>(side + 1);
-    } else {
-      // In slot order, as contact events are.
-      std::uint32_t a = c.a, b = c.b;
-      if (ids.slotOf[b] < ids.slotOf[a]) std::swap(a, b);
-      ContactEvent e;
-      fill(e, a, b);
-      h.a = ids.id(a);
-      h.b = ids.id(b);
-      h.point = e.point;
-      h.normal = e.normal;
-      h.approachSpeed = e.approachSpeed;
-    }
-    if (h.approachSpeed > threshold) out.push_back(h);
+  if (c.b >= ContactSolver::kWallBase) {
+    const std::uint32_t side = c.b - ContactSolver::kWallBase;
+    static constexpr Vec2 kNormals[4] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+    h.normal = kNormals[side];
+    h.approachSpeed = dot(startVelocity(c.a), h.normal);
+    if (!(h.approachSpeed > threshold)) return false;
+    const Vec2 p{s.px[c.a], s.py[c.a]};
+    h.point = side == 0   ? Vec2{bounds.min.x, p.y}
+              : side == 1 ? Vec2{bounds.max.x, p.y}
+              : side == 2 ? Vec2{p.x, bounds.min.y}
+                          : Vec2{p.x, bounds.max.y};
+    h.a = ids.id(c.a);
+    h.b = {};
+    h.wall = static_cast<WallSide>(side + 1);
+    return true;
   }
+  // In slot order, as contact events are.
+  std::uint32_t a = c.a, b = c.b;
+  if (ids.slotOf[b] < ids.slotOf[a]) std::swap(a, b);
+  ContactEvent e;
+  fill(e, a, b);
+  if (!(e.approachSpeed > threshold)) return false;
+  h.a = ids.id(a);
+  h.b = ids.id(b);
+  h.wall = WallSide::None;
+  h.point = e.point;
+  h.normal = e.normal;
+  h.approachSpeed = e.approachSpeed;
+  return true;
+}
+
+void EventGeometry::hits(std::span<const ContactSolver::Contact> contacts, const IdMap& ids,
+                         float threshold, OrderedBuffers<ContactHitEvent>& buffers,
+                         std::vector<ContactHitEvent>& out, TaskSystem& tasks) const {
+  constexpr std::uint32_t kContactChunk = 16384;  // a constant, never the thread count
+  const auto count = static_cast<std::uint32_t>(contacts.size());
+  buffers.reset(chunkCount(count, kContactChunk));
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 ContactHitEvent h;
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   if (hit(contacts[k], ids, threshold, h)) buffers[c].push_back(h);
+                 }
+               });
+  out.clear();
+  buffers.appendTo(tasks, out);
   // Bodies by slot; a wall (null b) after every body of the same a.
   auto key = [](const ContactHitEvent& h) {
     const std::uint32_t second =

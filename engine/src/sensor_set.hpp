@@ -105,7 +105,11 @@ struct EventGeometry {
   /// Hit events from the step's contacts, sorted by (a.index, b.index), a
   /// wall after every body.
   void hits(std::span<const ContactSolver::Contact> contacts, const IdMap& ids, float threshold,
-            std::vector<ContactHitEvent>& out) const;
+            OrderedBuffers<ContactHitEvent>& buffers, std::vector<ContactHitEvent>& out,
+            TaskSystem& tasks) const;
+  /// The hit event of contact c, if it is one.
+  [[nodiscard]] bool hit(const ContactSolver::Contact& c, const IdMap& ids, float threshold,
+                         ContactHitEvent& h) const noexcept;
 };
 
 }  // namespace quadbin

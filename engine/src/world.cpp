@@ -106,6 +106,7 @@ struct World::Impl {
   ContactGate gate;
   std::vector<TouchKey> pendingEnd;  // sorted
   std::vector<ContactHitEvent> hitEvents, nextHits;
+  OrderedBuffers<ContactHitEvent> hitBuffers;
   float stepDt = 0.0f;
   [[nodiscard]] IdMap idMap() const noexcept { return {slotOf, generation, worldId}; }
 
@@ -886,7 +887,7 @@ void World::Impl::updateEvents() {
   const EventGeometry geometry{bodies,    undo.vx, undo.vy, undo.awake, def.gravity * stepDt,
                                def.bounds};
   for (ContactEvent& e : nextBegin) geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
-  geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, nextHits);
+  geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, hitBuffers, nextHits, *tasks);
   sensors.update(bodies, pairs, idMap(), *tasks);
 }
 
