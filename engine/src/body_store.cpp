@@ -33,6 +33,7 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
   restTime.push_back(0.0f);
   islandNext.push_back(kNoBody);
   islandPrev.push_back(kNoBody);
+  sensor.push_back(0);
 }
 
 void BodyStore::reserve(std::size_t count) {
@@ -44,6 +45,7 @@ void BodyStore::reserve(std::size_t count) {
   awake.reserve(count);
   islandNext.reserve(count);
   islandPrev.reserve(count);
+  sensor.reserve(count);
 }
 
 void BodyStore::resize(std::size_t count) {
@@ -55,6 +57,7 @@ void BodyStore::resize(std::size_t count) {
   awake.resize(count);
   islandNext.resize(count);
   islandPrev.resize(count);
+  sensor.resize(count, 0);
 }
 
 void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m,
@@ -77,6 +80,7 @@ void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, floa
   restTime[i] = 0.0f;
   islandNext[i] = kNoBody;
   islandPrev[i] = kNoBody;
+  sensor[i] = 0;
 }
 
 void BodyStore::finishBulk(std::size_t from) noexcept {
@@ -84,6 +88,7 @@ void BodyStore::finishBulk(std::size_t from) noexcept {
     maxRadius = std::max(maxRadius, radius[i]);
     if (type[i] != BodyType::Ball) ++boxCount;
     if (type[i] == BodyType::Ball && friction[i] > 0.0f) ++frictionBalls;
+    sensorCount += sensor[i];
   }
 }
 
@@ -103,6 +108,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
   const float gone = radius[i];
   if (!isBall(i)) --boxCount;
   setFriction(i, 0.0f);
+  setSensor(i, false);
   auto remove = [i](auto& v) {
     v[i] = v.back();
     v.pop_back();
@@ -125,6 +131,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
   remove(restTime);
   remove(islandNext);
   remove(islandPrev);
+  remove(sensor);
   if (gone >= maxRadius)
     maxRadius = radius.empty() ? 0.0f : *std::max_element(radius.begin(), radius.end());
 }

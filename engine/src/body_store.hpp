@@ -35,6 +35,14 @@ struct BodyStore {
   float maxRadius = 0.0f;           // the largest ball's radius (0 without balls)
   std::uint32_t boxCount = 0;       // static boxes
   std::uint32_t frictionBalls = 0;  // balls with friction > 0: the solver's friction is on
+  // Sensors (BodyDef::isSensor; sensor_set.hpp): 1 for a sensor. push, set
+  // and resize make 0; setSensor keeps sensorCount right.
+  std::vector<std::uint8_t> sensor;
+  std::uint32_t sensorCount = 0;
+  void setSensor(std::uint32_t i, bool on) noexcept {
+    sensorCount = sensorCount - sensor[i] + (on ? 1u : 0u);
+    sensor[i] = on ? 1 : 0;
+  }
 
   [[nodiscard]] std::size_t size() const noexcept { return px.size(); }
   [[nodiscard]] bool isBall(std::uint32_t i) const noexcept { return type[i] == BodyType::Ball; }

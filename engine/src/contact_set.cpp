@@ -33,8 +33,9 @@ std::uint32_t ContactSolver::wakeTouched(BodyStore& bodies, float dt, std::span<
         for (std::uint32_t k = begin; k < end; ++k) {
           std::uint32_t i = pairs[k].a, j = pairs[k].b;
           if (bodies.awake[i] == bodies.awake[j]) continue;
-          if (bodies.awake[j] != 0) std::swap(i, j);  // i awake, j not
-          if (!bodies.isBall(j)) continue;            // a static box sleeps forever
+          if ((bodies.sensor[i] | bodies.sensor[j]) != 0) continue;  // a sensor touches nothing
+          if (bodies.awake[j] != 0) std::swap(i, j);                 // i awake, j not
+          if (!bodies.isBall(j)) continue;                           // a static box sleeps forever
           const float gap = length(Vec2{bodies.px[j] - bodies.px[i], bodies.py[j] - bodies.py[i]}) -
                             bodies.radius[i] - bodies.radius[j];
           const float reach =
@@ -73,7 +74,10 @@ void ContactSolver::addCandidate(const BodyStore& bodies, std::uint32_t i, std::
   // Keep the pair when the gap can close within the step (with a little
   // slack for rounding, and the slop under which resting contacts count as
   // touching).
-  if (gap <= reach * 1.001f + kSlop * r) emit(i, j);
+  if (gap <= reach * 1.001f + kSlop * r) {
+    if (filter.allows != nullptr && !filter.allows(filter.context, i, j)) return;
+    emit(i, j);
+  }
 }
 
 template <class Emit>

@@ -69,6 +69,14 @@ struct SolverSettings {
   }
 };
 
+/// Asked about each ball-and-body pair the narrow phase keeps, before it
+/// becomes a contact (sensors, World::setPreSolve; sensor_set.hpp); unset:
+/// every pair is kept. Called from worker threads.
+struct ContactFilter {
+  const void* context = nullptr;
+  bool (*allows)(const void* context, std::uint32_t a, std::uint32_t b) = nullptr;
+};
+
 struct SolverResult {
   std::uint32_t impulses = 0;
   std::uint32_t unresolvedEscapes = 0;
@@ -160,6 +168,7 @@ class ContactSolver {
   [[nodiscard]] std::uint32_t pushedContacts() const noexcept { return pushed_; }
 
   bool warnedEscapes = false;
+  ContactFilter filter;  // set by the world before each step
 
  private:
   enum Kind : std::uint8_t { kBall, kBox, kWall };

@@ -321,13 +321,86 @@ void checkTouching(const State& s) {
   }
 }
 
+// Whether the buffer is the sections before the events block (`before`
+// bytes with the checksum) plus a whole events block.
+bool eventsFit(std::span<const std::byte> buffer, std::uint64_t before, std::uint64_t bodies);
+
+// ---- events and sensors: a block appended after the touching pairs ---------
+// u32 counts of the pending contact ends, sensor overlaps and pending sensor
+// ends; WorldDef::hitEventThreshold; one sensor flag byte per body; then the
+// three lists of 16-byte keys.
+constexpr std::uint64_t kEventHeadBytes = 3 * 4 + 4;
+
+std::uint64_t eventBytes(std::uint64_t bodies, std::uint64_t keys) noexcept {
+  return kEventHeadBytes + bodies + keys * kTouchBytes;
+}
+
+void writeEvents(Writer& w, const View& v) {
+  w.put(static_cast<std::uint32_t>(v.pendingEnd.size()));
+  w.put(static_cast<std::uint32_t>(v.sensorOverlaps.size()));
+  w.put(static_cast<std::uint32_t>(v.sensorPendingEnd.size()));
+  w.put(v.def.hitEventThreshold);
+  w.putAll(std::span<const std::uint8_t>(v.bodies.sensor));
+  for (const TouchKey& t : v.pendingEnd) w.put(t);
+  for (const SensorKey& k : v.sensorOverlaps) w.put(k);
+  for (const SensorKey& k : v.sensorPendingEnd) w.put(k);
+}
+
+bool eventsFit(std::span<const std::byte> buffer, std::uint64_t before, std::uint64_t bodies) {
+  const std::uint64_t at = before - kChecksumBytes;  // where the block starts
+  if (buffer.size() < before + eventBytes(bodies, 0)) return false;
+  std::array<std::uint32_t, 3> counts{};
+  std::memcpy(counts.data(), buffer.data() + at, sizeof counts);
+  return before + eventBytes(bodies, std::uint64_t{counts[0]} + counts[1] + counts[2]) ==
+         buffer.size();
+}
+
+template <class Key>
+void checkSorted(const std::vector<Key>& keys, const char* what) {
+  for (std::size_t k = 1; k < keys.size(); ++k) {
+    if (!(keys[k - 1] < keys[k])) fail(fmt::format("{} {} is out of order", what, k));
+  }
+}
+
+void readEvents(Reader& r, State& s, std::uint32_t n) {
+  const auto pending = r.get<std::uint32_t>("pending end count");
+  const auto overlaps = r.get<std::uint32_t>("sensor overlap count");
+  const auto sensorPending = r.get<std::uint32_t>("pending sensor end count");
+  s.def.hitEventThreshold = r.get<float>("WorldDef.hitEventThreshold");
+  BodyStore& b = s.bodies;
+  r.getAll(b.sensor, n, "sensor flags");
+  b.sensorCount = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (b.sensor[i] > 1) fail(fmt::format("body {}: sensor flag is not 0 or 1", i));
+    b.sensorCount += b.sensor[i];
+  }
+  r.getAll(s.pendingEnd, pending, "pending contact ends");
+  r.getAll(s.sensorOverlaps, overlaps, "sensor overlaps");
+  r.getAll(s.sensorPendingEnd, sensorPending, "pending sensor ends");
+  checkSorted(s.pendingEnd, "pending contact end");
+  checkSorted(s.sensorOverlaps, "sensor overlap");
+  checkSorted(s.sensorPendingEnd, "pending sensor end");
+  auto live = [&](std::uint32_t slot, std::uint32_t gen) {
+    return slot < s.denseOf.size() && s.denseOf[slot] != kNoBody && s.generation[slot] == gen;
+  };
+  for (const SensorKey& k : s.sensorOverlaps) {
+    if (!live(k.sensorSlot, k.sensorGen) || !live(k.visitorSlot, k.visitorGen) ||
+        b.sensor[s.denseOf[k.sensorSlot]] == 0 || b.sensor[s.denseOf[k.visitorSlot]] != 0 ||
+        !b.isBall(s.denseOf[k.visitorSlot])) {
+      fail("a sensor overlap is not of a live sensor and a live ball");
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::byte> write(const View& v) {
   const BodyStore& b = v.bodies;
   const auto n = static_cast<std::uint32_t>(b.size());
-  const std::uint64_t size = totalBytes(n, v.generation.size(), v.freeSlots.size(),
-                                        v.contacts.size(), v.colourUse.size(), v.touching.size());
+  const std::uint64_t size =
+      totalBytes(n, v.generation.size(), v.freeSlots.size(), v.contacts.size(), v.colourUse.size(),
+                 v.touching.size()) +
+      eventBytes(n, v.pendingEnd.size() + v.sensorOverlaps.size() + v.sensorPendingEnd.size());
   Writer w(size);
   w.put(kMagic);
   w.put(kFormatVersion);
@@ -376,6 +449,7 @@ std::vector<std::byte> write(const View& v) {
     w.put(t.slotB);
     w.put(t.genB);
   }
+  writeEvents(w, v);
   w.put(checksum(w.written()));
   assert(w.at() == size);
   return w.take();
@@ -417,7 +491,7 @@ State read(std::span<const std::byte> buffer) {
   const auto touching = r.get<std::uint32_t>("touching pair count");
   if (r.get<std::uint32_t>("WorldDef size") != kDefBytes ||
       r.get<std::uint32_t>("contact size") != kContactBytes ||
-      totalBytes(n, slots, free, contacts, colourUse, touching) != size) {
+      !eventsFit(buffer, totalBytes(n, slots, free, contacts, colourUse, touching), n)) {
     fail("the section sizes do not add up to the buffer size");
   }
   State s;
@@ -440,6 +514,7 @@ State read(std::span<const std::byte> buffer) {
     t.genB = r.get<std::uint32_t>("touching pair");
   }
   checkTouching(s);
+  readEvents(r, s, n);
   assert(r.at() == size - kChecksumBytes);
   return s;
 }

@@ -11,6 +11,7 @@
 
 #include "body_store.hpp"
 #include "contact_solver.hpp"
+#include "sensor_set.hpp"
 
 namespace quadbin::snapshots {
 
@@ -26,6 +27,11 @@ struct View {
   std::span<const ContactSolver::Contact> contacts;
   std::span<const std::uint64_t> colourUse;  // per ball: the colours its contacts hold
   std::span<const TouchKey> touching;        // the last step's touching pairs, sorted
+  // Events and sensors (appended block): contacts of destroyed bodies that
+  // end at the next step, sensor overlaps and their pending ends, sorted.
+  std::span<const TouchKey> pendingEnd;
+  std::span<const SensorKey> sensorOverlaps;
+  std::span<const SensorKey> sensorPendingEnd;
 };
 
 /// What a snapshot restores: the same state, owned, checked for
@@ -37,6 +43,8 @@ struct State {
   std::vector<ContactSolver::Contact> contacts;
   std::vector<std::uint64_t> colourUse;
   std::vector<TouchKey> touching;
+  std::vector<TouchKey> pendingEnd;
+  std::vector<SensorKey> sensorOverlaps, sensorPendingEnd;
 };
 
 [[nodiscard]] std::vector<std::byte> write(const View& view);

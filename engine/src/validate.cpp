@@ -98,6 +98,9 @@ std::string worldDef(const WorldDef& def) {
   if (why.empty()) why = count(def.solverPasses, 1, kMaxIterations, "WorldDef.solverPasses");
   if (why.empty()) why = count(def.positionPasses, 0, kMaxIterations, "WorldDef.positionPasses");
   if (why.empty()) why = inRange(def.wallFriction, 0.0f, kMaxFriction, "WorldDef.wallFriction");
+  if (why.empty()) {
+    why = inRange(def.hitEventThreshold, 0.0f, kMaxSpeed, "WorldDef.hitEventThreshold");
+  }
   if (why.empty() && def.logLevel) {
     why = enumValue(*def.logLevel, LogLevel::Off, "WorldDef.logLevel", "LogLevel");
   }

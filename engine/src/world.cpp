@@ -22,6 +22,7 @@
 #include "contact_solver.hpp"
 #include "islands.hpp"
 #include "log_internal.hpp"
+#include "sensor_set.hpp"
 #include "snapshot.hpp"
 #include "validate.hpp"
 #include "world_draw.hpp"
@@ -99,6 +100,16 @@ struct World::Impl {
   // nothing can fail any more.
   std::vector<ContactEvent> nextBegin, nextEnd;
   bool touchingChanged = false;
+  // Sensors, hit events, pre-solve and the contacts of destroyed bodies
+  // that end at the next step (sensor_set.hpp).
+  SensorSet sensors;
+  PreSolveFn preSolve;
+  ContactGate gate;
+  std::vector<TouchKey> pendingEnd;  // sorted
+  std::vector<ContactHitEvent> hitEvents, nextHits;
+  OrderedBuffers<ContactHitEvent> hitBuffers;
+  float stepDt = 0.0f;
+  [[nodiscard]] IdMap idMap() const noexcept { return {slotOf, generation, worldId}; }
 
   // What a step that throws puts back (the strong guarantee): the bodies
   // as they were, and an empty broad phase of the same type to take the
@@ -329,6 +340,7 @@ struct World::Impl {
   void sleep(const SolverSettings& s);
   void countOutside();
   void updateEvents();
+  void addPendingEnds();
   [[nodiscard]] SolverSettings settingsFor(float dt) const;
   /// Wakes the island of dense body i (a static box: every island, since
   /// moving or removing it may leave any of them unsupported).
@@ -393,6 +405,7 @@ BodyId World::Impl::insert(const BodyDef& d) {
               d.rollingResistance);
   slotOf.push_back(slot);
   denseOf[slot] = dense;
+  bodies.setSensor(dense, d.isSensor);
   markChanged();
   return {slot, generation[slot], worldId};
 }
@@ -415,10 +428,15 @@ void World::destroyBody(BodyId id) {
   ++w.generation[id.index];
   w.freeSlots.push_back(id.index);
   w.markChanged();
-  // A destroyed body leaves the touching set silently: no end event names a
-  // body that no longer exists.
-  std::erase_if(w.previousTouching,
-                [&](const TouchKey& k) { return k.slotA == id.index || k.slotB == id.index; });
+  // A destroyed body's contacts and sensor overlaps end with events at the
+  // next step (they name its old id).
+  auto gone = [&](const TouchKey& k) { return k.slotA == id.index || k.slotB == id.index; };
+  for (const TouchKey& k : w.previousTouching) {
+    if (gone(k))
+      w.pendingEnd.insert(std::upper_bound(w.pendingEnd.begin(), w.pendingEnd.end(), k), k);
+  }
+  std::erase_if(w.previousTouching, gone);
+  w.sensors.forgetBody(id.index);
 }
 
 bool World::isValid(BodyId id) const noexcept { return impl_ && impl_->isValid(id); }
@@ -594,6 +612,7 @@ void World::Impl::step(float dt) {
   someAsleep = awake < balls;
   const StepStats before = stats;
   const SolverSettings settings = settingsFor(dt);
+  stepDt = dt;
   if (awake > 0) {
     // Strong guarantee: everything the step may change is saved (or made
     // aside and swapped in at the end), before it changes anything; these
@@ -630,6 +649,9 @@ void World::Impl::step(float dt) {
   beginEvents.swap(nextBegin);
   endEvents.swap(nextEnd);
   if (touchingChanged) previousTouching.swap(touching);
+  hitEvents.swap(nextHits);
+  sensors.commit();
+  pendingEnd.clear();
   stats.totalMs = millisSince(start);
 }
 
@@ -731,6 +753,8 @@ void World::Impl::narrowPhase(const SolverSettings& s) {
   if (someAsleep) {
     stats.awakeBodies += solver.wakeTouched(bodies, s.dt, pairs, *tasks);
   }
+  gate = {&bodies, idMap(), &preSolve};
+  solver.filter = gate.filter();
   solver.buildContacts(bodies, s, pairs, *tasks);
   stats.colours = solver.colourCount();
 }
@@ -784,9 +808,12 @@ void World::Impl::countOutside() {
 void World::Impl::updateEvents() {
   nextBegin.clear();
   nextEnd.clear();
+  nextHits.clear();
   touchingChanged = false;
   if (stats.awakeBodies == 0) {  // nothing moved: the same pairs touch
     stats.contacts = static_cast<std::uint32_t>(previousTouching.size());
+    addPendingEnds();
+    sensors.updateAsleep(worldId);
     return;
   }
   // Touching pairs as keys slotA << bits | slotB (slotA < slotB), gathered
@@ -855,6 +882,26 @@ void World::Impl::updateEvents() {
     }
   }
   touchingChanged = true;
+  addPendingEnds();
+  // Begin events' geometry and hit events, from the velocities the step
+  // started with (saved for the strong guarantee, before gravity).
+  const EventGeometry geometry{bodies,    undo.vx, undo.vy, undo.awake, def.gravity * stepDt,
+                               def.bounds};
+  for (ContactEvent& e : nextBegin) geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
+  geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, hitBuffers, nextHits, *tasks);
+  sensors.update(bodies, pairs, idMap(), *tasks);
+}
+
+// The contacts of bodies destroyed since the last step end now, in order.
+void World::Impl::addPendingEnds() {
+  if (pendingEnd.empty()) return;
+  for (const TouchKey& k : pendingEnd) {
+    nextEnd.push_back(ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}});
+  }
+  std::sort(nextEnd.begin(), nextEnd.end(), [](const ContactEvent& l, const ContactEvent& r) {
+    return TouchKey{l.a.index, l.a.generation, l.b.index, l.b.generation} <
+           TouchKey{r.a.index, r.a.generation, r.b.index, r.b.generation};
+  });
 }
 
 // The noexcept accessors answer for a moved-from world as for an empty one.
@@ -865,6 +912,28 @@ std::span<const ContactEvent> World::contactBeginEvents() const noexcept {
 std::span<const ContactEvent> World::contactEndEvents() const noexcept {
   if (!impl_) return {};
   return impl_->endEvents;
+}
+std::span<const ContactHitEvent> World::contactHitEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->hitEvents;
+}
+std::span<const SensorEvent> World::sensorBeginEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->sensors.beginEvents();
+}
+std::span<const SensorEvent> World::sensorEndEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->sensors.endEvents();
+}
+bool World::isSensor(BodyId id) const {
+  Impl& w = live("isSensor");
+  const auto use = w.claimRead("isSensor");
+  return w.bodies.sensor[w.denseIndex(id, "isSensor")] != 0;
+}
+void World::setPreSolve(PreSolveFn fn) {
+  Impl& w = live("setPreSolve");
+  const auto use = w.claimChange("setPreSolve");
+  w.preSolve = std::move(fn);
 }
 const StepStats& World::stats() const noexcept {
   static const StepStats kNoStep;
@@ -995,6 +1064,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
           w.bodies.set(dense, d.type, d.position, ball ? d.velocity : Vec2{},
                        ball ? Vec2{radius, radius} : d.halfExtents, radius, mass, d.friction,
                        d.rollingResistance);
+          w.bodies.sensor[dense] = d.isSensor ? 1 : 0;
           w.slotOf[dense] = slot;
           w.denseOf[slot] = dense;
           ids[k] = {slot, w.generation[slot], w.worldId};
@@ -1045,7 +1115,8 @@ std::vector<std::byte> World::snapshot() const {
   Impl& w = live("snapshot");
   const auto use = w.claimRead("snapshot");
   return snapshots::write({w.def, w.bodies, w.slotOf, w.generation, w.freeSlots,
-                           w.solver.contacts(), w.solver.colourUse(), w.previousTouching});
+                           w.solver.contacts(), w.solver.colourUse(), w.previousTouching,
+                           w.pendingEnd, w.sensors.overlaps(), w.sensors.pendingEnd()});
 }
 
 void World::restore(std::span<const std::byte> buffer) {
@@ -1085,6 +1156,9 @@ void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
   previousTouching = std::move(s.touching);
   beginEvents.clear();
   endEvents.clear();
+  hitEvents.clear();
+  pendingEnd = std::move(s.pendingEnd);
+  sensors.restoreState(std::move(s.sensorOverlaps), std::move(s.sensorPendingEnd));
   stats = {};
   broad = std::move(newBroad);
   warnedBruteForce = false;

@@ -105,6 +105,10 @@ struct WorldDef {
   float wallFriction = 0.6f;
   /// When set, the library's log level is set to it when the world is made.
   std::optional<LogLevel> logLevel;
+  /// A contact (walls included) whose approach speed, the relative speed
+  /// along its normal at the start of the step, is above this many units/s
+  /// is reported by World::contactHitEvents. In [0, limits::kMaxSpeed].
+  float hitEventThreshold = 1.0f;
 };
 
 struct BodyDef {
@@ -127,6 +131,11 @@ struct BodyDef {
   /// so a ball rolling on the floor slows down and stops instead of rolling
   /// forever (Box2D v3's rule; combined by max). Off (0) by default.
   float rollingResistance = 0.0f;
+  /// A sensor detects the balls that overlap it (World::sensorBeginEvents)
+  /// without touching them: balls and boxes pass through it and it through
+  /// them. A sensor ball still moves, falls and bounces off the world's
+  /// walls. Sensors do not detect each other or static boxes.
+  bool isSensor = false;
 
   [[nodiscard]] static BodyDef ball(Vec2 position, float radius, Vec2 velocity = {}) {
     BodyDef def;
@@ -144,11 +153,51 @@ struct BodyDef {
   }
 };
 
-/// Two bodies that started (begin) or stopped (end) touching in the last step.
+/// Two bodies that started (begin) or stopped (end) touching in the last
+/// step; a.index < b.index. The geometry is filled in for begin events only
+/// (zero in end events), from the positions at the end of the step.
 struct ContactEvent {
   BodyId a;
   BodyId b;
+  Vec2 point{};   ///< where they touch (midway between the surfaces)
+  Vec2 normal{};  ///< unit normal pointing from a to b
+  /// Relative speed along the normal at the start of the step (gravity of
+  /// the step included); 0 when they were not closing.
+  float approachSpeed = 0.0f;
 };
+
+/// Which wall of a closed world a ball hit.
+enum class WallSide : std::uint8_t {
+  None,  ///< not a wall: the hit is between two bodies
+  MinX,  ///< x = bounds.min.x
+  MaxX,  ///< x = bounds.max.x
+  MinY,  ///< y = bounds.min.y
+  MaxY,  ///< y = bounds.max.y
+};
+
+/// A contact that touched in the last step with an approach speed above
+/// WorldDef::hitEventThreshold: two bodies (a.index < b.index) or a ball and
+/// a wall (b is null, wall says which).
+struct ContactHitEvent {
+  BodyId a;
+  BodyId b;
+  WallSide wall = WallSide::None;
+  Vec2 point{};                ///< where they touch, at the end of the step
+  Vec2 normal{};               ///< unit normal pointing from a to b (or the wall)
+  float approachSpeed = 0.0f;  ///< relative normal speed at the start of the step
+};
+
+/// A ball (visitor) that began or stopped overlapping a sensor in the last
+/// step.
+struct SensorEvent {
+  BodyId sensor;
+  BodyId visitor;
+};
+
+/// World::setPreSolve's callback: a is a ball, b a ball or a static box,
+/// normal the unit vector from a to b at the start of the step. Return
+/// false to switch the contact off for this step.
+using PreSolveFn = std::function<bool(BodyId a, BodyId b, Vec2 normal)>;
 
 /// Where a ray first meets a body.
 struct RayHit {
@@ -280,6 +329,32 @@ class World {
 
   [[nodiscard]] std::span<const ContactEvent> contactBeginEvents() const noexcept;
   [[nodiscard]] std::span<const ContactEvent> contactEndEvents() const noexcept;
+  // Events of the last step, each list sorted by (a.index, b.index) or
+  // (sensor.index, visitor.index), the same for every thread count and
+  // broad phase; valid until the next call that changes the world. When a
+  // body is destroyed, its contacts and sensor overlaps end with events at
+  // the next step (naming the destroyed body's id, no longer valid).
+
+  /// Contacts of the last step that hit harder than
+  /// WorldDef::hitEventThreshold, walls included.
+  [[nodiscard]] std::span<const ContactHitEvent> contactHitEvents() const noexcept;
+  /// Balls that began overlapping a sensor in the last step.
+  [[nodiscard]] std::span<const SensorEvent> sensorBeginEvents() const noexcept;
+  /// Balls that stopped overlapping a sensor in the last step.
+  [[nodiscard]] std::span<const SensorEvent> sensorEndEvents() const noexcept;
+  /// BodyDef::isSensor of the body.
+  [[nodiscard]] bool isSensor(BodyId id) const;
+  /// Sets (or, with an empty function, removes) a callback asked about every
+  /// contact the narrow phase finds between a ball and another body before
+  /// the solver runs, once per step: returning false switches the contact
+  /// off for that step (a one-way platform lets balls through from one
+  /// side). It is called from the step's worker threads, many at once, so it
+  /// must be thread-safe; for results that are the same for every thread
+  /// count it must be a pure function of its arguments and of state that
+  /// nothing changes during the step. It must not call the world, and should
+  /// not throw (a throw fails the step, which is then rolled back). Not
+  /// asked about walls or sensors. Throws Error during a step.
+  void setPreSolve(PreSolveFn fn);
   [[nodiscard]] const StepStats& stats() const noexcept;
 
   [[nodiscard]] std::uint32_t bodyCount() const noexcept;

@@ -1,0 +1,220 @@
+// Sensors, the contact filter and the geometry of contact events (see
+// sensor_set.hpp).
+#include "sensor_set.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <quadbin/narrowphase/contact.hpp>
+
+namespace quadbin {
+
+namespace {
+constexpr std::uint32_t kPairChunk = 16384;  // candidate pairs per task: a constant
+
+// Unit normal from ball centre c towards the box, and the box's closest
+// point; a centre inside the box points out of its nearest face.
+std::pair<Vec2, Vec2> ballToBox(Vec2 c, const AABB& box) noexcept {
+  const Vec2 q = closestPoint(box, c);
+  if (q.x != c.x || q.y != c.y) return {normalizeOr(q - c), q};
+  return {-outwardNormal(box, c), c};
+}
+
+bool sensorOverlaps(const BodyStore& b, std::uint32_t sensor, std::uint32_t ball) noexcept {
+  const Vec2 c{b.px[ball], b.py[ball]};
+  const float r = b.radius[ball];
+  if (b.isBall(sensor)) {
+    const float reach = r + b.radius[sensor];
+    return lengthSquared(Vec2{b.px[sensor], b.py[sensor]} - c) < reach * reach;
+  }
+  return lengthSquared(c - closestPoint(b.tightBox(sensor), c)) < r * r;
+}
+}  // namespace
+
+// ---- contact filter ---------------------------------------------------------
+
+ContactFilter ContactGate::filter() const noexcept {
+  const bool callback = preSolve != nullptr && static_cast<bool>(*preSolve);
+  if (bodies->sensorCount == 0 && !callback) return {};
+  return {this, &ContactGate::allows};
+}
+
+bool ContactGate::allows(const void* context, std::uint32_t a, std::uint32_t b) {
+  const auto& g = *static_cast<const ContactGate*>(context);
+  const BodyStore& s = *g.bodies;
+  if ((s.sensor[a] | s.sensor[b]) != 0) return false;
+  if (g.preSolve == nullptr || !*g.preSolve) return true;
+  const Vec2 c{s.px[a], s.py[a]};
+  const Vec2 normal =
+      s.isBall(b) ? normalizeOr(Vec2{s.px[b], s.py[b]} - c) : ballToBox(c, s.tightBox(b)).first;
+  return (*g.preSolve)(g.ids.id(a), g.ids.id(b), normal);
+}
+
+// ---- sensors -----------------------------------------------------------------
+
+void SensorSet::update(const BodyStore& bodies, std::span<const Pair> pairs, const IdMap& ids,
+                       TaskSystem& tasks) {
+  next_.clear();
+  if (bodies.sensorCount > 0) {
+    const auto count = static_cast<std::uint32_t>(pairs.size());
+    buffers_.reset(chunkCount(count, kPairChunk));
+    forEachChunk(tasks, count, kPairChunk,
+                 [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                   for (std::uint32_t k = begin; k < end; ++k) {
+                     std::uint32_t s = pairs[k].a, v = pairs[k].b;
+                     if (bodies.sensor[s] == bodies.sensor[v]) continue;  // none or both
+                     if (bodies.sensor[v] != 0) std::swap(s, v);
+                     if (!bodies.isBall(v) || !sensorOverlaps(bodies, s, v)) continue;
+                     const std::uint32_t ss = ids.slotOf[s], vs = ids.slotOf[v];
+                     buffers_[c].push_back({ss, ids.generation[ss], vs, ids.generation[vs]});
+                   }
+                 });
+    buffers_.appendTo(tasks, next_);
+    std::sort(next_.begin(), next_.end());
+  }
+  nextValid_ = true;
+  makeEvents(ids.worldId);
+}
+
+void SensorSet::updateAsleep(std::uint32_t worldId) {
+  nextValid_ = false;
+  makeEvents(worldId);
+}
+
+// Merge walk over the sorted overlaps of the last step and this one; the
+// pending ends of destroyed bodies join the end events in key order.
+void SensorSet::makeEvents(std::uint32_t worldId) {
+  nextBegin_.clear();
+  nextEnd_.clear();
+  auto event = [worldId](const SensorKey& k) {
+    return SensorEvent{{k.sensorSlot, k.sensorGen, worldId},
+                       {k.visitorSlot, k.visitorGen, worldId}};
+  };
+  std::vector<SensorKey>& ended = pendingEnd_;
+  if (nextValid_) {
+    std::size_t i = 0, j = 0;
+    while (i < next_.size() || j < overlaps_.size()) {
+      if (j == overlaps_.size() || (i < next_.size() && next_[i] < overlaps_[j])) {
+        nextBegin_.push_back(event(next_[i++]));
+      } else if (i == next_.size() || overlaps_[j] < next_[i]) {
+        nextEnd_.push_back(event(overlaps_[j++]));
+      } else {
+        ++i;
+        ++j;
+      }
+    }
+  }
+  if (!ended.empty()) {
+    for (const SensorKey& k : ended) nextEnd_.push_back(event(k));
+    std::sort(nextEnd_.begin(), nextEnd_.end(), [](const SensorEvent& l, const SensorEvent& r) {
+      return SensorKey{l.sensor.index, l.sensor.generation, l.visitor.index, l.visitor.generation} <
+             SensorKey{r.sensor.index, r.sensor.generation, r.visitor.index, r.visitor.generation};
+    });
+  }
+}
+
+void SensorSet::commit() noexcept {
+  begin_.swap(nextBegin_);
+  end_.swap(nextEnd_);
+  if (nextValid_) overlaps_.swap(next_);
+  nextValid_ = false;
+  pendingEnd_.clear();
+}
+
+void SensorSet::forgetBody(std::uint32_t slot) {
+  auto gone = [slot](const SensorKey& k) { return k.sensorSlot == slot || k.visitorSlot == slot; };
+  for (const SensorKey& k : overlaps_) {
+    if (gone(k)) pendingEnd_.insert(std::upper_bound(pendingEnd_.begin(), pendingEnd_.end(), k), k);
+  }
+  std::erase_if(overlaps_, gone);
+}
+
+void SensorSet::restoreState(std::vector<SensorKey> overlaps,
+                             std::vector<SensorKey> pendingEnd) noexcept {
+  overlaps_ = std::move(overlaps);
+  pendingEnd_ = std::move(pendingEnd);
+  begin_.clear();
+  end_.clear();
+  nextValid_ = false;
+}
+
+// ---- event geometry ------------------------------------------------------------
+
+void EventGeometry::fill(ContactEvent& e, std::uint32_t a, std::uint32_t b) const noexcept {
+  const BodyStore& s = bodies;
+  const Vec2 pa{s.px[a], s.py[a]}, pb{s.px[b], s.py[b]};
+  if (s.isBall(a) && s.isBall(b)) {
+    const Vec2 d = pb - pa;
+    e.normal = normalizeOr(d);
+    const float gap = length(d) - s.radius[a] - s.radius[b];
+    e.point = pa + e.normal * (s.radius[a] + 0.5f * gap);
+  } else {
+    const bool ballFirst = s.isBall(a);
+    const std::uint32_t ball = ballFirst ? a : b, box = ballFirst ? b : a;
+    const auto [n, q] = ballToBox(Vec2{s.px[ball], s.py[ball]}, s.tightBox(box));
+    e.normal = ballFirst ? n : -n;
+    e.point = q;
+  }
+  e.approachSpeed = std::max(0.0f, dot(startVelocity(a) - startVelocity(b), e.normal));
+}
+
+bool EventGeometry::hit(const ContactSolver::Contact& c, const IdMap& ids, float threshold,
+                        ContactHitEvent& h) const noexcept {
+  if (c.touched == 0) return false;
+  const BodyStore& s = bodies;
+  if (c.b >= ContactSolver::kWallBase) {
+    const std::uint32_t side = c.b - ContactSolver::kWallBase;
+    static constexpr Vec2 kNormals[4] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+    h.normal = kNormals[side];
+    h.approachSpeed = dot(startVelocity(c.a), h.normal);
+    if (!(h.approachSpeed > threshold)) return false;
+    const Vec2 p{s.px[c.a], s.py[c.a]};
+    h.point = side == 0   ? Vec2{bounds.min.x, p.y}
+              : side == 1 ? Vec2{bounds.max.x, p.y}
+              : side == 2 ? Vec2{p.x, bounds.min.y}
+                          : Vec2{p.x, bounds.max.y};
+    h.a = ids.id(c.a);
+    h.b = {};
+    h.wall = static_cast<WallSide>(side + 1);
+    return true;
+  }
+  // In slot order, as contact events are.
+  std::uint32_t a = c.a, b = c.b;
+  if (ids.slotOf[b] < ids.slotOf[a]) std::swap(a, b);
+  ContactEvent e;
+  fill(e, a, b);
+  if (!(e.approachSpeed > threshold)) return false;
+  h.a = ids.id(a);
+  h.b = ids.id(b);
+  h.wall = WallSide::None;
+  h.point = e.point;
+  h.normal = e.normal;
+  h.approachSpeed = e.approachSpeed;
+  return true;
+}
+
+void EventGeometry::hits(std::span<const ContactSolver::Contact> contacts, const IdMap& ids,
+                         float threshold, OrderedBuffers<ContactHitEvent>& buffers,
+                         std::vector<ContactHitEvent>& out, TaskSystem& tasks) const {
+  constexpr std::uint32_t kContactChunk = 16384;  // a constant, never the thread count
+  const auto count = static_cast<std::uint32_t>(contacts.size());
+  buffers.reset(chunkCount(count, kContactChunk));
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 ContactHitEvent h;
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   if (hit(contacts[k], ids, threshold, h)) buffers[c].push_back(h);
+                 }
+               });
+  out.clear();
+  buffers.appendTo(tasks, out);
+  // Bodies by slot; a wall (null b) after every body of the same a.
+  auto key = [](const ContactHitEvent& h) {
+    const std::uint32_t second =
+        h.wall == WallSide::None ? h.b.index : UINT32_MAX - 4 + static_cast<std::uint32_t>(h.wall);
+    return std::pair{h.a.index, second};
+  };
+  std::sort(out.begin(), out.end(),
+            [&](const ContactHitEvent& l, const ContactHitEvent& r) { return key(l) < key(r); });
+}
+
+}  // namespace quadbin
