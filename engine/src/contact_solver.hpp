@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "body_store.hpp"
+#include "filtering.hpp"
 
 namespace quadbin {
 
@@ -160,6 +161,10 @@ class ContactSolver {
   [[nodiscard]] std::uint32_t pushedContacts() const noexcept { return pushed_; }
 
   bool warnedEscapes = false;
+  /// The world's collision filters (set once by the world): the step's
+  /// pairs come filtered, and the pairs found by looking again are
+  /// filtered against them. Null: everything collides.
+  const BodyFilters* filters = nullptr;
 
  private:
   enum Kind : std::uint8_t { kBall, kBox, kWall };

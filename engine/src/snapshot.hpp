@@ -11,6 +11,7 @@
 
 #include "body_store.hpp"
 #include "contact_solver.hpp"
+#include "filtering.hpp"
 
 namespace quadbin::snapshots {
 
@@ -26,6 +27,7 @@ struct View {
   std::span<const ContactSolver::Contact> contacts;
   std::span<const std::uint64_t> colourUse;  // per ball: the colours its contacts hold
   std::span<const TouchKey> touching;        // the last step's touching pairs, sorted
+  const BodyFilters& filters;                // per body: user data and collision filter
 };
 
 /// What a snapshot restores: the same state, owned, checked for
@@ -37,6 +39,7 @@ struct State {
   std::vector<ContactSolver::Contact> contacts;
   std::vector<std::uint64_t> colourUse;
   std::vector<TouchKey> touching;
+  BodyFilters filters;
 };
 
 [[nodiscard]] std::vector<std::byte> write(const View& view);
