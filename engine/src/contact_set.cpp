@@ -335,17 +335,21 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
         std::vector<Contact>& out = extraBuffers_[c];
         auto emit = [&](std::uint32_t a, std::uint32_t b) { out.push_back({a, b, 0.0f, 0, 0}); };
         std::vector<std::uint32_t> found;
+        const bool filtered = filters != nullptr && filters->active();
+        auto collide = [&](std::uint32_t i, std::uint32_t j) {
+          return !filtered || filters->collide(i, j);
+        };
         for (std::uint32_t k = begin; k < end; ++k) {
           const std::uint32_t i = newcomers[k];
           found.clear();
           broad.query(boxes[i], found);
           for (const std::uint32_t j : found) {
-            if (j != i) addCandidate(bodies, i, j, true, emit);
+            if (j != i && collide(i, j)) addCandidate(bodies, i, j, true, emit);
           }
           if (s.closedWorld) addWalls(bodies, s, i, emit);
           // The broad phase still holds the old boxes of balls grown earlier.
           for (const std::uint32_t other : grown) {
-            if (other != i && touches(boxes[i], boxes[other])) {
+            if (other != i && touches(boxes[i], boxes[other]) && collide(i, other)) {
               addCandidate(bodies, i, other, true, emit);
             }
           }

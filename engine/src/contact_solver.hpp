@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "body_store.hpp"
+#include "filtering.hpp"
 
 namespace quadbin {
 
@@ -169,6 +170,10 @@ class ContactSolver {
 
   bool warnedEscapes = false;
   ContactFilter filter;  // set by the world before each step
+  /// The world's collision filters (set once by the world): the step's
+  /// pairs come filtered, and the pairs found by looking again are
+  /// filtered against them. Null: everything collides.
+  const BodyFilters* filters = nullptr;
 
  private:
   enum Kind : std::uint8_t { kBall, kBox, kWall };

@@ -41,6 +41,9 @@ constexpr std::uint32_t kByteOrder = 0x01020304;
 constexpr float kFloatCheck = 1.0f / 3.0f;  // 0x3EAAAAAB in IEEE-754 binary32
 constexpr std::uint32_t kDefBytes = 60;
 constexpr std::uint64_t kBodyBytes = 1 + 13 * 4ull + 1 + 4 + 2 * 4ull;  // per body, all columns
+// Per body, after the body columns: user data, category bits, mask bits
+// (8 bytes each) and group index (4).
+constexpr std::uint64_t kFilterBytes = 3 * 8ull + 4;
 constexpr std::uint64_t kContactBytes = 4 + 4 + 4 + 4 + 4 + 4 + 1 + 1;
 constexpr std::uint64_t kTouchBytes = 4 * 4;
 constexpr std::uint64_t kChecksumBytes = 8;
@@ -68,8 +71,9 @@ std::uint64_t checksum(std::span<const std::byte> bytes) noexcept {
 std::uint64_t totalBytes(std::uint64_t bodies, std::uint64_t slots, std::uint64_t free,
                          std::uint64_t contacts, std::uint64_t colourUse,
                          std::uint64_t touching) noexcept {
-  return kHeaderBytes + kDefBytes + bodies * kBodyBytes + 8 + bodies * 4 + slots * 4 + free * 4 +
-         contacts * kContactBytes + colourUse * 8 + touching * kTouchBytes + kChecksumBytes;
+  return kHeaderBytes + kDefBytes + bodies * kBodyBytes + 8 + bodies * kFilterBytes + bodies * 4 +
+         slots * 4 + free * 4 + contacts * kContactBytes + colourUse * 8 + touching * kTouchBytes +
+         kChecksumBytes;
 }
 
 class Writer {
@@ -429,6 +433,13 @@ std::vector<std::byte> write(const View& v) {
   w.putAll(std::span<const std::uint32_t>(b.islandPrev));
   w.put(b.maxRadius);
   w.put(b.boxCount);
+  // User data and collision filters (docs/filtering.md), as columns.
+  const BodyFilters& f = v.filters;
+  assert(f.size() == n);
+  w.putAll(std::span<const std::uint64_t>(f.userData));
+  for (const Filter& x : f.filter) w.put(x.categoryBits);
+  for (const Filter& x : f.filter) w.put(x.maskBits);
+  for (const Filter& x : f.filter) w.put(x.groupIndex);
   w.putAll(v.slotOf);
   w.putAll(v.generation);
   w.putAll(v.freeSlots);
@@ -498,6 +509,12 @@ State read(std::span<const std::byte> buffer) {
   s.def = readDef(r);
   readBodies(r, s.bodies, n);
   checkBodies(s.bodies);
+  // User data and collision filters: every value is one a body may have.
+  r.getAll(s.filters.userData, n, "user data");
+  s.filters.filter.resize(n);
+  for (Filter& x : s.filters.filter) x.categoryBits = r.get<std::uint64_t>("filter categories");
+  for (Filter& x : s.filters.filter) x.maskBits = r.get<std::uint64_t>("filter masks");
+  for (Filter& x : s.filters.filter) x.groupIndex = r.get<std::int32_t>("filter groups");
   r.getAll(s.slotOf, n, "slots");
   r.getAll(s.generation, slots, "generations");
   r.getAll(s.freeSlots, free, "free slots");

@@ -12,6 +12,7 @@
 #include "body_store.hpp"
 #include "contact_solver.hpp"
 #include "sensor_set.hpp"
+#include "filtering.hpp"
 
 namespace quadbin::snapshots {
 
@@ -32,6 +33,7 @@ struct View {
   std::span<const TouchKey> pendingEnd;
   std::span<const SensorKey> sensorOverlaps;
   std::span<const SensorKey> sensorPendingEnd;
+  const BodyFilters& filters;                // per body: user data and collision filter
 };
 
 /// What a snapshot restores: the same state, owned, checked for
@@ -45,6 +47,7 @@ struct State {
   std::vector<TouchKey> touching;
   std::vector<TouchKey> pendingEnd;
   std::vector<SensorKey> sensorOverlaps, sensorPendingEnd;
+  BodyFilters filters;
 };
 
 [[nodiscard]] std::vector<std::byte> write(const View& view);

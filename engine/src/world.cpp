@@ -20,6 +20,7 @@
 
 #include "body_store.hpp"
 #include "contact_solver.hpp"
+#include "filtering.hpp"
 #include "islands.hpp"
 #include "log_internal.hpp"
 #include "sensor_set.hpp"
@@ -57,6 +58,7 @@ struct World::Impl {
   const std::uint32_t worldId = makeWorldId();  // carried by every BodyId made here
   WorldDef def;
   BodyStore bodies;                   // dense structure of arrays
+  BodyFilters filters;                // beside bodies: collision filters, user data
   std::vector<std::uint32_t> slotOf;  // dense index -> slot
 
   // Slots give BodyIds their stable identity across swap-removal.
@@ -147,7 +149,9 @@ struct World::Impl {
   explicit Impl(const WorldDef& d)
       : def(d),
         tasks(d.taskSystem ? d.taskSystem : taskSystemFor(d.threadCount)),
-        broad(freshBroadPhase(d.broadPhase)) {}
+        broad(freshBroadPhase(d.broadPhase)) {
+    solver.filters = &filters;
+  }
 
   [[nodiscard]] std::unique_ptr<BroadPhase> freshBroadPhase(BroadPhaseType type) const {
     auto made = makeBroadPhase(type);
@@ -247,6 +251,21 @@ struct World::Impl {
     queryFresh.store(true, std::memory_order_release);
   }
   [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
+  // The spatial queries (world.cpp's last section); filter null: every body.
+  void queryBox(const AABB& box, std::vector<BodyId>& out, const QueryFilter* filter);
+  void queryRadius(Vec2 center, float radius, std::vector<BodyId>& out, const QueryFilter* filter);
+  void raycastAll(const Ray& ray, std::vector<RayHit>& out, const QueryFilter* filter);
+  void nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out, const QueryFilter* filter);
+  // The dense index of filter->ignore (kNone when there is none), or Error.
+  std::uint32_t ignored(const QueryFilter* filter, const char* what) {
+    if (filter == nullptr || filter->ignore.isNull()) return kNone;
+    return denseIndex(filter->ignore, what);
+  }
+  // Whether a query with `filter` reports dense body i.
+  [[nodiscard]] bool reports(const QueryFilter* filter, std::uint32_t skip,
+                             std::uint32_t i) const noexcept {
+    return filter == nullptr || (i != skip && filters.accepts(*filter, i));
+  }
 
   void logRefusal(const std::string& message) {
     if (!warnedRefusal.exchange(true, std::memory_order_relaxed)) {
@@ -403,6 +422,7 @@ BodyId World::Impl::insert(const BodyDef& d) {
   const auto dense = static_cast<std::uint32_t>(slotOf.size());
   bodies.push(d.type, d.position, ball ? d.velocity : Vec2{}, half, radius, mass, d.friction,
               d.rollingResistance);
+  filters.push(d.filter, d.userData);
   slotOf.push_back(slot);
   denseOf[slot] = dense;
   bodies.setSensor(dense, d.isSensor);
@@ -417,6 +437,7 @@ void World::destroyBody(BodyId id) {
   const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
   w.wake(dense);  // what rested on it must fall
   w.bodies.swapRemove(dense);
+  w.filters.swapRemove(dense);
   w.solver.forget();  // the last body's index changed
   // TODO: rename the moved body in the persistent contacts instead, so that
   // a destroy keeps warm starting and colours.
@@ -540,6 +561,33 @@ void World::setFriction(BodyId id, float friction) {
   const std::uint32_t i = w.denseIndex(id, "setFriction");
   w.check(validate::friction(friction, "setFriction friction"));
   w.bodies.setFriction(i, friction);
+}
+
+std::uint64_t World::userData(BodyId id) const {
+  Impl& w = live("userData");
+  const auto use = w.claimRead("userData");
+  return w.filters.userData[w.denseIndex(id, "userData")];
+}
+
+void World::setUserData(BodyId id, std::uint64_t value) {
+  Impl& w = live("setUserData");
+  const auto use = w.claimChange("setUserData");
+  w.filters.userData[w.denseIndex(id, "setUserData")] = value;
+}
+
+Filter World::filter(BodyId id) const {
+  Impl& w = live("filter");
+  const auto use = w.claimRead("filter");
+  return w.filters.filter[w.denseIndex(id, "filter")];
+}
+
+void World::setFilter(BodyId id, const Filter& filter) {
+  Impl& w = live("setFilter");
+  const auto use = w.claimChange("setFilter");
+  const std::uint32_t i = w.denseIndex(id, "setFilter");
+  if (w.filters.filter[i] == filter) return;
+  w.wake(i);  // what rested on it may now fall through
+  w.filters.setFilter(i, filter);
 }
 
 bool World::isAwake(BodyId id) const {
@@ -703,6 +751,7 @@ void World::Impl::findPairs() {
         pairs.size(), boxes.size(), limit, limits::kMaxPairsPerBody, limits::kMinPairLimit));
   }
   stats.candidatePairs = static_cast<std::uint32_t>(pairs.size());
+  filters.filterPairs(pairs, *tasks);  // rejected pairs never reach the narrow phase
 }
 
 // Refuses, before the broad phase runs, a step whose swept boxes already
@@ -1042,10 +1091,12 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
   const std::size_t reused = std::min(count, w.freeSlots.size());
   const auto firstNewSlot = static_cast<std::uint32_t>(w.denseOf.size());
   w.bodies.reserve(total);
+  w.filters.reserve(total);
   w.slotOf.reserve(total);
   w.denseOf.reserve(firstNewSlot + count - reused);
   w.generation.reserve(firstNewSlot + count - reused);
   w.bodies.resize(total);
+  w.filters.resize(total);
   w.slotOf.resize(total);
   w.denseOf.resize(firstNewSlot + count - reused, kNone);
   w.generation.resize(firstNewSlot + count - reused, 0);
@@ -1065,6 +1116,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
                        ball ? Vec2{radius, radius} : d.halfExtents, radius, mass, d.friction,
                        d.rollingResistance);
           w.bodies.sensor[dense] = d.isSensor ? 1 : 0;
+          w.filters.set(dense, d.filter, d.userData);
           w.slotOf[dense] = slot;
           w.denseOf[slot] = dense;
           ids[k] = {slot, w.generation[slot], w.worldId};
@@ -1072,6 +1124,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
       });
   w.freeSlots.resize(w.freeSlots.size() - reused);
   w.bodies.finishBulk(first);
+  w.filters.finishBulk(first);
   w.markChanged();
   return ids;
 }
@@ -1116,7 +1169,8 @@ std::vector<std::byte> World::snapshot() const {
   const auto use = w.claimRead("snapshot");
   return snapshots::write({w.def, w.bodies, w.slotOf, w.generation, w.freeSlots,
                            w.solver.contacts(), w.solver.colourUse(), w.previousTouching,
-                           w.pendingEnd, w.sensors.overlaps(), w.sensors.pendingEnd()});
+                           w.pendingEnd, w.sensors.overlaps(), w.sensors.pendingEnd(),
+                           w.filters});
 }
 
 void World::restore(std::span<const std::byte> buffer) {
@@ -1148,6 +1202,7 @@ void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
                          std::unique_ptr<BroadPhase> newBroad) noexcept {
   def = std::move(newDef);
   bodies = std::move(s.bodies);
+  filters.assign(std::move(s.filters));
   slotOf = std::move(s.slotOf);
   denseOf = std::move(s.denseOf);
   generation = std::move(s.generation);
@@ -1176,14 +1231,22 @@ void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
 }
 
 void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
-  Impl& w = live("queryBox");
+  live("queryBox").queryBox(box, out, nullptr);
+}
+void World::queryBox(const AABB& box, std::vector<BodyId>& out, const QueryFilter& filter) const {
+  live("queryBox").queryBox(box, out, &filter);
+}
+void World::Impl::queryBox(const AABB& box, std::vector<BodyId>& out, const QueryFilter* filter) {
+  Impl& w = *this;
   const auto use = w.claimRead("queryBox");
   w.check(validate::queryBox(box, "queryBox box"));
+  const std::uint32_t skip = w.ignored(filter, "queryBox filter.ignore");
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(box, found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
+    if (!w.reports(filter, skip, i)) return true;
     if (b.type[i] == BodyType::StaticBox) return !touches(b.tightBox(i), box);
     const Vec2 c{b.px[i], b.py[i]};
     return lengthSquared(c - closestPoint(box, c)) > b.radius[i] * b.radius[i];
@@ -1194,15 +1257,25 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
 }
 
 void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const {
-  Impl& w = live("queryRadius");
+  live("queryRadius").queryRadius(center, radius, out, nullptr);
+}
+void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out,
+                        const QueryFilter& filter) const {
+  live("queryRadius").queryRadius(center, radius, out, &filter);
+}
+void World::Impl::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out,
+                              const QueryFilter* filter) {
+  Impl& w = *this;
   const auto use = w.claimRead("queryRadius");
   w.check(validate::queryPoint(center, "queryRadius center"));
   w.check(validate::queryRadius(radius, "queryRadius radius"));
+  const std::uint32_t skip = w.ignored(filter, "queryRadius filter.ignore");
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(AABB::fromCircle(center, radius), found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
+    if (!w.reports(filter, skip, i)) return true;
     if (b.type[i] == BodyType::StaticBox) {
       return lengthSquared(center - closestPoint(b.tightBox(i), center)) > radius * radius;
     }
@@ -1231,9 +1304,16 @@ std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
 }
 
 void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
-  Impl& w = live("raycast");
+  live("raycast").raycastAll(ray, out, nullptr);
+}
+void World::raycastAll(const Ray& ray, std::vector<RayHit>& out, const QueryFilter& filter) const {
+  live("raycast").raycastAll(ray, out, &filter);
+}
+void World::Impl::raycastAll(const Ray& ray, std::vector<RayHit>& out, const QueryFilter* filter) {
+  Impl& w = *this;
   const auto use = w.claimRead("raycast");
   w.check(validate::ray(ray, "raycast"));
+  const std::uint32_t skip = w.ignored(filter, "raycast filter.ignore");
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->queryRay(ray, found);
@@ -1241,6 +1321,7 @@ void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
   out.clear();
   std::vector<std::uint32_t> dense;
   for (const std::uint32_t i : found) {
+    if (!w.reports(filter, skip, i)) continue;
     if (auto h = w.hit(ray, i)) {
       out.push_back(*h);
       dense.push_back(i);
@@ -1264,12 +1345,27 @@ std::optional<RayHit> World::raycast(const Ray& ray) const {
   if (hits.empty()) return std::nullopt;
   return hits.front();
 }
+std::optional<RayHit> World::raycast(const Ray& ray, const QueryFilter& filter) const {
+  std::vector<RayHit> hits;
+  raycastAll(ray, hits, filter);
+  if (hits.empty()) return std::nullopt;
+  return hits.front();
+}
 
 void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const {
-  Impl& w = live("nearest");
+  live("nearest").nearest(point, k, out, nullptr);
+}
+void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
+                    const QueryFilter& filter) const {
+  live("nearest").nearest(point, k, out, &filter);
+}
+void World::Impl::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
+                          const QueryFilter* filter) {
+  Impl& w = *this;
   const auto use = w.claimRead("nearest");
   w.check(validate::queryPoint(point, "nearest point"));
   w.check(validate::nearestCount(k, "nearest k"));
+  const std::uint32_t skip = w.ignored(filter, "nearest filter.ignore");
   out.clear();
   const auto n = static_cast<std::uint32_t>(w.bodies.size());
   if (n == 0) return;
@@ -1293,6 +1389,7 @@ void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const
     w.broad->query(AABB::fromCircle(point, r), found);
     near.clear();
     for (const std::uint32_t i : found) {
+      if (!w.reports(filter, skip, i)) continue;
       const float d = distance(i);
       if (d <= r) near.emplace_back(d, i);
     }
@@ -1302,9 +1399,12 @@ void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const
   if (near.size() < k) {
     // Unbounded growth stopped (float range): rank every body.
     near.clear();
-    for (std::uint32_t i = 0; i < n; ++i) near.emplace_back(distance(i), i);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (w.reports(filter, skip, i)) near.emplace_back(distance(i), i);
+    }
   }
   std::sort(near.begin(), near.end());
+  k = std::min(k, static_cast<std::uint32_t>(near.size()));  // a filter may accept fewer
   for (std::uint32_t j = 0; j < k; ++j) out.push_back(w.bodyIdAt(near[j].second));
 }
 

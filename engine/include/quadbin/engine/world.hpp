@@ -44,6 +44,38 @@ struct BodyId {
   friend constexpr bool operator==(BodyId, BodyId) noexcept = default;
 };
 
+/// Which bodies collide with which, as in Box2D. Two bodies with the same
+/// nonzero groupIndex always collide when it is positive and never when it
+/// is negative; otherwise they collide when each one's categoryBits shares a
+/// bit with the other's maskBits. The default (category 1, every bit of the
+/// mask, no group) collides with every body whose mask holds bit 0. The
+/// world's walls (a closed world's bounds) are not bodies and collide with
+/// every ball whatever its filter. Every value is accepted.
+struct Filter {
+  std::uint64_t categoryBits = 1;  ///< what the body is: usually one bit
+  std::uint64_t maskBits = ~0ull;  ///< the categories it collides with
+  std::int32_t groupIndex = 0;     ///< 0: none; > 0 always, < 0 never within the group
+  friend constexpr bool operator==(const Filter&, const Filter&) noexcept = default;
+};
+
+/// True when bodies with filters a and b collide (the rule of Filter).
+[[nodiscard]] constexpr bool shouldCollide(const Filter& a, const Filter& b) noexcept {
+  if (a.groupIndex == b.groupIndex && a.groupIndex != 0) return a.groupIndex > 0;
+  return (a.categoryBits & b.maskBits) != 0 && (b.categoryBits & a.maskBits) != 0;
+}
+
+/// Which bodies a spatial query or ray cast reports, as Box2D's
+/// b2QueryFilter: a body is reported when its categoryBits shares a bit
+/// with maskBits and its maskBits shares a bit with categoryBits (a body
+/// may so keep itself out of queries of some categories); `ignore`, when
+/// not null, is skipped (a ray cast from inside the player, past the
+/// player). The queries without a QueryFilter report every body.
+struct QueryFilter {
+  std::uint64_t categoryBits = 1;  ///< what the query is, tested against each body's maskBits
+  std::uint64_t maskBits = ~0ull;  ///< the categories of bodies it reports
+  BodyId ignore{};                 ///< a body of this world to skip; null: none
+};
+
 enum class BodyType : std::uint8_t {
   Ball,       ///< dynamic circle: moves, collides, has mass
   StaticBox,  ///< fixed axis-aligned box: a wall or an obstacle, infinite mass
@@ -136,6 +168,11 @@ struct BodyDef {
   /// them. A sensor ball still moves, falls and bounces off the world's
   /// walls. Sensors do not detect each other or static boxes.
   bool isSensor = false;
+  /// The game's own value for the body (an entity id, a pointer's bits);
+  /// the world only stores it: World::userData, World::setUserData.
+  std::uint64_t userData = 0;
+  /// Which bodies it collides with (Filter; World::setFilter changes it).
+  Filter filter;
 
   [[nodiscard]] static BodyDef ball(Vec2 position, float radius, Vec2 velocity = {}) {
     BodyDef def;
@@ -290,6 +327,16 @@ class World {
   [[nodiscard]] float friction(BodyId id) const;
   /// Same range as BodyDef::friction; takes effect at the next step.
   void setFriction(BodyId id, float friction);
+  /// The body's user data (BodyDef::userData).
+  [[nodiscard]] std::uint64_t userData(BodyId id) const;
+  /// Replaces the body's user data; the simulation never reads it.
+  void setUserData(BodyId id, std::uint64_t value);
+  /// The body's collision filter (BodyDef::filter).
+  [[nodiscard]] Filter filter(BodyId id) const;
+  /// Replaces the body's collision filter; it takes effect at the next
+  /// step. A change wakes the body's island (a static box: every sleeping
+  /// ball, as setPosition does), so that what rested on it may fall.
+  void setFilter(BodyId id, const Filter& filter);
   /// False while the body sleeps (static boxes: always false).
   [[nodiscard]] bool isAwake(BodyId id) const;
   /// true: wakes a sleeping ball and the balls it rests on (its island).
@@ -449,6 +496,18 @@ class World {
   /// inside), closest first; ties in creation order. k >= 1; all the
   /// bodies when k exceeds bodyCount().
   void nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const;
+
+  // The same queries, reporting only the bodies `filter` accepts
+  // (QueryFilter). They also throw Error for a filter.ignore that is not
+  // null and not a live body of this world. nearest: the k closest of the
+  // accepted bodies (all of them when fewer).
+  void queryBox(const AABB& box, std::vector<BodyId>& out, const QueryFilter& filter) const;
+  void queryRadius(Vec2 center, float radius, std::vector<BodyId>& out,
+                   const QueryFilter& filter) const;
+  [[nodiscard]] std::optional<RayHit> raycast(const Ray& ray, const QueryFilter& filter) const;
+  void raycastAll(const Ray& ray, std::vector<RayHit>& out, const QueryFilter& filter) const;
+  void nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
+               const QueryFilter& filter) const;
 
  private:
   struct Impl;
