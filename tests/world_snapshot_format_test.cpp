@@ -171,7 +171,7 @@ TEST_F(SnapshotFormat, InconsistentContentsAreRefused) {
   const auto n = at<std::uint32_t>(b, 32);
   const std::size_t def = 64, bodies = def + 60;
   const std::size_t islandNext = bodies + n * (1 + 13 * 4 + 1 + 4);
-  const std::size_t slotOf = bodies + n * 66 + 8;
+  const std::size_t slotOf = bodies + n * 66 + 8 + n * 5 * 4;  // + materials, damping, forces
   auto refusedWith = [&](auto change, const char* why) {
     Bytes bad = b;
     change(bad);

@@ -33,11 +33,13 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
   restTime.push_back(0.0f);
   islandNext.push_back(kNoBody);
   islandPrev.push_back(kNoBody);
+  for (auto* column : {&restitution, &linearDamping, &angularDamping, &fx, &fy})
+    column->push_back(0.0f);
 }
 
 void BodyStore::reserve(std::size_t count) {
   for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &friction, &rolling, &hx, &hy, &radius, &mass,
-                  &invMass, &restTime}) {
+                  &invMass, &restTime, &restitution, &linearDamping, &angularDamping, &fx, &fy}) {
     v->reserve(count);
   }
   type.reserve(count);
@@ -48,7 +50,7 @@ void BodyStore::reserve(std::size_t count) {
 
 void BodyStore::resize(std::size_t count) {
   for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &friction, &rolling, &hx, &hy, &radius, &mass,
-                  &invMass, &restTime}) {
+                  &invMass, &restTime, &restitution, &linearDamping, &angularDamping, &fx, &fy}) {
     v->resize(count);
   }
   type.resize(count);
@@ -77,6 +79,11 @@ void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, floa
   restTime[i] = 0.0f;
   islandNext[i] = kNoBody;
   islandPrev[i] = kNoBody;
+  restitution[i] = 0.0f;
+  linearDamping[i] = 0.0f;
+  angularDamping[i] = 0.0f;
+  fx[i] = 0.0f;
+  fy[i] = 0.0f;
 }
 
 void BodyStore::finishBulk(std::size_t from) noexcept {
@@ -84,6 +91,7 @@ void BodyStore::finishBulk(std::size_t from) noexcept {
     maxRadius = std::max(maxRadius, radius[i]);
     if (type[i] != BodyType::Ball) ++boxCount;
     if (type[i] == BodyType::Ball && friction[i] > 0.0f) ++frictionBalls;
+    if (linearDamping[i] > 0.0f || angularDamping[i] > 0.0f) ++dampedBalls;
   }
 }
 
@@ -103,6 +111,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
   const float gone = radius[i];
   if (!isBall(i)) --boxCount;
   setFriction(i, 0.0f);
+  setMaterial(i, 0.0f, 0.0f, 0.0f);
   auto remove = [i](auto& v) {
     v[i] = v.back();
     v.pop_back();
@@ -125,6 +134,11 @@ void BodyStore::swapRemove(std::uint32_t i) {
   remove(restTime);
   remove(islandNext);
   remove(islandPrev);
+  remove(restitution);
+  remove(linearDamping);
+  remove(angularDamping);
+  remove(fx);
+  remove(fy);
   if (gone >= maxRadius)
     maxRadius = radius.empty() ? 0.0f : *std::max_element(radius.begin(), radius.end());
 }
@@ -170,6 +184,15 @@ void BodyStore::sleepIsland(const std::uint32_t* members, std::uint32_t count) n
 void BodyStore::setFriction(std::uint32_t i, float mu) noexcept {
   if (isBall(i)) frictionBalls += (mu > 0.0f ? 1u : 0u) - (friction[i] > 0.0f ? 1u : 0u);
   friction[i] = mu;
+}
+
+void BodyStore::setMaterial(std::uint32_t i, float e, float linear, float angular) noexcept {
+  const bool was = linearDamping[i] > 0.0f || angularDamping[i] > 0.0f;
+  const bool is = linear > 0.0f || angular > 0.0f;
+  dampedBalls += (is ? 1u : 0u) - (was ? 1u : 0u);
+  restitution[i] = e;
+  linearDamping[i] = linear;
+  angularDamping[i] = angular;
 }
 
 void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) {
