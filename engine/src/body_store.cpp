@@ -33,8 +33,10 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
   restTime.push_back(0.0f);
   islandNext.push_back(kNoBody);
   islandPrev.push_back(kNoBody);
-  for (auto* column : {&restitution, &linearDamping, &angularDamping, &fx, &fy})
+  // Materials: World::Impl::insert sets them (setMaterial) right after.
+  for (auto* column : {&restitution, &linearDamping, &angularDamping, &fx, &fy}) {
     column->push_back(0.0f);
+  }
 }
 
 void BodyStore::reserve(std::size_t count) {
