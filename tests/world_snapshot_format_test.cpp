@@ -172,8 +172,9 @@ TEST_F(SnapshotFormat, InconsistentContentsAreRefused) {
   const std::size_t def = 64, bodies = def + 60;
   const std::size_t islandNext = bodies + n * (1 + 13 * 4 + 1 + 4);
   // The body columns (66 bytes each), largest radius and box count, then
-  // user data and filters (28 bytes each).
-  const std::size_t slotOf = bodies + n * 66 + 8 + n * 28;
+  // user data and filters (28 bytes each), then materials, damping and
+  // forces (5 floats each).
+  const std::size_t slotOf = bodies + n * 66 + 8 + n * 28 + n * 5 * 4;
   auto refusedWith = [&](auto change, const char* why) {
     Bytes bad = b;
     change(bad);

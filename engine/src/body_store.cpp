@@ -34,11 +34,15 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
   islandNext.push_back(kNoBody);
   islandPrev.push_back(kNoBody);
   sensor.push_back(0);
+  // Materials: World::Impl::insert sets them (setMaterial) right after.
+  for (auto* column : {&restitution, &linearDamping, &angularDamping, &fx, &fy}) {
+    column->push_back(0.0f);
+  }
 }
 
 void BodyStore::reserve(std::size_t count) {
   for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &friction, &rolling, &hx, &hy, &radius, &mass,
-                  &invMass, &restTime}) {
+                  &invMass, &restTime, &restitution, &linearDamping, &angularDamping, &fx, &fy}) {
     v->reserve(count);
   }
   type.reserve(count);
@@ -50,7 +54,7 @@ void BodyStore::reserve(std::size_t count) {
 
 void BodyStore::resize(std::size_t count) {
   for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &friction, &rolling, &hx, &hy, &radius, &mass,
-                  &invMass, &restTime}) {
+                  &invMass, &restTime, &restitution, &linearDamping, &angularDamping, &fx, &fy}) {
     v->resize(count);
   }
   type.resize(count);
@@ -81,6 +85,11 @@ void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, floa
   islandNext[i] = kNoBody;
   islandPrev[i] = kNoBody;
   sensor[i] = 0;
+  restitution[i] = 0.0f;
+  linearDamping[i] = 0.0f;
+  angularDamping[i] = 0.0f;
+  fx[i] = 0.0f;
+  fy[i] = 0.0f;
 }
 
 void BodyStore::finishBulk(std::size_t from) noexcept {
@@ -89,6 +98,7 @@ void BodyStore::finishBulk(std::size_t from) noexcept {
     if (type[i] != BodyType::Ball) ++boxCount;
     if (type[i] == BodyType::Ball && friction[i] > 0.0f) ++frictionBalls;
     sensorCount += sensor[i];
+    if (linearDamping[i] > 0.0f || angularDamping[i] > 0.0f) ++dampedBalls;
   }
 }
 
@@ -109,6 +119,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
   if (!isBall(i)) --boxCount;
   setFriction(i, 0.0f);
   setSensor(i, false);
+  setMaterial(i, 0.0f, 0.0f, 0.0f);
   auto remove = [i](auto& v) {
     v[i] = v.back();
     v.pop_back();
@@ -132,6 +143,11 @@ void BodyStore::swapRemove(std::uint32_t i) {
   remove(islandNext);
   remove(islandPrev);
   remove(sensor);
+  remove(restitution);
+  remove(linearDamping);
+  remove(angularDamping);
+  remove(fx);
+  remove(fy);
   if (gone >= maxRadius)
     maxRadius = radius.empty() ? 0.0f : *std::max_element(radius.begin(), radius.end());
 }
@@ -177,6 +193,15 @@ void BodyStore::sleepIsland(const std::uint32_t* members, std::uint32_t count) n
 void BodyStore::setFriction(std::uint32_t i, float mu) noexcept {
   if (isBall(i)) frictionBalls += (mu > 0.0f ? 1u : 0u) - (friction[i] > 0.0f ? 1u : 0u);
   friction[i] = mu;
+}
+
+void BodyStore::setMaterial(std::uint32_t i, float e, float linear, float angular) noexcept {
+  const bool was = linearDamping[i] > 0.0f || angularDamping[i] > 0.0f;
+  const bool is = linear > 0.0f || angular > 0.0f;
+  dampedBalls += (is ? 1u : 0u) - (was ? 1u : 0u);
+  restitution[i] = e;
+  linearDamping[i] = linear;
+  angularDamping[i] = angular;
 }
 
 void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) {

@@ -30,6 +30,12 @@ struct BodyStore {
   std::vector<BodyType> type;
   std::vector<std::uint8_t> awake;  // 1: a ball the step simulates
   std::vector<float> restTime;      // seconds the ball has been slower than the sleep threshold
+  // Materials, damping and forces (forces.cpp): restitution (the world's
+  // unless the def set one), damping per second, and the force accumulated
+  // for the next step (cleared by it).
+  std::vector<float> restitution, linearDamping, angularDamping, fx, fy;
+  std::uint32_t dampedBalls = 0;  // balls with linear or angular damping > 0
+  bool forcesPending = false;     // some body has a nonzero accumulated force
   // Sleeping islands as circular doubly linked lists (kNoBody when awake).
   std::vector<std::uint32_t> islandNext, islandPrev;
   float maxRadius = 0.0f;           // the largest ball's radius (0 without balls)
@@ -49,6 +55,8 @@ struct BodyStore {
   void push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, float mu, float roll);
   /// Sets body i's friction coefficient (keeps frictionBalls right).
   void setFriction(std::uint32_t i, float mu) noexcept;
+  /// Sets body i's restitution and damping (keeps dampedBalls right).
+  void setMaterial(std::uint32_t i, float e, float linear, float angular) noexcept;
   /// Room for `count` bodies in every array (createBodies: one growth).
   void reserve(std::size_t count);
   /// createBodies' bulk path: resize(n) makes room (no allocation after

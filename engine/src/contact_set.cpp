@@ -264,7 +264,8 @@ ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverS
   // A contact that held something up in the last step (a pile, a stack)
   // stays resting whatever its speed: losing its impulse would drop what
   // it carries.
-  const bool collision = vn < 0.0f && s.restitutionFor(-vn) > 0.0f && !(c.lambda > 0.0f);
+  const bool collision = vn < 0.0f && s.restitutionFor(-vn, s.restitutionOf(bodies, a, b)) > 0.0f &&
+                         !(c.lambda > 0.0f);
   r.group = touching ? (collision ? kTouchingCollision : kResting) : kApart;
   r.touched = touching ? 1 : 0;
   r.target = gap > 0.0f ? -gap / s.dt : 0.0f;  // may close the gap, no more

@@ -164,7 +164,7 @@ bool ContactSolver::impactBalls(const BodyStore& bodies, const SolverSettings& s
   const float vn = dot(w, n);
   if (vn >= 0.0f) return false;  // touching but already separating
   const float ima = bodies.invMass[a], imb = bodies.invMass[b];
-  const float j = -(1.0f + s.restitutionFor(-vn)) * vn / (ima + imb);
+  const float j = -(1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, b))) * vn / (ima + imb);
   const float t = t0 + *toi;
   applyImpulse(a, n * (-j * ima), t);
   applyImpulse(b, n * (j * imb), t);
@@ -182,7 +182,8 @@ bool ContactSolver::impactBox(const BodyStore& bodies, const SolverSettings& s, 
   const Vec2 n = outwardNormal(shape, pa + v * *toi);
   const float vn = dot(v, n);
   if (vn >= 0.0f) return false;
-  applyImpulse(a, n * (-(1.0f + s.restitutionFor(-vn)) * vn), t0 + *toi);
+  applyImpulse(a, n * (-(1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, box))) * vn),
+               t0 + *toi);
   return true;
 }
 
@@ -206,7 +207,8 @@ bool ContactSolver::impactWall(const BodyStore& bodies, const SolverSettings& s,
     t = t0 + toGo / std::abs(vel);
     if (t > s.dt) return false;
   }
-  const float dvn = -(1.0f + s.restitutionFor(std::abs(vel))) * vel;
+  const float dvn =
+      -(1.0f + s.restitutionFor(std::abs(vel), s.restitutionOf(bodies, a, kWallBase))) * vel;
   applyImpulse(a, xAxis ? Vec2{dvn, 0.0f} : Vec2{0.0f, dvn}, t);
   return true;
 }
@@ -576,7 +578,7 @@ void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
     Vec2& v = state_[a].v;
     const Vec2 n = outwardNormal(box, p1);
     const float vn = dot(v, n);
-    if (vn < 0.0f) v -= n * ((1.0f + s.restitutionFor(-vn)) * vn);
+    if (vn < 0.0f) v -= n * ((1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, r.b))) * vn);
   };
   for (std::uint32_t c = 0; c < indexBuffers_.size(); ++c) {
     for (const std::uint32_t k : indexBuffers_[c]) guard(rows_[k]);

@@ -32,6 +32,7 @@
 // (disjoint balls), serial parts are in canonical order, and nothing
 // depends on the thread count.
 
+#include <algorithm>
 #include <cstdint>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/engine/world.hpp>
@@ -55,9 +56,18 @@ struct SolverSettings {
   std::uint32_t positionPasses = 4;
   bool friction = false;      // some ball has friction: the iterations solve it
   float wallFriction = 0.0f;  // the walls' coefficient
-  /// Restitution for a collision at relative normal speed `approach` (> 0).
-  [[nodiscard]] float restitutionFor(float approach) const noexcept {
-    return approach < restitutionThreshold ? 0.0f : restitution;
+  /// Restitution for a collision at relative normal speed `approach` (> 0)
+  /// between bodies whose combined restitution is `e` (restitutionOf).
+  [[nodiscard]] float restitutionFor(float approach, float e) const noexcept {
+    return approach < restitutionThreshold ? 0.0f : e;
+  }
+  /// The combined restitution of ball a and body b (a ball, a box, or a
+  /// wall when b is past the bodies): the larger one, Box2D's rule; a
+  /// wall's is the world's.
+  [[nodiscard]] float restitutionOf(const BodyStore& bodies, std::uint32_t a,
+                                    std::uint32_t b) const noexcept {
+    const float eb = b < bodies.size() ? bodies.restitution[b] : restitution;
+    return std::max(bodies.restitution[a], eb);
   }
   /// Gap between a ball (centre p, radius r) and wall `side` (0: min x,
   /// 1: max x, 2: min y, 3: max y); negative when it overlaps the wall.

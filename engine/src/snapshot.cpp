@@ -40,7 +40,8 @@ constexpr std::uint32_t kHeaderBytes = 64;
 constexpr std::uint32_t kByteOrder = 0x01020304;
 constexpr float kFloatCheck = 1.0f / 3.0f;  // 0x3EAAAAAB in IEEE-754 binary32
 constexpr std::uint32_t kDefBytes = 60;
-constexpr std::uint64_t kBodyBytes = 1 + 13 * 4ull + 1 + 4 + 2 * 4ull;  // per body, all columns
+constexpr std::uint64_t kBodyBytes = 1 + 13 * 4ull + 1 + 4 + 2 * 4ull  // per body, all columns
+                                     + 5 * 4ull;  // materials, damping and forces
 // Per body, after the body columns: user data, category bits, mask bits
 // (8 bytes each) and group index (4).
 constexpr std::uint64_t kFilterBytes = 3 * 8ull + 4;
@@ -206,6 +207,17 @@ void readBodies(Reader& r, BodyStore& b, std::uint32_t n) {
   for (std::uint32_t i = 0; i < n; ++i) {
     b.frictionBalls += b.type[i] == BodyType::Ball && b.friction[i] > 0.0f ? 1u : 0u;
   }
+  // Materials, damping and forces (forces.cpp): restitution, linear and
+  // angular damping, and the force accumulated for the next step.
+  for (auto* column : {&b.restitution, &b.linearDamping, &b.angularDamping, &b.fx, &b.fy}) {
+    r.getAll(*column, n, "body materials and forces");
+  }
+  b.dampedBalls = 0;
+  b.forcesPending = false;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    b.dampedBalls += b.linearDamping[i] > 0.0f || b.angularDamping[i] > 0.0f ? 1u : 0u;
+    b.forcesPending = b.forcesPending || b.fx[i] != 0.0f || b.fy[i] != 0.0f;
+  }
 }
 
 // Every body as World makes and steps it: a ball or a static box with
@@ -226,6 +238,17 @@ void checkBodies(const BodyStore& b) {
       bad("a friction or rolling resistance out of range");
     }
     if (b.hx[i] < 0.0f || b.hy[i] < 0.0f || b.restTime[i] < 0.0f) bad("a negative size or time");
+    // Materials, damping and forces: in the ranges World accepts; static
+    // boxes neither damped nor pushed.
+    if (!(b.restitution[i] >= 0.0f && b.restitution[i] <= 1.0f) ||
+        !(b.linearDamping[i] >= 0.0f && b.linearDamping[i] <= limits::kMaxDamping) ||
+        !(b.angularDamping[i] >= 0.0f && b.angularDamping[i] <= limits::kMaxDamping) ||
+        !std::isfinite(b.fx[i]) || !std::isfinite(b.fy[i]) ||
+        (b.type[i] != BodyType::Ball &&
+         (b.linearDamping[i] != 0.0f || b.angularDamping[i] != 0.0f || b.fx[i] != 0.0f ||
+          b.fy[i] != 0.0f))) {
+      bad("a restitution, damping or force out of range");
+    }
     if (b.awake[i] > 1) bad("awake is not 0 or 1");
     const std::uint32_t next = b.islandNext[i], prev = b.islandPrev[i];
     if ((next == kNoBody) != (prev == kNoBody)) bad("half an island link");
@@ -433,6 +456,10 @@ std::vector<std::byte> write(const View& v) {
   w.putAll(std::span<const std::uint32_t>(b.islandPrev));
   w.put(b.maxRadius);
   w.put(b.boxCount);
+  // Materials, damping and forces (forces.cpp).
+  for (const auto* column : {&b.restitution, &b.linearDamping, &b.angularDamping, &b.fx, &b.fy}) {
+    w.putAll(std::span<const float>(*column));
+  }
   // User data and collision filters (docs/filtering.md), as columns.
   const BodyFilters& f = v.filters;
   assert(f.size() == n);

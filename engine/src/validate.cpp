@@ -131,6 +131,10 @@ std::string velocity(Vec2 v, const char* field) {
 
 std::string friction(float mu, const char* field) { return inRange(mu, 0.0f, kMaxFriction, field); }
 
+std::string restitution(float e, const char* field) { return inRange(e, 0.0f, 1.0f, field); }
+
+std::string damping(float c, const char* field) { return inRange(c, 0.0f, kMaxDamping, field); }
+
 std::string angularVelocity(float w, float radius, const char* field) {
   if (!std::isfinite(w)) return fmt::format("{} = {} is not finite", field, w);
   if (std::abs(double{w}) * radius > kMaxSpeed) {
@@ -144,6 +148,9 @@ std::string bodyDef(const BodyDef& d) {
   std::string why = enumValue(d.type, BodyType::StaticBox, "BodyDef.type", "BodyType");
   if (why.empty()) why = friction(d.friction, "BodyDef.friction");
   if (why.empty()) why = friction(d.rollingResistance, "BodyDef.rollingResistance");
+  if (why.empty() && d.restitution) why = restitution(*d.restitution, "BodyDef.restitution");
+  if (why.empty()) why = damping(d.linearDamping, "BodyDef.linearDamping");
+  if (why.empty()) why = damping(d.angularDamping, "BodyDef.angularDamping");
   if (!why.empty()) return why;
   if (d.type == BodyType::Ball) {
     // Finite, then > 0 (messages "radius = 0"), then the range.

@@ -23,6 +23,10 @@ namespace quadbin::validate {
 [[nodiscard]] std::string velocity(Vec2 v, const char* field);
 /// A friction coefficient in [0, kMaxFriction].
 [[nodiscard]] std::string friction(float mu, const char* field);
+/// A restitution in [0, 1].
+[[nodiscard]] std::string restitution(float e, const char* field);
+/// A linear or angular damping in [0, kMaxDamping].
+[[nodiscard]] std::string damping(float c, const char* field);
 /// An angular velocity whose surface speed |w| radius is within kMaxSpeed.
 [[nodiscard]] std::string angularVelocity(float w, float radius, const char* field);
 [[nodiscard]] std::string dt(float dt);

@@ -21,6 +21,7 @@
 #include "body_store.hpp"
 #include "contact_solver.hpp"
 #include "filtering.hpp"
+#include "forces.hpp"
 #include "islands.hpp"
 #include "log_internal.hpp"
 #include "sensor_set.hpp"
@@ -291,6 +292,14 @@ struct World::Impl {
     }
     return true;
   }
+  // denseIndex for a member that takes balls only.
+  std::uint32_t ballIndex(BodyId id, const char* what) {
+    const std::uint32_t i = denseIndex(id, what);
+    if (!bodies.isBall(i)) {
+      refuse(fmt::format("{}: {} is a static box and cannot move", what, describe(id)));
+    }
+    return i;
+  }
   // Refuses with the reason a validate:: check gave, if any.
   void check(const std::string& why) {
     if (!why.empty()) refuse(why);
@@ -423,6 +432,8 @@ BodyId World::Impl::insert(const BodyDef& d) {
   bodies.push(d.type, d.position, ball ? d.velocity : Vec2{}, half, radius, mass, d.friction,
               d.rollingResistance);
   filters.push(d.filter, d.userData);
+  bodies.setMaterial(dense, d.restitution.value_or(def.restitution), ball ? d.linearDamping : 0.0f,
+                     ball ? d.angularDamping : 0.0f);
   slotOf.push_back(slot);
   denseOf[slot] = dense;
   bodies.setSensor(dense, d.isSensor);
@@ -609,6 +620,118 @@ void World::setAwake(BodyId id, bool awake) {
   }
 }
 
+// ---- materials, damping and forces (forces.cpp) -----------------------------
+
+float World::restitution(BodyId id) const {
+  Impl& w = live("restitution");
+  const auto use = w.claimRead("restitution");
+  return w.bodies.restitution[w.denseIndex(id, "restitution")];
+}
+float World::linearDamping(BodyId id) const {
+  Impl& w = live("linearDamping");
+  const auto use = w.claimRead("linearDamping");
+  return w.bodies.linearDamping[w.denseIndex(id, "linearDamping")];
+}
+float World::angularDamping(BodyId id) const {
+  Impl& w = live("angularDamping");
+  const auto use = w.claimRead("angularDamping");
+  return w.bodies.angularDamping[w.denseIndex(id, "angularDamping")];
+}
+Vec2 World::force(BodyId id) const {
+  Impl& w = live("force");
+  const auto use = w.claimRead("force");
+  const std::uint32_t i = w.denseIndex(id, "force");
+  return {w.bodies.fx[i], w.bodies.fy[i]};
+}
+
+void World::setRestitution(BodyId id, float restitution) {
+  Impl& w = live("setRestitution");
+  const auto use = w.claimChange("setRestitution");
+  const std::uint32_t i = w.denseIndex(id, "setRestitution");
+  w.check(validate::restitution(restitution, "setRestitution restitution"));
+  BodyStore& b = w.bodies;
+  b.setMaterial(i, restitution, b.linearDamping[i], b.angularDamping[i]);
+}
+
+void World::setLinearDamping(BodyId id, float linearDamping) {
+  Impl& w = live("setLinearDamping");
+  const auto use = w.claimChange("setLinearDamping");
+  const std::uint32_t i = w.ballIndex(id, "setLinearDamping");
+  w.check(validate::damping(linearDamping, "setLinearDamping linearDamping"));
+  BodyStore& b = w.bodies;
+  b.setMaterial(i, b.restitution[i], linearDamping, b.angularDamping[i]);
+}
+
+void World::setAngularDamping(BodyId id, float angularDamping) {
+  Impl& w = live("setAngularDamping");
+  const auto use = w.claimChange("setAngularDamping");
+  const std::uint32_t i = w.ballIndex(id, "setAngularDamping");
+  w.check(validate::damping(angularDamping, "setAngularDamping angularDamping"));
+  BodyStore& b = w.bodies;
+  b.setMaterial(i, b.restitution[i], b.linearDamping[i], angularDamping);
+}
+
+void World::applyForce(BodyId id, Vec2 force) {
+  Impl& w = live("applyForce");
+  const auto use = w.claimChange("applyForce");
+  const std::uint32_t i = w.ballIndex(id, "applyForce");
+  w.check(forces::forceRefusal(w.bodies, i, force));
+  w.wake(i);
+  w.bodies.fx[i] += force.x;
+  w.bodies.fy[i] += force.y;
+  w.bodies.forcesPending = true;
+}
+
+void World::applyLinearImpulse(BodyId id, Vec2 impulse) {
+  Impl& w = live("applyLinearImpulse");
+  const auto use = w.claimChange("applyLinearImpulse");
+  const std::uint32_t i = w.ballIndex(id, "applyLinearImpulse");
+  w.check(validate::velocity(impulse, "applyLinearImpulse impulse"));
+  const Vec2 v = forces::velocityAfterImpulse(w.bodies, i, impulse);
+  w.check(validate::velocity(v, "applyLinearImpulse: the velocity after the impulse"));
+  w.wake(i);
+  w.bodies.vx[i] = v.x;
+  w.bodies.vy[i] = v.y;
+  w.markMoved();
+}
+
+void World::applyAngularImpulse(BodyId id, float impulse) {
+  Impl& w = live("applyAngularImpulse");
+  const auto use = w.claimChange("applyAngularImpulse");
+  const std::uint32_t i = w.ballIndex(id, "applyAngularImpulse");
+  if (!std::isfinite(impulse)) {
+    w.refuse(fmt::format("applyAngularImpulse impulse = {} is not finite", impulse));
+  }
+  const float spin = forces::spinAfterImpulse(w.bodies, i, impulse);
+  w.check(validate::angularVelocity(spin, w.bodies.radius[i],
+                                    "applyAngularImpulse: the angular velocity after the impulse"));
+  w.wake(i);
+  w.bodies.w[i] = spin;
+}
+
+void World::explode(Vec2 center, float radius, float impulse) {
+  Impl& w = live("explode");
+  const auto use = w.claimChange("explode");
+  w.check(validate::queryPoint(center, "explode center"));
+  w.check(validate::queryRadius(radius, "explode radius"));
+  if (!(radius > 0.0f)) w.refuse(fmt::format("explode radius = {} must be > 0", radius));
+  if (!std::isfinite(impulse) || impulse < 0.0f) {
+    w.refuse(fmt::format("explode impulse = {} must be finite and >= 0", impulse));
+  }
+  // The query path: the broad phase on the bodies' tight boxes.
+  w.refreshQueryIndex();
+  std::vector<std::uint32_t> found;
+  w.broad->query(AABB::fromCircle(center, radius), found);
+  std::vector<std::pair<std::uint32_t, Vec2>> hit;
+  w.check(forces::explosionVelocities(w.bodies, found, center, radius, impulse, hit));
+  for (const auto& [i, v] : hit) {
+    w.wake(i);
+    w.bodies.vx[i] = v.x;
+    w.bodies.vy[i] = v.y;
+  }
+  if (!hit.empty()) w.markMoved();
+}
+
 void World::step(float dt) {
   Impl& w = live("step");
   const auto use = w.claimAlone(Impl::kStepping, "step");
@@ -700,6 +823,7 @@ void World::Impl::step(float dt) {
   hitEvents.swap(nextHits);
   sensors.commit();
   pendingEnd.clear();
+  forces::clearForces(bodies);  // used by this step (or by none: the ball slept)
   stats.totalMs = millisSince(start);
 }
 
@@ -726,7 +850,7 @@ void World::Impl::rollBack(const StepStats& before, bool moved) noexcept {
 // distance it can travel this step, in every direction: a ball that
 // bounces keeps its speed and so stays inside its box.
 void World::Impl::integrate(const SolverSettings& s) {
-  bodies.applyGravity(def.gravity, s.dt, *tasks);
+  forces::integrateVelocities(bodies, def.gravity, s.dt, *tasks);
   // Static boxes are grown by what a ball may outrun its own box by before
   // it is looked at again, so that every box such a ball can reach has a
   // contact (and the guard against entering it).
@@ -1117,6 +1241,10 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
                        d.rollingResistance);
           w.bodies.sensor[dense] = d.isSensor ? 1 : 0;
           w.filters.set(dense, d.filter, d.userData);
+          // Counted by finishBulk (setMaterial's count is not for threads).
+          w.bodies.restitution[dense] = d.restitution.value_or(w.def.restitution);
+          w.bodies.linearDamping[dense] = ball ? d.linearDamping : 0.0f;
+          w.bodies.angularDamping[dense] = ball ? d.angularDamping : 0.0f;
           w.slotOf[dense] = slot;
           w.denseOf[slot] = dense;
           ids[k] = {slot, w.generation[slot], w.worldId};

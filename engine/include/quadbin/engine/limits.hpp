@@ -35,6 +35,9 @@ inline constexpr float kMaxDt = 10.0f;
 /// above any real material's (rubber on rubber is about 1), so that a
 /// friction impulse stays within a few normal impulses.
 inline constexpr float kMaxFriction = 10.0f;
+/// Linear and angular damping (BodyDef::linearDamping, angularDamping),
+/// per second: at this value a step of 1/60 s keeps 1/16667 of the speed.
+inline constexpr float kMaxDamping = 1e6f;
 /// WorldDef::timeToSleep, seconds.
 inline constexpr float kMaxTimeToSleep = 1e5f;
 /// Coordinates and lengths of spatial queries (box corners, centres, query

@@ -173,6 +173,20 @@ struct BodyDef {
   std::uint64_t userData = 0;
   /// Which bodies it collides with (Filter; World::setFilter changes it).
   Filter filter;
+  /// Restitution (bounciness) in [0, 1]. A collision uses the larger of its
+  /// two bodies' values, max(e_a, e_b), as Box2D does; the walls of a closed
+  /// world have WorldDef::restitution. Unset (the default): the world's
+  /// WorldDef::restitution, so a world whose bodies leave it unset behaves
+  /// as one restitution for all. Static boxes take it too.
+  std::optional<float> restitution;
+  /// Linear damping in [0, limits::kMaxDamping] (static boxes ignore it): each step
+  /// multiplies the velocity by 1 / (1 + dt * linearDamping) (Box2D's
+  /// rule), close to exp(-linearDamping * t) for small dt. 0 (the default):
+  /// no damping.
+  float linearDamping = 0.0f;
+  /// Angular damping in [0, limits::kMaxDamping] (static boxes ignore it): the same rule
+  /// on the angular velocity (which only friction makes nonzero). 0: none.
+  float angularDamping = 0.0f;
 
   [[nodiscard]] static BodyDef ball(Vec2 position, float radius, Vec2 velocity = {}) {
     BodyDef def;
@@ -337,6 +351,52 @@ class World {
   /// step. A change wakes the body's island (a static box: every sleeping
   /// ball, as setPosition does), so that what rested on it may fall.
   void setFilter(BodyId id, const Filter& filter);
+  /// The body's restitution: BodyDef::restitution, or the world's when
+  /// that was unset.
+  [[nodiscard]] float restitution(BodyId id) const;
+  /// Restitution in [0, 1] (static boxes too); takes effect at the next
+  /// collision. A collision uses max(e_a, e_b); walls use the world's.
+  void setRestitution(BodyId id, float restitution);
+  /// The body's linear and angular damping (BodyDef::linearDamping,
+  /// BodyDef::angularDamping; 0 for static boxes).
+  [[nodiscard]] float linearDamping(BodyId id) const;
+  [[nodiscard]] float angularDamping(BodyId id) const;
+  /// Balls only; in [0, limits::kMaxDamping]; takes effect at the next step.
+  void setLinearDamping(BodyId id, float linearDamping);
+  void setAngularDamping(BodyId id, float angularDamping);
+
+  /// Adds a force (mass * units / s^2) at the ball's centre to the force
+  /// accumulated since the last step. The next step adds force / mass * dt
+  /// to the velocity (with gravity, before the contacts) and then clears
+  /// the accumulated force, as Box2D does: a steady force is applied before
+  /// every step. A nonzero force wakes the ball. Balls only; the force must
+  /// be finite and the accumulated force / mass at most limits::kMaxGravity.
+  void applyForce(BodyId id, Vec2 force);
+  /// The force accumulated for the next step (zero after a step).
+  [[nodiscard]] Vec2 force(BodyId id) const;
+  /// Changes the ball's velocity now by impulse / mass (an impulse at the
+  /// centre: no spin). A nonzero impulse wakes the ball. Balls only; the
+  /// impulse must be finite and the new speed at most limits::kMaxSpeed.
+  void applyLinearImpulse(BodyId id, Vec2 impulse);
+  /// Changes the ball's angular velocity now by impulse / I, with I = m r^2
+  /// / 2 (a solid disc), counter-clockwise positive. Spin matters only for
+  /// balls with friction (it turns into motion at their contacts); a ball
+  /// without friction keeps it, and its angle turns. A nonzero impulse
+  /// wakes the ball. Balls only; finite, and the surface speed afterwards
+  /// |w| r at most limits::kMaxSpeed.
+  void applyAngularImpulse(BodyId id, float impulse);
+  /// A radial blast: every ball whose shape comes within `radius` of
+  /// `center` gets a linear impulse pointing away from the centre of
+  /// magnitude impulse * (1 - d / radius), d the distance from `center` to
+  /// the ball's surface (0 when the centre is inside the ball): the full
+  /// impulse at the centre, falling linearly to 0 at `radius`. A ball whose
+  /// centre is exactly at `center` has no direction and gets nothing.
+  /// Static boxes do not move; the balls hit wake. Throws Error, with the
+  /// world unchanged, for arguments that are not finite, a center beyond
+  /// limits::kMaxQueryCoordinate, radius <= 0 or beyond it, a negative
+  /// impulse, or one that would make a ball faster than limits::kMaxSpeed.
+  void explode(Vec2 center, float radius, float impulse);
+
   /// False while the body sleeps (static boxes: always false).
   [[nodiscard]] bool isAwake(BodyId id) const;
   /// true: wakes a sleeping ball and the balls it rests on (its island).
