@@ -68,7 +68,8 @@ struct BodyStore {
   /// Gravity on the awake balls (symplectic Euler: velocity first).
   void applyGravity(Vec2 g, float dt, TaskSystem& tasks);
   /// Each ball's box grown by the distance it travels in dt, sleeping
-  /// balls tight, static boxes grown by staticMargin.
+  /// balls tight, static boxes grown by staticMargin, kinematic bodies by
+  /// both.
   void sweptBoxes(float dt, float staticMargin, std::vector<AABB>& out, TaskSystem& tasks) const;
   /// Each body's tight box.
   void tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const;

@@ -44,6 +44,12 @@ struct BodyId {
 enum class BodyType : std::uint8_t {
   Ball,       ///< dynamic circle: moves, collides, has mass
   StaticBox,  ///< fixed axis-aligned box: a wall or an obstacle, infinite mass
+  /// A ball (radius > 0) or an axis-aligned box (radius 0, halfExtents)
+  /// that moves at the velocity the game sets (a door, a paddle, a lift):
+  /// infinite mass, no gravity, never moved by collisions; balls bounce off
+  /// it continuously (no tunnelling, even at speed). It does not collide
+  /// with static boxes, other kinematic bodies or the world's walls.
+  Kinematic,
 };
 
 /// What the world's bounds do.
@@ -107,9 +113,9 @@ struct WorldDef {
 struct BodyDef {
   BodyType type = BodyType::Ball;
   Vec2 position{};               ///< centre
-  Vec2 velocity{};               ///< balls only; must stay zero for static boxes
-  float radius = 1.0f;           ///< balls: > 0
-  Vec2 halfExtents{1.0f, 1.0f};  ///< static boxes: >= 0 on both axes
+  Vec2 velocity{};               ///< balls and kinematic bodies; zero for static boxes
+  float radius = 1.0f;           ///< balls: > 0; kinematic: > 0 a ball, 0 a box
+  Vec2 halfExtents{1.0f, 1.0f};  ///< static and kinematic boxes: >= 0 on both axes
   float density = 1.0f;          ///< balls: mass = density * pi * r^2 unless mass > 0
   float mass = 0.0f;             ///< balls: > 0 overrides density
   /// Coulomb friction coefficient in [0, limits::kMaxFriction]; a contact
@@ -137,6 +143,21 @@ struct BodyDef {
     def.type = BodyType::StaticBox;
     def.position = box.center();
     def.halfExtents = box.extents() * 0.5f;
+    return def;
+  }
+  /// A kinematic ball: moves at `velocity` until World::setVelocity changes it.
+  [[nodiscard]] static BodyDef kinematicBall(Vec2 position, float radius, Vec2 velocity = {}) {
+    BodyDef def = ball(position, radius, velocity);
+    def.type = BodyType::Kinematic;
+    return def;
+  }
+  /// A kinematic axis-aligned box: moves at `velocity` until
+  /// World::setVelocity changes it.
+  [[nodiscard]] static BodyDef kinematicBox(const AABB& box, Vec2 velocity = {}) {
+    BodyDef def = staticBox(box);
+    def.type = BodyType::Kinematic;
+    def.radius = 0.0f;
+    def.velocity = velocity;
     return def;
   }
 };
@@ -219,13 +240,16 @@ class World {
   [[nodiscard]] BodyType type(BodyId id) const;
   [[nodiscard]] Vec2 position(BodyId id) const;
   [[nodiscard]] Vec2 velocity(BodyId id) const;
-  [[nodiscard]] float radius(BodyId id) const;  ///< 0 for static boxes
-  [[nodiscard]] float mass(BodyId id) const;    ///< infinity for static boxes
+  [[nodiscard]] float radius(BodyId id) const;  ///< 0 for static and kinematic boxes
+  [[nodiscard]] float mass(BodyId id) const;    ///< infinity for static and kinematic bodies
   [[nodiscard]] AABB bounds(BodyId id) const;   ///< the body's tight box
   /// Teleports a body; a ball in a closed world must still fit inside.
-  /// The position obeys createBody's limits.
+  /// The position obeys createBody's limits. A static or kinematic body
+  /// jumps there without sweeping the way between (a ball in its new place
+  /// is pushed out, not struck); move a kinematic body with setVelocity to
+  /// have it strike what it meets.
   void setPosition(BodyId id, Vec2 position);
-  /// Balls only; |velocity| <= limits::kMaxSpeed.
+  /// Balls and kinematic bodies; |velocity| <= limits::kMaxSpeed.
   void setVelocity(BodyId id, Vec2 velocity);
   /// Angular velocity in rad/s, counter-clockwise (0 for static boxes;
   /// stays 0 unless friction turns the ball).
