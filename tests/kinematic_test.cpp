@@ -341,3 +341,52 @@ TEST(Kinematic, QueriesSeeAKinematicBoxAsABox) {
   ASSERT_TRUE(hit.has_value());
   EXPECT_NEAR(hit->t, 10.0f, 1e-5f);
 }
+
+// The documented limit: a ball pinned between a kinematic paddle and a wall
+// of a closed world stays inside the world (the wall wins) and ends up
+// overlapping the paddle; nothing becomes NaN, and once the paddle has gone
+// past it is left behind it, untouched.
+TEST(Kinematic, PinnedBallBetweenPaddleAndWallStaysInTheWorld) {
+  World w(quietDef());
+  const BodyId paddle = w.createBody(BodyDef::kinematicBox({{80, 40}, {82, 60}}, {30, 0}));
+  const BodyId ball = w.createBody(BodyDef::ball({95, 50}, kRadius));
+  float deepest = 0.0f;
+  for (int i = 0; i < 120; ++i) {
+    w.step(kDt);
+    const Vec2 p = w.position(ball);
+    ASSERT_TRUE(std::isfinite(p.x) && std::isfinite(w.velocity(ball).x));
+    ASSERT_LE(p.x, 100 - kRadius) << "step " << i;
+    ASSERT_GE(p.x, kRadius) << "step " << i;
+    deepest = std::max(deepest, p.x + kRadius - w.bounds(paddle).min.x);
+  }
+  EXPECT_GT(w.bounds(paddle).min.x, 100.0f);  // the paddle left through the wall
+  EXPECT_GT(deepest, 0.0f);                   // it did pin the ball on the way
+}
+
+// Big enough (4,200 balls, more than a parallel range of bodies) that the
+// step's body loops split across threads: still bit-identical.
+TEST(Kinematic, LargeCrowdBitIdenticalFor1And2And8Threads) {
+  std::vector<std::uint64_t> hashes;
+  for (const std::uint32_t threads : {1u, 2u, 8u}) {
+    WorldDef def = quietDef();
+    def.bounds = {{0, 0}, {160, 140}};
+    def.threadCount = threads;
+    World w(def);
+    w.createBody(BodyDef::kinematicBox({{2, 20}, {3, 120}}, {kFast * 0.2f, 0}));
+    w.createBody(BodyDef::kinematicBall({80, 2}, 5.0f, {0, kFast * 0.2f}));
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> jitter(-0.15f, 0.15f), vel(-5.0f, 5.0f);
+    std::vector<BodyDef> defs;
+    for (float ix = 0; ix < 70; ++ix) {
+      for (float iy = 0; iy < 60; ++iy) {
+        defs.push_back(BodyDef::ball({8 + 2.0f * ix + jitter(rng), 12 + 2.0f * iy + jitter(rng)},
+                                     kRadius, {vel(rng), vel(rng)}));
+      }
+    }
+    w.createBodies(defs);
+    for (int step = 0; step < 10; ++step) w.step(kDt);
+    hashes.push_back(hashState(w));
+  }
+  EXPECT_EQ(hashes[0], hashes[1]);
+  EXPECT_EQ(hashes[0], hashes[2]);
+}

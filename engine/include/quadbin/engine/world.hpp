@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// World: owns the bodies and steps them. Dynamic balls collide elastically
-/// with each other, with static axis-aligned boxes and with the world's walls.
+/// with each other, with static axis-aligned boxes, with kinematic bodies
+/// (moved by the game) and with the world's walls.
 ///
 /// \code
 ///   quadbin::WorldDef def;
@@ -262,12 +263,12 @@ class World {
   [[nodiscard]] float friction(BodyId id) const;
   /// Same range as BodyDef::friction; takes effect at the next step.
   void setFriction(BodyId id, float friction);
-  /// False while the body sleeps (static boxes: always false).
+  /// False while the body sleeps (static and kinematic bodies: always false).
   [[nodiscard]] bool isAwake(BodyId id) const;
   /// true: wakes a sleeping ball and the balls it rests on (its island).
   /// false: puts the ball to sleep now (velocity zeroed); an awake ball
   /// that touches it wakes it again at the next step. No effect on static
-  /// boxes.
+  /// and kinematic bodies.
   void setAwake(BodyId id, bool awake);
 
   /// Advances the world by dt seconds: integrate -> swept boxes -> broad
@@ -314,9 +315,10 @@ class World {
   [[nodiscard]] Vec2 momentum() const noexcept;  ///< sum of m * v, in double then rounded
 
   // Read-only arrays in dense order (element i belongs to bodyAt(i)), for
-  // renderers and bulk readers: no per-body calls. Static boxes are in them
-  // too: their centre, a zero velocity and a radius of 0 (their half
-  // extents come from bounds(id)). A span stays valid until the next call
+  // renderers and bulk readers: no per-body calls. Static and kinematic
+  // bodies are in them too: their centre, their velocity (zero for static
+  // boxes) and their radius (0 for boxes, whose half extents come from
+  // bounds(id)). A span stays valid until the next call
   // that changes the world (createBody, createBodies, destroyBody,
   // setPosition, setVelocity, setAwake, step, setBroadPhase, restore,
   // assignment); call again after one. Like the queries, they may be
