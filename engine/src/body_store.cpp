@@ -222,9 +222,13 @@ void BodyStore::sweptBoxes(float dt, float staticMargin, std::vector<AABB>& out,
   tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
                     [&](std::uint32_t begin, std::uint32_t end) {
                       for (std::uint32_t i = begin; i < end; ++i) {
-                        const float travel = awake[i] != 0 ? length(Vec2{vx[i], vy[i]}) * dt
-                                             : isBall(i)   ? 0.0f
-                                                           : staticMargin;
+                        float travel = awake[i] != 0 ? length(Vec2{vx[i], vy[i]}) * dt
+                                       : isBall(i)   ? 0.0f
+                                                     : staticMargin;
+                        // A kinematic body's box covers its whole path.
+                        if (type[i] == BodyType::Kinematic) {
+                          travel += length(Vec2{vx[i], vy[i]}) * dt;
+                        }
                         out[i] = {{px[i] - hx[i] - travel, py[i] - hy[i] - travel},
                                   {px[i] + hx[i] + travel, py[i] + hy[i] + travel}};
                       }

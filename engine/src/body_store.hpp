@@ -52,6 +52,8 @@ struct BodyStore {
 
   [[nodiscard]] std::size_t size() const noexcept { return px.size(); }
   [[nodiscard]] bool isBall(std::uint32_t i) const noexcept { return type[i] == BodyType::Ball; }
+  /// A circle (a ball, or a kinematic ball): otherwise an axis-aligned box.
+  [[nodiscard]] bool isCircle(std::uint32_t i) const noexcept { return radius[i] > 0.0f; }
   void push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, float mu, float roll);
   /// Sets body i's friction coefficient (keeps frictionBalls right).
   void setFriction(std::uint32_t i, float mu) noexcept;
@@ -84,7 +86,8 @@ struct BodyStore {
   /// Gravity on the awake balls (symplectic Euler: velocity first).
   void applyGravity(Vec2 g, float dt, TaskSystem& tasks);
   /// Each ball's box grown by the distance it travels in dt, sleeping
-  /// balls tight, static boxes grown by staticMargin.
+  /// balls tight, static boxes grown by staticMargin, kinematic bodies by
+  /// both.
   void sweptBoxes(float dt, float staticMargin, std::vector<AABB>& out, TaskSystem& tasks) const;
   /// Each body's tight box.
   void tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const;

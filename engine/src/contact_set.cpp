@@ -7,6 +7,7 @@
 #include <quadbin/narrowphase/contact.hpp>
 
 #include "contact_solver.hpp"
+#include "kinematic.hpp"
 
 namespace quadbin {
 
@@ -69,7 +70,7 @@ void ContactSolver::addCandidate(const BodyStore& bodies, std::uint32_t i, std::
     reach = margin_[i] + margin_[j];
   } else {
     gap = length(c - closestPoint(bodies.tightBox(j), c)) - r;
-    reach = margin_[i] + kEscapeTolerance * r;
+    reach = margin_[i] + margin_[j] + kEscapeTolerance * r;  // margin_[j]: a kinematic body's
   }
   // Keep the pair when the gap can close within the step (with a little
   // slack for rounding, and the slop under which resting contacts count as
@@ -96,7 +97,8 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
   margin_.resize(n);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
-      margin_[i] = bodies.awake[i] != 0 ? length(Vec2{bodies.vx[i], bodies.vy[i]}) * s.dt : 0.0f;
+      const bool moves = bodies.awake[i] != 0 || bodies.type[i] == BodyType::Kinematic;
+      margin_[i] = moves ? length(Vec2{bodies.vx[i], bodies.vy[i]}) * s.dt : 0.0f;
     }
   });
   // Contacts as sortable keys a << codeBits | code(b): bodies are coded as
@@ -237,6 +239,12 @@ ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverS
     if (dist > 0.0f) n = d / dist;
     gap = dist - ra - bodies.radius[b];
     slop = kSlop * std::min(ra, bodies.radius[b]);
+    vb = {bodies.vx[b], bodies.vy[b]};
+  } else if (bodies.type[b] == BodyType::Kinematic) {
+    r.kind = kKinematic;
+    const kinematic::Touch t = kinematic::touch(bodies, b, {bodies.px[b], bodies.py[b]}, pa, ra);
+    n = t.normal;
+    gap = t.gap;
     vb = {bodies.vx[b], bodies.vy[b]};
   } else {
     r.kind = kBox;

@@ -8,6 +8,8 @@
 #include <optional>
 #include <quadbin/narrowphase/contact.hpp>
 
+#include "kinematic.hpp"
+
 namespace quadbin {
 
 namespace {
@@ -85,7 +87,7 @@ void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iter
     if (f.mu == 0.0f) return false;
     const bool ball = r.kind == kBall;
     const Vec2 va = st[r.a].v;
-    const Vec2 vb = ball ? st[r.b].v : Vec2{};
+    const Vec2 vb = ball || r.kind == kKinematic ? st[r.b].v : Vec2{};  // a kinematic's: read only
     bool changed = false;
     if (f.roll > 0.0f) {  // rolling resistance: an angular impulse against the relative spin
       const float most = f.roll * r.lambda;
@@ -121,7 +123,7 @@ void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iter
     const std::uint32_t changed = forEachRow(tasks, lastGroup, [st, friction, &slide](Row& r) {
       const bool slid = friction && slide(r);
       const Vec2 va = st[r.a].v;
-      const Vec2 vb = r.kind == kBall ? st[r.b].v : Vec2{};
+      const Vec2 vb = r.kind == kBall || r.kind == kKinematic ? st[r.b].v : Vec2{};
       const float vn = (vb.x - va.x) * r.nx + (vb.y - va.y) * r.ny;
       const float total = std::max(r.lambda + r.mEff * (r.target - vn), 0.0f);
       const float d = total - r.lambda;
@@ -213,6 +215,24 @@ bool ContactSolver::impactWall(const BodyStore& bodies, const SolverSettings& s,
   return true;
 }
 
+// A ball against a kinematic body: time of impact in relative motion, and
+// the ball's velocity relative to the body reflected (infinite mass).
+bool ContactSolver::impactKinematic(const BodyStore& bodies, const SolverSettings& s,
+                                    std::uint32_t a, std::uint32_t k) {
+  const float t0 = state_[a].tLast;
+  const Vec2 pa = positionAt(a, t0), pk = positionAt(k, t0);
+  const Vec2 va = state_[a].v, vk = state_[k].v;
+  const float ra = bodies.radius[a];
+  const auto toi = kinematic::timeOfImpact(bodies, k, pk, vk, Circle{pa, ra}, va, s.dt - t0);
+  if (!toi) return false;
+  const Vec2 n = kinematic::touch(bodies, k, pk + vk * *toi, pa + va * *toi, ra).normal;
+  const float vn = dot(vk - va, n);
+  if (vn >= 0.0f) return false;  // touching but already separating
+  applyImpulse(a, n * ((1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, k))) * vn),
+               t0 + *toi);
+  return true;
+}
+
 bool ContactSolver::impact(const BodyStore& bodies, const SolverSettings& s, Row& r) {
   // Contacts the iterations pushed are theirs for this step.
   if (r.lambda != 0.0f) return false;
@@ -224,6 +244,8 @@ bool ContactSolver::impact(const BodyStore& bodies, const SolverSettings& s, Row
     hit = impactWall(bodies, s, r.a, r.b - kWallBase);
   } else if (r.kind == kBall) {
     hit = impactBalls(bodies, s, r.a, r.b);
+  } else if (r.kind == kKinematic) {
+    hit = impactKinematic(bodies, s, r.a, r.b);
   } else {
     hit = impactBox(bodies, s, r.a, r.b);
   }
@@ -402,6 +424,12 @@ bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row
     state_[r.b].p += n * (push * r.imb);
     return overlap > kSettled * smaller;
   }
+  if (r.kind == kKinematic) {  // where the body ends the step
+    const kinematic::Touch t = kinematic::touch(bodies, r.b, state_[r.b].p, pa, ra);
+    if (!(t.gap < 0.0f)) return false;
+    state_[a].p -= t.normal * lift(-t.gap, ra);
+    return -t.gap > kSettled * ra;
+  }
   if (r.kind == kBox) {
     const auto hit = collide(Circle{pa, ra}, bodies.tightBox(r.b));
     if (!hit || !(hit->depth > 0.0f)) return false;
@@ -428,6 +456,10 @@ ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
     if (dist > 0.0f) n = d / dist;
     gap = dist - ra - rb;
     smaller = std::min(ra, rb);
+  } else if (r.kind == kKinematic) {  // where the body ends the step
+    const kinematic::Touch t = kinematic::touch(bodies, r.b, state_[r.b].p, pa, ra);
+    n = t.normal;
+    gap = t.gap;
   } else if (r.kind == kBox) {
     const AABB box = bodies.tightBox(r.b);
     const auto hit = collide(Circle{pa, ra}, box);
@@ -554,11 +586,19 @@ void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
   forEachChunk(tasks, rowCount, kContactChunk,
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  for (std::uint32_t k = begin; k < end; ++k) {
-                   if (rows_[k].kind == kBox) indexBuffers_[c].push_back(k);
+                   if (rows_[k].kind == kBox || rows_[k].kind == kKinematic) {
+                     indexBuffers_[c].push_back(k);
+                   }
                  }
                });
   auto guard = [&](const Row& r) {
     const std::uint32_t a = r.a;
+    if (r.kind == kKinematic) {
+      const Vec2 start{bodies.px[r.b], bodies.py[r.b]};
+      kinematic::guard(bodies, s, a, r.b, start, state_[r.b].p, {bodies.px[a], bodies.py[a]},
+                       state_[a].p, state_[a].v);
+      return;
+    }
     const float ra = bodies.radius[a];
     const AABB box = bodies.tightBox(r.b);
     const Vec2 p0{bodies.px[a], bodies.py[a]};
@@ -584,7 +624,7 @@ void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
     for (const std::uint32_t k : indexBuffers_[c]) guard(rows_[k]);
   }
   for (const Row& r : extraRows_) {
-    if (r.kind == kBox) guard(r);
+    if (r.kind == kBox || r.kind == kKinematic) guard(r);
   }
 }
 
@@ -593,6 +633,7 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (bodies.awake[i] != 0) state_[i].p += state_[i].corr + state_[i].v * s.dt;
+      if (kinematic::isKinematic(bodies, i)) state_[i].p += state_[i].v * s.dt;
     }
   });
   const bool corrected = s.positionPasses > 0;
@@ -625,6 +666,10 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
   }
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
+      if (kinematic::isKinematic(bodies, i)) {  // where its velocity took it
+        bodies.px[i] = state_[i].p.x;
+        bodies.py[i] = state_[i].p.y;
+      }
       if (bodies.awake[i] == 0) continue;
       if (s.closedWorld) clampToWalls(i);  // after a guard's last push
       const Vec2 p = state_[i].p;

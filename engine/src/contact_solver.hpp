@@ -128,7 +128,7 @@ class ContactSolver {
   /// A contact of the step, in canonical order; persists to the next step.
   struct Contact {
     std::uint32_t a;      // an awake ball
-    std::uint32_t b;      // a ball (> a), a static box, or kWallBase + side
+    std::uint32_t b;      // a ball (> a), a static or kinematic body, or kWallBase + side
     float lambda;         // accumulated normal impulse of the contact iterations
     std::uint8_t colour;  // < kColours, or kColours: the serial group
     std::uint8_t touched;
@@ -186,7 +186,7 @@ class ContactSolver {
   const BodyFilters* filters = nullptr;
 
  private:
-  enum Kind : std::uint8_t { kBall, kBox, kWall };
+  enum Kind : std::uint8_t { kBall, kBox, kWall, kKinematic };  // kKinematic: kinematic.hpp
   // A contact prepared for solving, stored in colour order.
   struct Row {
     std::uint32_t a, b;
@@ -265,6 +265,8 @@ class ContactSolver {
                  std::uint32_t box);
   bool impactWall(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
                   std::uint32_t side);
+  bool impactKinematic(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
+                       std::uint32_t k);
   void applyImpulse(std::uint32_t i, Vec2 dv, float t);
   void lookAgain(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
                  std::vector<AABB>& boxes, std::size_t firstNew, TaskSystem& tasks);

@@ -13,24 +13,36 @@ namespace {
 
 LogLevel fromSpdlog(spdlog::level::level_enum level) {
   switch (level) {
-    case spdlog::level::trace: return LogLevel::Trace;
-    case spdlog::level::debug: return LogLevel::Debug;
-    case spdlog::level::info: return LogLevel::Info;
-    case spdlog::level::warn: return LogLevel::Warn;
+    case spdlog::level::trace:
+      return LogLevel::Trace;
+    case spdlog::level::debug:
+      return LogLevel::Debug;
+    case spdlog::level::info:
+      return LogLevel::Info;
+    case spdlog::level::warn:
+      return LogLevel::Warn;
     case spdlog::level::err:
-    case spdlog::level::critical: return LogLevel::Error;
-    default: return LogLevel::Off;
+    case spdlog::level::critical:
+      return LogLevel::Error;
+    default:
+      return LogLevel::Off;
   }
 }
 
 spdlog::level::level_enum toSpdlog(LogLevel level) {
   switch (level) {
-    case LogLevel::Trace: return spdlog::level::trace;
-    case LogLevel::Debug: return spdlog::level::debug;
-    case LogLevel::Info: return spdlog::level::info;
-    case LogLevel::Warn: return spdlog::level::warn;
-    case LogLevel::Error: return spdlog::level::err;
-    case LogLevel::Off: break;
+    case LogLevel::Trace:
+      return spdlog::level::trace;
+    case LogLevel::Debug:
+      return spdlog::level::debug;
+    case LogLevel::Info:
+      return spdlog::level::info;
+    case LogLevel::Warn:
+      return spdlog::level::warn;
+    case LogLevel::Error:
+      return spdlog::level::err;
+    case LogLevel::Off:
+      break;
   }
   return spdlog::level::off;
 }

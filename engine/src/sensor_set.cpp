@@ -22,7 +22,7 @@ std::pair<Vec2, Vec2> ballToBox(Vec2 c, const AABB& box) noexcept {
 bool sensorOverlaps(const BodyStore& b, std::uint32_t sensor, std::uint32_t ball) noexcept {
   const Vec2 c{b.px[ball], b.py[ball]};
   const float r = b.radius[ball];
-  if (b.isBall(sensor)) {
+  if (b.isCircle(sensor)) {
     const float reach = r + b.radius[sensor];
     return lengthSquared(Vec2{b.px[sensor], b.py[sensor]} - c) < reach * reach;
   }
@@ -45,7 +45,7 @@ bool ContactGate::allows(const void* context, std::uint32_t a, std::uint32_t b) 
   if (g.preSolve == nullptr || !*g.preSolve) return true;
   const Vec2 c{s.px[a], s.py[a]};
   const Vec2 normal =
-      s.isBall(b) ? normalizeOr(Vec2{s.px[b], s.py[b]} - c) : ballToBox(c, s.tightBox(b)).first;
+      s.isCircle(b) ? normalizeOr(Vec2{s.px[b], s.py[b]} - c) : ballToBox(c, s.tightBox(b)).first;
   return (*g.preSolve)(g.ids.id(a), g.ids.id(b), normal);
 }
 
@@ -142,7 +142,7 @@ void SensorSet::restoreState(std::vector<SensorKey> overlaps,
 void EventGeometry::fill(ContactEvent& e, std::uint32_t a, std::uint32_t b) const noexcept {
   const BodyStore& s = bodies;
   const Vec2 pa{s.px[a], s.py[a]}, pb{s.px[b], s.py[b]};
-  if (s.isBall(a) && s.isBall(b)) {
+  if (s.isCircle(a) && s.isCircle(b)) {
     const Vec2 d = pb - pa;
     e.normal = normalizeOr(d);
     const float gap = length(d) - s.radius[a] - s.radius[b];

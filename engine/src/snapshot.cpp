@@ -270,6 +270,16 @@ void checkBodies(const BodyStore& b) {
           b.awake[i] != 0 || next != kNoBody) {
         bad("a static box that is not static");
       }
+    } else if (b.type[i] == BodyType::Kinematic) {
+      // Kinematic bodies: a ball (hx = hy = radius) or a box (radius 0),
+      // static in every field but the velocity.
+      ++boxes;
+      const bool round = b.radius[i] > 0.0f;
+      if (!(b.radius[i] >= 0.0f) || (round && (b.hx[i] != b.radius[i] || b.hy[i] != b.radius[i])) ||
+          b.mass[i] != std::numeric_limits<float>::infinity() || b.invMass[i] != 0.0f ||
+          b.w[i] != 0.0f || b.awake[i] != 0 || next != kNoBody) {
+        bad("a kinematic body with a bad shape, mass or state");
+      }
     } else {
       bad("an unknown body type");
     }

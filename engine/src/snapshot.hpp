@@ -11,8 +11,8 @@
 
 #include "body_store.hpp"
 #include "contact_solver.hpp"
-#include "sensor_set.hpp"
 #include "filtering.hpp"
+#include "sensor_set.hpp"
 
 namespace quadbin::snapshots {
 
@@ -33,7 +33,7 @@ struct View {
   std::span<const TouchKey> pendingEnd;
   std::span<const SensorKey> sensorOverlaps;
   std::span<const SensorKey> sensorPendingEnd;
-  const BodyFilters& filters;                // per body: user data and collision filter
+  const BodyFilters& filters;  // per body: user data and collision filter
 };
 
 /// What a snapshot restores: the same state, owned, checked for

@@ -144,14 +144,39 @@ std::string angularVelocity(float w, float radius, const char* field) {
   return {};
 }
 
+namespace {
+// A kinematic ball (radius > 0) is checked as a ball's shape, a kinematic
+// box as a static box's; both may move. Mass and density do not apply.
+std::string kinematicDef(const BodyDef& d) {
+  std::string why;
+  if (!std::isfinite(d.radius)) return fmt::format("BodyDef.radius = {} is not finite", d.radius);
+  if (d.radius < 0.0f) return fmt::format("BodyDef.radius = {} must be >= 0", d.radius);
+  if (d.radius > 0.0f) {
+    why = inRange(d.radius, kMinRadius, kMaxSize, "BodyDef.radius");
+    if (why.empty()) why = position(d.position, d.radius, "BodyDef.position");
+  } else {
+    why = coordinates(d.position, kMaxCoordinate, "BodyDef.position");
+    if (why.empty()) why = finite(d.halfExtents, "BodyDef.halfExtents");
+    if (why.empty() && (d.halfExtents.x < 0.0f || d.halfExtents.y < 0.0f ||
+                        d.halfExtents.x > kMaxSize || d.halfExtents.y > kMaxSize)) {
+      why = fmt::format("BodyDef.halfExtents = ({}, {}) is outside [0, {:g}]", d.halfExtents.x,
+                        d.halfExtents.y, kMaxSize);
+    }
+  }
+  if (why.empty()) why = velocity(d.velocity, "BodyDef.velocity");
+  return why;
+}
+}  // namespace
+
 std::string bodyDef(const BodyDef& d) {
-  std::string why = enumValue(d.type, BodyType::StaticBox, "BodyDef.type", "BodyType");
+  std::string why = enumValue(d.type, BodyType::Kinematic, "BodyDef.type", "BodyType");
   if (why.empty()) why = friction(d.friction, "BodyDef.friction");
   if (why.empty()) why = friction(d.rollingResistance, "BodyDef.rollingResistance");
   if (why.empty() && d.restitution) why = restitution(*d.restitution, "BodyDef.restitution");
   if (why.empty()) why = damping(d.linearDamping, "BodyDef.linearDamping");
   if (why.empty()) why = damping(d.angularDamping, "BodyDef.angularDamping");
   if (!why.empty()) return why;
+  if (d.type == BodyType::Kinematic) return kinematicDef(d);
   if (d.type == BodyType::Ball) {
     // Finite, then > 0 (messages "radius = 0"), then the range.
     if (!std::isfinite(d.radius)) return fmt::format("BodyDef.radius = {} is not finite", d.radius);

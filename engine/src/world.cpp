@@ -23,6 +23,7 @@
 #include "filtering.hpp"
 #include "forces.hpp"
 #include "islands.hpp"
+#include "kinematic.hpp"
 #include "log_internal.hpp"
 #include "sensor_set.hpp"
 #include "snapshot.hpp"
@@ -357,7 +358,8 @@ struct World::Impl {
 
   void step(float dt);
   void rollBack(const StepStats& before, bool moved) noexcept;
-  bool someAsleep = false;  // set by step(): a sleeping ball may need waking
+  bool someAsleep = false;            // set by step(): a sleeping ball may need waking
+  std::uint32_t movingKinematic = 0;  // set by step(): kinematic bodies with a velocity
   // The step's stages, in order (docs/architecture.md).
   void integrate(const SolverSettings& s);
   void findPairs();
@@ -416,9 +418,9 @@ BodyId World::createBody(const BodyDef& d) {
 
 BodyId World::Impl::insert(const BodyDef& d) {
   const bool ball = d.type == BodyType::Ball;
-  const float radius = ball ? d.radius : 0.0f;
+  const float radius = kinematic::radiusOf(d);
   const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
-  const Vec2 half = ball ? Vec2{radius, radius} : d.halfExtents;
+  const Vec2 half = radius > 0.0f ? Vec2{radius, radius} : d.halfExtents;
   std::uint32_t slot = 0;
   if (!freeSlots.empty()) {
     slot = freeSlots.back();
@@ -429,7 +431,7 @@ BodyId World::Impl::insert(const BodyDef& d) {
     generation.push_back(0);
   }
   const auto dense = static_cast<std::uint32_t>(slotOf.size());
-  bodies.push(d.type, d.position, ball ? d.velocity : Vec2{}, half, radius, mass, d.friction,
+  bodies.push(d.type, d.position, kinematic::velocityOf(d), half, radius, mass, d.friction,
               d.rollingResistance);
   filters.push(d.filter, d.userData);
   bodies.setMaterial(dense, d.restitution.value_or(def.restitution), ball ? d.linearDamping : 0.0f,
@@ -526,10 +528,11 @@ void World::setVelocity(BodyId id, Vec2 v) {
   const auto use = w.claimChange("setVelocity");
   const std::uint32_t i = w.denseIndex(id, "setVelocity");
   w.check(validate::velocity(v, "setVelocity velocity"));
-  if (w.bodies.type[i] != BodyType::Ball) {
+  if (w.bodies.type[i] == BodyType::StaticBox) {
     w.refuse(fmt::format("setVelocity: {} is a static box and cannot move", describe(id)));
   }
-  w.wake(i);
+  // A kinematic body wakes the balls in its way when it reaches them.
+  if (w.bodies.isBall(i)) w.wake(i);
   w.bodies.vx[i] = v.x;
   w.bodies.vy[i] = v.y;
   w.markMoved();
@@ -776,15 +779,18 @@ void World::Impl::step(float dt) {
   }
   std::uint32_t awake = 0;
   std::uint32_t balls = 0;
+  movingKinematic = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     awake += bodies.awake[i];
     balls += bodies.isBall(i) ? 1u : 0u;
+    movingKinematic += kinematic::isMoving(bodies, i) ? 1u : 0u;
   }
   someAsleep = awake < balls;
+  const bool active = awake > 0 || movingKinematic > 0;  // something moves
   const StepStats before = stats;
   const SolverSettings settings = settingsFor(dt);
   stepDt = dt;
-  if (awake > 0) {
+  if (active) {
     // Strong guarantee: everything the step may change is saved (or made
     // aside and swapped in at the end), before it changes anything; these
     // may allocate, but only while the world grows.
@@ -794,7 +800,7 @@ void World::Impl::step(float dt) {
   try {
     stats = {};
     stats.awakeBodies = awake;
-    if (awake > 0) {  // a world that sleeps whole costs (almost) nothing
+    if (active) {  // a world that sleeps whole costs (almost) nothing
       markChanged();
       auto timed = [](double& ms, auto&& stage) {
         const auto t0 = Clock::now();
@@ -813,7 +819,7 @@ void World::Impl::step(float dt) {
     updateEvents();
     stats.eventsMs = millisSince(t0);
   } catch (...) {
-    rollBack(before, awake > 0);
+    rollBack(before, active);
     throw;
   }
   // Nothing fails from here on: the step's events become the world's.
@@ -925,6 +931,7 @@ void World::Impl::checkCrowding(std::uint64_t limit) {
 void World::Impl::narrowPhase(const SolverSettings& s) {
   if (someAsleep) {
     stats.awakeBodies += solver.wakeTouched(bodies, s.dt, pairs, *tasks);
+    if (movingKinematic > 0) stats.awakeBodies += kinematic::wakeTouched(bodies, s.dt, pairs);
   }
   gate = {&bodies, idMap(), &preSolve};
   solver.filter = gate.filter();
@@ -950,6 +957,7 @@ void World::Impl::finishPositions(const SolverSettings& s) {
 }
 
 void World::Impl::sleep(const SolverSettings& s) {
+  if (movingKinematic > 0) kinematic::keepAwake(bodies, solver.contacts());
   islands.update(bodies, solver.contacts(), s.dt, def.sleepThreshold, def.timeToSleep, *tasks);
 }
 
@@ -1230,15 +1238,15 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
         for (std::uint32_t k = begin; k < end; ++k) {
           const BodyDef& d = defs[k];
           const bool ball = d.type == BodyType::Ball;
-          const float radius = ball ? d.radius : 0.0f;
+          const float radius = kinematic::radiusOf(d);
           const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
           const std::uint32_t slot = k < reused
                                          ? w.freeSlots[freeCount - 1 - k]
                                          : firstNewSlot + static_cast<std::uint32_t>(k - reused);
           const std::uint32_t dense = first + k;
-          w.bodies.set(dense, d.type, d.position, ball ? d.velocity : Vec2{},
-                       ball ? Vec2{radius, radius} : d.halfExtents, radius, mass, d.friction,
-                       d.rollingResistance);
+          w.bodies.set(dense, d.type, d.position, kinematic::velocityOf(d),
+                       radius > 0.0f ? Vec2{radius, radius} : d.halfExtents, radius, mass,
+                       d.friction, d.rollingResistance);
           w.bodies.sensor[dense] = d.isSensor ? 1 : 0;
           w.filters.set(dense, d.filter, d.userData);
           // Counted by finishBulk (setMaterial's count is not for threads).
@@ -1297,8 +1305,7 @@ std::vector<std::byte> World::snapshot() const {
   const auto use = w.claimRead("snapshot");
   return snapshots::write({w.def, w.bodies, w.slotOf, w.generation, w.freeSlots,
                            w.solver.contacts(), w.solver.colourUse(), w.previousTouching,
-                           w.pendingEnd, w.sensors.overlaps(), w.sensors.pendingEnd(),
-                           w.filters});
+                           w.pendingEnd, w.sensors.overlaps(), w.sensors.pendingEnd(), w.filters});
 }
 
 void World::restore(std::span<const std::byte> buffer) {
@@ -1375,7 +1382,7 @@ void World::Impl::queryBox(const AABB& box, std::vector<BodyId>& out, const Quer
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (!w.reports(filter, skip, i)) return true;
-    if (b.type[i] == BodyType::StaticBox) return !touches(b.tightBox(i), box);
+    if (b.radius[i] == 0.0f) return !touches(b.tightBox(i), box);  // a static or kinematic box
     const Vec2 c{b.px[i], b.py[i]};
     return lengthSquared(c - closestPoint(box, c)) > b.radius[i] * b.radius[i];
   });
@@ -1404,7 +1411,7 @@ void World::Impl::queryRadius(Vec2 center, float radius, std::vector<BodyId>& ou
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (!w.reports(filter, skip, i)) return true;
-    if (b.type[i] == BodyType::StaticBox) {
+    if (b.radius[i] == 0.0f) {  // a static or kinematic box
       return lengthSquared(center - closestPoint(b.tightBox(i), center)) > radius * radius;
     }
     const float reach = radius + b.radius[i];
@@ -1417,7 +1424,7 @@ void World::Impl::queryRadius(Vec2 center, float radius, std::vector<BodyId>& ou
 
 std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
   const Vec2 back = -normalizeOr(ray.direction);
-  if (bodies.type[i] == BodyType::StaticBox) {
+  if (bodies.radius[i] == 0.0f) {  // a static or kinematic box
     const AABB box = bodies.tightBox(i);
     const auto t = quadbin::raycast(ray, box);
     if (!t) return std::nullopt;
@@ -1501,7 +1508,7 @@ void World::Impl::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
   w.refreshQueryIndex();
   const BodyStore& b = w.bodies;
   auto distance = [&](std::uint32_t i) {
-    if (b.type[i] == BodyType::StaticBox) return length(point - closestPoint(b.tightBox(i), point));
+    if (b.radius[i] == 0.0f) return length(point - closestPoint(b.tightBox(i), point));
     return std::max(0.0f, length(Vec2{b.px[i], b.py[i]} - point) - b.radius[i]);
   };
   // Search squares that double until they hold k bodies within their

@@ -58,7 +58,7 @@ Geometry ballWall(const BodyStore& b, std::uint32_t i, const AABB& bounds,
 }
 
 bool shapeTouches(const BodyStore& b, std::uint32_t i, const AABB& region) noexcept {
-  if (!b.isBall(i)) return touches(b.tightBox(i), region);
+  if (!b.isCircle(i)) return touches(b.tightBox(i), region);
   const Vec2 c{b.px[i], b.py[i]};
   return lengthSquared(c - closestPoint(region, c)) <= b.radius[i] * b.radius[i];
 }
@@ -111,7 +111,7 @@ class Drawer {
 
   void body(std::uint32_t i) const {
     const bool shown = !options_.region || shapeTouches(b_, i, *options_.region);
-    if (shown && b_.isBall(i) && options_.balls) {
+    if (shown && b_.isCircle(i) && options_.balls) {
       out_.ball({idAt(i),
                  {b_.px[i], b_.py[i]},
                  b_.radius[i],
@@ -119,7 +119,7 @@ class Drawer {
                  b_.angle[i],
                  b_.awake[i] != 0,
                  b_.type[i]});
-    } else if (shown && !b_.isBall(i) && options_.staticBoxes) {
+    } else if (shown && !b_.isCircle(i) && options_.staticBoxes) {
       out_.staticBox({idAt(i), b_.tightBox(i)});
     }
     if (options_.aabbs) {
@@ -160,8 +160,8 @@ class Drawer {
     near.erase(std::unique(near.begin(), near.end()), near.end());
     for (const std::uint32_t j : near) {
       if (j == i) continue;
-      if (b_.isBall(j)) {
-        if (j < i) continue;  // j reports it
+      if (b_.isCircle(j)) {
+        if (b_.isBall(j) && j < i) continue;  // j reports it
         const float slop = ContactSolver::kSlop * std::min(ri, b_.radius[j]);
         report(i, idAt(j), ballBall(b_, i, j), slop, found);
       } else {

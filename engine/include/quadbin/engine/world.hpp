@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// World: owns the bodies and steps them. Dynamic balls collide elastically
-/// with each other, with static axis-aligned boxes and with the world's walls.
+/// with each other, with static axis-aligned boxes, with kinematic bodies
+/// (moved by the game) and with the world's walls.
 ///
 /// \code
 ///   quadbin::WorldDef def;
@@ -79,6 +80,12 @@ struct QueryFilter {
 enum class BodyType : std::uint8_t {
   Ball,       ///< dynamic circle: moves, collides, has mass
   StaticBox,  ///< fixed axis-aligned box: a wall or an obstacle, infinite mass
+  /// A ball (radius > 0) or an axis-aligned box (radius 0, halfExtents)
+  /// that moves at the velocity the game sets (a door, a paddle, a lift):
+  /// infinite mass, no gravity, never moved by collisions; balls bounce off
+  /// it continuously (no tunnelling, even at speed). It does not collide
+  /// with static boxes, other kinematic bodies or the world's walls.
+  Kinematic,
 };
 
 /// What the world's bounds do.
@@ -146,9 +153,9 @@ struct WorldDef {
 struct BodyDef {
   BodyType type = BodyType::Ball;
   Vec2 position{};               ///< centre
-  Vec2 velocity{};               ///< balls only; must stay zero for static boxes
-  float radius = 1.0f;           ///< balls: > 0
-  Vec2 halfExtents{1.0f, 1.0f};  ///< static boxes: >= 0 on both axes
+  Vec2 velocity{};               ///< balls and kinematic bodies; zero for static boxes
+  float radius = 1.0f;           ///< balls: > 0; kinematic: > 0 a ball, 0 a box
+  Vec2 halfExtents{1.0f, 1.0f};  ///< static and kinematic boxes: >= 0 on both axes
   float density = 1.0f;          ///< balls: mass = density * pi * r^2 unless mass > 0
   float mass = 0.0f;             ///< balls: > 0 overrides density
   /// Coulomb friction coefficient in [0, limits::kMaxFriction]; a contact
@@ -200,6 +207,21 @@ struct BodyDef {
     def.type = BodyType::StaticBox;
     def.position = box.center();
     def.halfExtents = box.extents() * 0.5f;
+    return def;
+  }
+  /// A kinematic ball: moves at `velocity` until World::setVelocity changes it.
+  [[nodiscard]] static BodyDef kinematicBall(Vec2 position, float radius, Vec2 velocity = {}) {
+    BodyDef def = ball(position, radius, velocity);
+    def.type = BodyType::Kinematic;
+    return def;
+  }
+  /// A kinematic axis-aligned box: moves at `velocity` until
+  /// World::setVelocity changes it.
+  [[nodiscard]] static BodyDef kinematicBox(const AABB& box, Vec2 velocity = {}) {
+    BodyDef def = staticBox(box);
+    def.type = BodyType::Kinematic;
+    def.radius = 0.0f;
+    def.velocity = velocity;
     return def;
   }
 };
@@ -322,13 +344,16 @@ class World {
   [[nodiscard]] BodyType type(BodyId id) const;
   [[nodiscard]] Vec2 position(BodyId id) const;
   [[nodiscard]] Vec2 velocity(BodyId id) const;
-  [[nodiscard]] float radius(BodyId id) const;  ///< 0 for static boxes
-  [[nodiscard]] float mass(BodyId id) const;    ///< infinity for static boxes
+  [[nodiscard]] float radius(BodyId id) const;  ///< 0 for static and kinematic boxes
+  [[nodiscard]] float mass(BodyId id) const;    ///< infinity for static and kinematic bodies
   [[nodiscard]] AABB bounds(BodyId id) const;   ///< the body's tight box
   /// Teleports a body; a ball in a closed world must still fit inside.
-  /// The position obeys createBody's limits.
+  /// The position obeys createBody's limits. A static or kinematic body
+  /// jumps there without sweeping the way between (a ball in its new place
+  /// is pushed out, not struck); move a kinematic body with setVelocity to
+  /// have it strike what it meets.
   void setPosition(BodyId id, Vec2 position);
-  /// Balls only; |velocity| <= limits::kMaxSpeed.
+  /// Balls and kinematic bodies; |velocity| <= limits::kMaxSpeed.
   void setVelocity(BodyId id, Vec2 velocity);
   /// Angular velocity in rad/s, counter-clockwise (0 for static boxes;
   /// stays 0 unless friction turns the ball).
@@ -397,12 +422,12 @@ class World {
   /// impulse, or one that would make a ball faster than limits::kMaxSpeed.
   void explode(Vec2 center, float radius, float impulse);
 
-  /// False while the body sleeps (static boxes: always false).
+  /// False while the body sleeps (static and kinematic bodies: always false).
   [[nodiscard]] bool isAwake(BodyId id) const;
   /// true: wakes a sleeping ball and the balls it rests on (its island).
   /// false: puts the ball to sleep now (velocity zeroed); an awake ball
   /// that touches it wakes it again at the next step. No effect on static
-  /// boxes.
+  /// and kinematic bodies.
   void setAwake(BodyId id, bool awake);
 
   /// Advances the world by dt seconds: integrate -> swept boxes -> broad
@@ -475,9 +500,10 @@ class World {
   [[nodiscard]] Vec2 momentum() const noexcept;  ///< sum of m * v, in double then rounded
 
   // Read-only arrays in dense order (element i belongs to bodyAt(i)), for
-  // renderers and bulk readers: no per-body calls. Static boxes are in them
-  // too: their centre, a zero velocity and a radius of 0 (their half
-  // extents come from bounds(id)). A span stays valid until the next call
+  // renderers and bulk readers: no per-body calls. Static and kinematic
+  // bodies are in them too: their centre, their velocity (zero for static
+  // boxes) and their radius (0 for boxes, whose half extents come from
+  // bounds(id)). A span stays valid until the next call
   // that changes the world (createBody, createBodies, destroyBody,
   // setPosition, setVelocity, setAwake, step, setBroadPhase, restore,
   // assignment); call again after one. Like the queries, they may be
