@@ -22,6 +22,7 @@
 #include "contact_solver.hpp"
 #include "islands.hpp"
 #include "log_internal.hpp"
+#include "query_delta.hpp"
 #include "snapshot.hpp"
 #include "validate.hpp"
 
@@ -118,6 +119,9 @@ struct World::Impl {
   std::mutex queryMutex;
   std::atomic<bool> queryFresh{false};
   std::vector<AABB> queryBoxes;
+  // Bodies changed since the broad phase last took the tight boxes: queries
+  // check them apart until there are too many (query_delta.hpp).
+  QueryDelta queryDelta;
 
   // positions() and velocities(): the dense x, y pairs as Vec2, copied
   // from the bodies' columns by the first call after they change (the same
@@ -216,21 +220,36 @@ struct World::Impl {
   }
 
   void markChanged() noexcept {
+    queryDelta.invalidate();
     queryFresh.store(false, std::memory_order_release);
+    markMoved();
+  }
+  // Only the tight boxes of dense bodies [first, end) changed: queries see
+  // them through the delta, refilling the structure only when it is full.
+  void markBodiesChanged(std::uint32_t first, std::uint32_t end) noexcept {
+    queryDelta.changed(first, end);
+    if (queryDelta.needsRebuild(static_cast<std::uint32_t>(bodies.size()))) {
+      queryFresh.store(false, std::memory_order_release);
+    }
     markMoved();
   }
   void refreshQueryIndex() {
     if (queryFresh.load(std::memory_order_acquire)) return;
     const std::lock_guard lock(queryMutex);
     if (queryFresh.load(std::memory_order_relaxed)) return;
-    bodies.tightBoxes(queryBoxes, *tasks);
-    try {
-      broad->update(queryBoxes);
-    } catch (...) {
-      // It may be half updated: an empty one takes its place (queryFresh
-      // stays false, so the next query fills it).
-      if (spareBroad) broad = std::move(spareBroad);
-      throw;
+    const auto n = static_cast<std::uint32_t>(bodies.size());
+    if (queryDelta.needsRebuild(n)) {
+      queryDelta.invalidate();
+      bodies.tightBoxes(queryBoxes, *tasks);
+      try {
+        broad->update(queryBoxes);
+      } catch (...) {
+        // It may be half updated: an empty one takes its place (queryFresh
+        // stays false, so the next query fills it).
+        if (spareBroad) broad = std::move(spareBroad);
+        throw;
+      }
+      queryDelta.rebuilt(n);
     }
     queryFresh.store(true, std::memory_order_release);
   }
@@ -392,7 +411,7 @@ BodyId World::Impl::insert(const BodyDef& d) {
               d.rollingResistance);
   slotOf.push_back(slot);
   denseOf[slot] = dense;
-  markChanged();
+  markBodiesChanged(dense, dense + 1);
   return {slot, generation[slot], worldId};
 }
 
@@ -413,7 +432,7 @@ void World::destroyBody(BodyId id) {
   w.denseOf[id.index] = kNone;
   ++w.generation[id.index];
   w.freeSlots.push_back(id.index);
-  w.markChanged();
+  w.markBodiesChanged(dense, dense + 1);  // the last body took its place
   // A destroyed body leaves the touching set silently: no end event names a
   // body that no longer exists.
   std::erase_if(w.previousTouching,
@@ -467,7 +486,7 @@ void World::setPosition(BodyId id, Vec2 p) {
   w.wake(i);
   w.bodies.px[i] = p.x;
   w.bodies.py[i] = p.y;
-  w.markChanged();
+  w.markBodiesChanged(i, i + 1);
 }
 
 void World::setVelocity(BodyId id, Vec2 v) {
@@ -1001,7 +1020,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
       });
   w.freeSlots.resize(w.freeSlots.size() - reused);
   w.bodies.finishBulk(first);
-  w.markChanged();
+  w.markBodiesChanged(first, static_cast<std::uint32_t>(w.bodies.size()));
   return ids;
 }
 
@@ -1099,6 +1118,7 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(box, found);
+  w.queryDelta.mergeBox(box, w.bodies, found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (b.type[i] == BodyType::StaticBox) return !touches(b.tightBox(i), box);
@@ -1118,6 +1138,7 @@ void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) con
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(AABB::fromCircle(center, radius), found);
+  w.queryDelta.mergeBox(AABB::fromCircle(center, radius), w.bodies, found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (b.type[i] == BodyType::StaticBox) {
@@ -1154,6 +1175,7 @@ void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->queryRay(ray, found);
+  w.queryDelta.mergeAll(static_cast<std::uint32_t>(w.bodies.size()), found);
   std::sort(found.begin(), found.end());
   out.clear();
   std::vector<std::uint32_t> dense;
@@ -1208,6 +1230,7 @@ void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const
   for (;;) {
     found.clear();
     w.broad->query(AABB::fromCircle(point, r), found);
+    w.queryDelta.mergeBox(AABB::fromCircle(point, r), b, found);
     near.clear();
     for (const std::uint32_t i : found) {
       const float d = distance(i);
