@@ -124,7 +124,9 @@ void interleave(BroadPhaseType type, std::uint32_t threads, unsigned seed, int o
       for (int k = 0; k < burst; ++k) {
         if (u(rng) < 0.15f) {
           const Vec2 p{pos(rng), pos(rng)};
-          t.create(BodyDef::staticBox({p, p + Vec2{rad(rng) * 2, rad(rng)}}));
+          // Some boxes far larger than the balls (the delta keeps those apart).
+          const float grow = u(rng) < 0.3f ? 20.0f : 2.0f;
+          t.create(BodyDef::staticBox({p, p + Vec2{rad(rng) * grow, rad(rng)}}));
         } else {
           t.create(BodyDef::ball({pos(rng), pos(rng)}, rad(rng), {vel(rng), vel(rng)}));
         }
@@ -142,7 +144,9 @@ void interleave(BroadPhaseType type, std::uint32_t threads, unsigned seed, int o
       t.step();
     } else if (roll < 0.73f) {
       const Vec2 p{pos(rng), pos(rng)};
-      t.checkBox({p, p + Vec2{u(rng) * 40, u(rng) * 40}});
+      // Mostly small boxes (a few cells of the delta), some over everything.
+      const float size = u(rng) < 0.1f ? 1000.0f : 40.0f;
+      t.checkBox({p - Vec2{size, size} * 0.5f, p + Vec2{u(rng) * size, u(rng) * size}});
     } else if (roll < 0.83f) {
       t.checkRadius({pos(rng), pos(rng)}, u(rng) * 30);
     } else if (roll < 0.92f) {

@@ -227,7 +227,7 @@ struct World::Impl {
   // Only the tight boxes of dense bodies [first, end) changed: queries see
   // them through the delta, refilling the structure only when it is full.
   void markBodiesChanged(std::uint32_t first, std::uint32_t end) noexcept {
-    queryDelta.changed(first, end);
+    queryDelta.changed(first, end, bodies);
     if (queryDelta.needsRebuild(static_cast<std::uint32_t>(bodies.size()))) {
       queryFresh.store(false, std::memory_order_release);
     }
@@ -249,7 +249,7 @@ struct World::Impl {
         if (spareBroad) broad = std::move(spareBroad);
         throw;
       }
-      queryDelta.rebuilt(n);
+      queryDelta.rebuilt(bodies);
     }
     queryFresh.store(true, std::memory_order_release);
   }
@@ -1118,7 +1118,7 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(box, found);
-  w.queryDelta.mergeBox(box, w.bodies, found);
+  w.queryDelta.mergeBox(box, static_cast<std::uint32_t>(w.bodies.size()), found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (b.type[i] == BodyType::StaticBox) return !touches(b.tightBox(i), box);
@@ -1138,7 +1138,8 @@ void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) con
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(AABB::fromCircle(center, radius), found);
-  w.queryDelta.mergeBox(AABB::fromCircle(center, radius), w.bodies, found);
+  w.queryDelta.mergeBox(AABB::fromCircle(center, radius),
+                        static_cast<std::uint32_t>(w.bodies.size()), found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (b.type[i] == BodyType::StaticBox) {
@@ -1230,7 +1231,7 @@ void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const
   for (;;) {
     found.clear();
     w.broad->query(AABB::fromCircle(point, r), found);
-    w.queryDelta.mergeBox(AABB::fromCircle(point, r), b, found);
+    w.queryDelta.mergeBox(AABB::fromCircle(point, r), n, found);
     near.clear();
     for (const std::uint32_t i : found) {
       const float d = distance(i);
