@@ -202,6 +202,112 @@ TEST_P(IncrementalQueries, SpawnIfFreeSeesEveryEarlierSpawn) {
   EXPECT_GT(placed.size(), 500u);
 }
 
+// ---- open worlds -----------------------------------------------------------
+
+// Boxes around `count` centres spread uniformly over [-side/2, side/2]^2
+// around the bounds' centre (50, 50).
+std::vector<AABB> spreadBoxes(float side, std::uint32_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> pos(-side / 2, side / 2), rad(0.2f, 1.5f);
+  std::vector<AABB> boxes;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    boxes.push_back(AABB::fromCircle({50 + pos(rng), 50 + pos(rng)}, rad(rng)));
+  }
+  return boxes;
+}
+
+std::vector<Pair> brutePairs(std::span<const AABB> boxes) {
+  std::vector<Pair> pairs;
+  for (std::uint32_t a = 0; a < boxes.size(); ++a) {
+    for (std::uint32_t b = a + 1; b < boxes.size(); ++b) {
+      if (overlaps(boxes[a], boxes[b])) pairs.push_back({a, b});
+    }
+  }
+  return pairs;
+}
+
+class OpenWorld : public ::testing::TestWithParam<BroadPhaseType> {};
+
+// Bodies that spread from inside the bounds to 100x their side and gather
+// again (the layout grows, is laid again and comes back): every frame's
+// pairs and queries equal brute force's.
+TEST_P(OpenWorld, StructureStaysExactAsBodiesSpreadAndGather) {
+  auto bp = makeBroadPhase(GetParam());
+  bp->setBounds({{0, 0}, {100, 100}});
+  const std::vector<float> sides = {80, 150, 300, 1000, 3000, 10000, 10000, 2500, 600, 90, 80};
+  std::mt19937 rng(3);
+  for (std::size_t f = 0; f < sides.size(); ++f) {
+    const auto boxes = spreadBoxes(sides[f], 1500, static_cast<unsigned>(f));
+    bp->update(boxes);
+    std::vector<Pair> got;
+    bp->findPairs(got);
+    std::sort(got.begin(), got.end());
+    ASSERT_EQ(got, brutePairs(boxes)) << "frame " << f << " side " << sides[f];
+    std::uniform_real_distribution<float> pos(-sides[f] / 2, sides[f] / 2), size(0, 60);
+    for (int q = 0; q < 50; ++q) {
+      const Vec2 p{50 + pos(rng), 50 + pos(rng)};
+      const AABB box{p, p + Vec2{size(rng), size(rng)}};
+      std::vector<std::uint32_t> found, want;
+      bp->query(box, found);
+      std::sort(found.begin(), found.end());
+      for (std::uint32_t i = 0; i < boxes.size(); ++i) {
+        if (touches(boxes[i], box)) want.push_back(i);
+      }
+      ASSERT_EQ(found, want) << "frame " << f << " query " << q;
+    }
+  }
+}
+
+// The same bodies spread over 100x the bounds' side in an open world with
+// small bounds and in one whose bounds fit them: the same queries, and the
+// same candidate pairs in the first step.
+TEST_P(OpenWorld, SpreadWorldAnswersAsAFittingWorld) {
+  auto make = [&](float bound) {
+    WorldDef def;
+    def.boundary = Boundary::Open;
+    def.bounds = {{50 - bound / 2, 50 - bound / 2}, {50 + bound / 2, 50 + bound / 2}};
+    def.broadPhase = GetParam();
+    def.threadCount = 1;
+    def.logLevel = LogLevel::Off;
+    return std::make_unique<World>(def);
+  };
+  auto small = make(100);
+  auto fitting = make(10000);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> pos(-5000, 5000), rad(0.2f, 1.5f), vel(-30, 30);
+  std::vector<BodyDef> defs;
+  // Dense enough to touch: clusters of 100 balls over the whole extent.
+  for (int c = 0; c < 250; ++c) {
+    const Vec2 centre{50 + pos(rng), 50 + pos(rng)};
+    std::uniform_real_distribution<float> near(-12, 12);
+    for (int i = 0; i < 100; ++i) {
+      defs.push_back(
+          BodyDef::ball(centre + Vec2{near(rng), near(rng)}, rad(rng), {vel(rng), vel(rng)}));
+    }
+  }
+  small->createBodies(defs);
+  fitting->createBodies(defs);
+  for (int q = 0; q < 200; ++q) {
+    const Vec2 p{50 + pos(rng), 50 + pos(rng)};
+    std::vector<BodyId> a, b;
+    small->queryRadius(p, 40, a);
+    fitting->queryRadius(p, 40, b);
+    Twins::same(a, b);
+    small->nearest(p, 5, a);
+    fitting->nearest(p, 5, b);
+    Twins::same(a, b);
+  }
+  small->step(1.0f / 60.0f);
+  fitting->step(1.0f / 60.0f);
+  EXPECT_GT(small->stats().candidatePairs, 1000u);
+  EXPECT_EQ(small->stats().candidatePairs, fitting->stats().candidatePairs);
+  EXPECT_EQ(small->stats().contacts, fitting->stats().contacts);
+}
+
+INSTANTIATE_TEST_SUITE_P(GridsAndAuto, OpenWorld,
+                         ::testing::Values(BroadPhaseType::BinGrid, BroadPhaseType::Auto),
+                         paramName);
+
 INSTANTIATE_TEST_SUITE_P(AllStructures, IncrementalQueries,
                          ::testing::ValuesIn(allBroadPhaseTypes().begin(),
                                              allBroadPhaseTypes().end()),
