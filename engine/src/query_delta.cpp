@@ -26,9 +26,13 @@ std::int64_t QueryDelta::cell(float x) const noexcept {
 }
 
 std::uint32_t QueryDelta::bucket(std::int64_t cx, std::int64_t cy) const noexcept {
-  std::uint64_t h = static_cast<std::uint64_t>(cx) * 0x9E3779B97F4A7C15ull ^
-                    static_cast<std::uint64_t>(cy) * 0xC2B2AE3D27D4EB4Full;
-  h ^= h >> 29;
+  // splitmix64's finalizer over both coordinates: every bit of each
+  // reaches the low bits the table uses.
+  std::uint64_t h =
+      static_cast<std::uint64_t>(cx) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(cy);
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  h ^= h >> 31;
   return static_cast<std::uint32_t>(h & (heads_.size() - 1));
 }
 
@@ -105,12 +109,13 @@ void QueryDelta::mergeBox(const AABB& box, std::uint32_t n,
   };
   for (const std::uint32_t e : big_) take(e);
   // A body of extent <= a cell that touches `box` has its min corner in
-  // the cells from box.min - cellSize to box.max; one more cell on each
-  // side absorbs the rounding of the cell computations.
+  // the cells from box.min - cellSize to box.max; one more cell below
+  // absorbs the rounding of the subtraction (above, min <= max rounds to
+  // cells in the same order).
   const double minX = std::floor(static_cast<double>(box.min.x) * invCellSize_) - 2;
   const double minY = std::floor(static_cast<double>(box.min.y) * invCellSize_) - 2;
-  const double maxX = std::floor(static_cast<double>(box.max.x) * invCellSize_) + 1;
-  const double maxY = std::floor(static_cast<double>(box.max.y) * invCellSize_) + 1;
+  const double maxX = std::floor(static_cast<double>(box.max.x) * invCellSize_);
+  const double maxY = std::floor(static_cast<double>(box.max.y) * invCellSize_);
   const double cells = (maxX - minX + 1) * (maxY - minY + 1);
   if (!(cells <= static_cast<double>(kMaxCellScan))) {
     // A large box (or an infinite one): every entry, once.

@@ -1116,7 +1116,9 @@ void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
   const auto use = w.claimRead("queryBox");
   w.check(validate::queryBox(box, "queryBox box"));
   w.refreshQueryIndex();
-  std::vector<std::uint32_t> found;
+  // Per-thread scratch: a query loop allocates nothing once warm.
+  thread_local std::vector<std::uint32_t> found;
+  found.clear();
   w.broad->query(box, found);
   w.queryDelta.mergeBox(box, static_cast<std::uint32_t>(w.bodies.size()), found);
   const BodyStore& b = w.bodies;
@@ -1136,7 +1138,9 @@ void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) con
   w.check(validate::queryPoint(center, "queryRadius center"));
   w.check(validate::queryRadius(radius, "queryRadius radius"));
   w.refreshQueryIndex();
-  std::vector<std::uint32_t> found;
+  // Per-thread scratch: a query loop allocates nothing once warm.
+  thread_local std::vector<std::uint32_t> found;
+  found.clear();
   w.broad->query(AABB::fromCircle(center, radius), found);
   w.queryDelta.mergeBox(AABB::fromCircle(center, radius),
                         static_cast<std::uint32_t>(w.bodies.size()), found);
