@@ -190,7 +190,7 @@ void BinGrid::chooseCellSize(std::span<const AABB> boxes) {
     // the bounds: finer cells would wrap around the table many times,
     // which costs more (far-apart cells sharing buckets, scattered lookups
     // across levels) than testing a few more boxes per cell.
-    const double area = static_cast<double>(bounds_.width()) * bounds_.height();
+    const double area = layoutWidth_ * layoutHeight_;
     size = std::max(size, std::sqrt(area / (kBucketsPerItem * static_cast<double>(n))));
   }
   if (!options_.multiLevel) {
@@ -230,8 +230,8 @@ void BinGrid::planLevels(std::span<const AABB> boxes) {
         std::max<std::uint64_t>(16, static_cast<std::uint64_t>(items * kBucketsPerItem));
     std::uint64_t columns = 4, rows = 4;
     if (haveBounds) {
-      const double cellsX = std::ceil(static_cast<double>(bounds_.width()) * lv.invCellSize) + 1;
-      const double cellsY = std::ceil(static_cast<double>(bounds_.height()) * lv.invCellSize) + 1;
+      const double cellsX = std::ceil(layoutWidth_ * lv.invCellSize) + 1;
+      const double cellsY = std::ceil(layoutHeight_ * lv.invCellSize) + 1;
       columns =
           static_cast<std::uint64_t>(std::clamp(cellsX, 4.0, static_cast<double>(budget) / 4.0));
       rows = static_cast<std::uint64_t>(std::clamp(
@@ -288,9 +288,67 @@ void BinGrid::draw(BroadPhaseDraw& out) const {
   }
 }
 
+void BinGrid::setBounds(const AABB& bounds) {
+  bounds_ = bounds;
+  layoutWidth_ = static_cast<double>(bounds.width());
+  layoutHeight_ = static_cast<double>(bounds.height());
+}
+
+// Open worlds: the table is laid out over the bounds, so boxes spread far
+// past them crowd a table sized for the bounds (a 100x spread put 40,000
+// boxes into 16 buckets). The layout follows the boxes' extent instead once
+// they spread past kRelayout times the bounds on an axis, is laid again
+// when their extent leaves [1 / kRelayout^2, kRelayout] times the layout,
+// and goes back to the bounds once they fit inside them again: hysteresis,
+// so a world that hovers keeps its table. The extent is that of the middle 96 % of a strided sample
+// of box centres, so a few far strays do not stretch it. It only sizes the table and bounds the
+// cell size from below: pairs and queries stay exact.
+void BinGrid::adaptLayout(std::span<const AABB> boxes) {
+  constexpr double kRelayout = 2.0;
+  constexpr double kHeadroom = 1.5;  // a new layout is this much wider than the boxes
+  const bool haveBounds = bounds_.max.x > bounds_.min.x && bounds_.max.y > bounds_.min.y;
+  if (!haveBounds || boxes.empty()) return;
+  const std::size_t n = boxes.size();
+  const std::size_t stride = std::max<std::size_t>(1, n / kSizeSample);
+  auto spreadOf = [&](auto centre) {
+    sample_.clear();
+    for (std::size_t k = 0; k < n; k += stride) sample_.push_back(centre(boxes[k]));
+    const std::size_t cut = sample_.size() / 50;
+    const auto lo = sample_.begin() + static_cast<std::ptrdiff_t>(cut);
+    const auto hi = sample_.end() - 1 - static_cast<std::ptrdiff_t>(cut);
+    std::nth_element(sample_.begin(), lo, sample_.end());
+    const float low = *lo;
+    std::nth_element(lo, hi, sample_.end());
+    return static_cast<double>(*hi) - low;
+  };
+  const double spreadX = spreadOf([](const AABB& b) { return b.min.x * 0.5f + b.max.x * 0.5f; });
+  const double spreadY = spreadOf([](const AABB& b) { return b.min.y * 0.5f + b.max.y * 0.5f; });
+  const auto boundsX = static_cast<double>(bounds_.width());
+  const auto boundsY = static_cast<double>(bounds_.height());
+  const bool adapted = layoutWidth_ != boundsX || layoutHeight_ != boundsY;
+  if (!adapted) {
+    if (spreadX <= boundsX * kRelayout && spreadY <= boundsY * kRelayout) return;
+  } else if (spreadX <= boundsX && spreadY <= boundsY) {
+    setBounds(bounds_);  // gathered back inside the bounds
+    return;
+  } else {
+    auto far = [](double spread, double layout) {
+      return spread > layout * kRelayout || spread * kRelayout * kRelayout < layout;
+    };
+    if (!far(std::max(boundsX, spreadX), layoutWidth_) &&
+        !far(std::max(boundsY, spreadY), layoutHeight_)) {
+      return;
+    }
+  }
+  const double maxSide = std::numeric_limits<float>::max();
+  layoutWidth_ = std::min(maxSide, std::max(boundsX, spreadX * kHeadroom));
+  layoutHeight_ = std::min(maxSide, std::max(boundsY, spreadY * kHeadroom));
+}
+
 void BinGrid::update(std::span<const AABB> boxes) {
   detail::requireValidBoxes(boxes, "BinGrid::update");
   const auto n = static_cast<std::uint32_t>(boxes.size());
+  adaptLayout(boxes);
   chooseCellSize(boxes);
   planLevels(boxes);
   refreshOrder(n);

@@ -28,7 +28,8 @@ namespace {
 template <typename Nodes, typename Enter, typename Leaf>
 void walk(const Nodes& nodes, std::uint32_t root, int height, Enter&& enter, Leaf&& leaf) {
   constexpr std::size_t kLocal = 128;
-  std::array<std::uint32_t, kLocal> local;
+  std::array<std::uint32_t, kLocal>
+      local;  // NOLINT(cppcoreguidelines-pro-type-member-init): a stack, written before read
   std::vector<std::uint32_t> heap;
   std::uint32_t* stack = local.data();
   if (static_cast<std::size_t>(height) + 2 > kLocal) {
@@ -51,9 +52,10 @@ void walk(const Nodes& nodes, std::uint32_t root, int height, Enter&& enter, Lea
 }
 
 void checkOption(float value, const char* field) {
-  if (!(std::isfinite(value) && value >= 0.0f))
+  if (!(std::isfinite(value) && value >= 0.0f)) {
     throw Error(std::string("DynamicAabbTreeOptions.") + field + " must be finite and >= 0, got " +
                 std::to_string(value));
+  }
 }
 
 }  // namespace
@@ -61,9 +63,10 @@ void checkOption(float value, const char* field) {
 DynamicAabbTree::DynamicAabbTree(const DynamicAabbTreeOptions& options) : options_(options) {
   checkOption(options.margin, "margin");
   checkOption(options.absoluteMargin, "absoluteMargin");
-  if (!(options.rebuildFraction >= 0.0f && options.rebuildFraction <= 1.0f))
+  if (!(options.rebuildFraction >= 0.0f && options.rebuildFraction <= 1.0f)) {
     throw Error("DynamicAabbTreeOptions.rebuildFraction must be in [0, 1], got " +
                 std::to_string(options.rebuildFraction));
+  }
 }
 
 AABB DynamicAabbTree::fatten(const AABB& tight) const noexcept { return grown(tight, 1.0); }

@@ -155,21 +155,22 @@ void QuadtreeBroadPhase::buildTopDown() {
   forEachChunk(ts, n, kProxyChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
     std::uint32_t in = 0;
     for (std::uint32_t i = begin; i < end; ++i) in += contains(rootBox, box(i)) ? 1u : 0u;
-    chunkCounts_[2 * c] = in;
-    chunkCounts_[2 * c + 1] = (end - begin) - in;
+    chunkCounts_[2 * std::size_t{c}] = in;
+    chunkCounts_[2 * std::size_t{c} + 1] = (end - begin) - in;
   });
   std::uint32_t inTree = 0, outside = 0;
   for (std::uint32_t c = 0; c < chunks; ++c) {
-    const std::uint32_t in = chunkCounts_[2 * c], out = chunkCounts_[2 * c + 1];
-    chunkCounts_[2 * c] = inTree;
-    chunkCounts_[2 * c + 1] = outside;
+    const std::uint32_t in = chunkCounts_[2 * std::size_t{c}],
+                        out = chunkCounts_[2 * std::size_t{c} + 1];
+    chunkCounts_[2 * std::size_t{c}] = inTree;
+    chunkCounts_[2 * std::size_t{c} + 1] = outside;
     inTree += in;
     outside += out;
   }
   level_.resize(inTree);
   outside_.resize(outside);
   forEachChunk(ts, n, kProxyChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-    std::uint32_t in = chunkCounts_[2 * c], out = chunkCounts_[2 * c + 1];
+    std::uint32_t in = chunkCounts_[2 * std::size_t{c}], out = chunkCounts_[2 * std::size_t{c} + 1];
     for (std::uint32_t i = begin; i < end; ++i) {
       if (contains(rootBox, box(i))) {
         level_[in++] = i;
@@ -436,7 +437,7 @@ void QuadtreeBroadPhase::initChildren(std::vector<Node>& nodes, std::int32_t par
   const AABB cell = nodes[static_cast<std::size_t>(parent)].cell;
   const std::uint32_t depth = nodes[static_cast<std::size_t>(parent)].depth + 1;
   for (int q = 0; q < 4; ++q) {
-    Node& child = nodes[static_cast<std::size_t>(first + q)];
+    Node& child = nodes[static_cast<std::size_t>(first) + static_cast<std::size_t>(q)];
     child.cell = quadrant(cell, q);
     child.loose = grow(child.cell, options_.looseness);
     child.firstChild = kNone;

@@ -35,11 +35,13 @@ constexpr std::size_t kPad = 16;
 }  // namespace
 
 SweepAndPrune::SweepAndPrune(const SweepAndPruneOptions& options) : options_(options) {
-  if (options.maxShiftsPerProxy == 0)
+  if (options.maxShiftsPerProxy == 0) {
     throw Error("SweepAndPruneOptions.maxShiftsPerProxy must be > 0, got 0");
-  if (!(options.fullSortFraction >= 0.0f && options.fullSortFraction <= 1.0f))
+  }
+  if (!(options.fullSortFraction >= 0.0f && options.fullSortFraction <= 1.0f)) {
     throw Error("SweepAndPruneOptions.fullSortFraction must be in [0, 1], got " +
                 std::to_string(options.fullSortFraction));
+  }
   if (options.axis == SweepAndPruneOptions::Axis::Y) axis_ = 1;
   minA_.assign(kPad, kInf);
 }
@@ -198,7 +200,7 @@ void SweepAndPrune::findPairs(std::vector<Pair>& out) {
       const int hit1 = block(j + 4, window1);
       const int hit2 = block(j + 8, window2);
       const int hit3 = block(j + 12, window3);
-      unsigned hitMask = static_cast<unsigned>(hit0 | (hit1 << 4) | (hit2 << 8) | (hit3 << 12));
+      auto hitMask = static_cast<unsigned>(hit0 | (hit1 << 4) | (hit2 << 8) | (hit3 << 12));
       while (hitMask != 0) {
         const auto lane = static_cast<std::size_t>(std::countr_zero(hitMask));
         hitMask &= hitMask - 1;

@@ -25,6 +25,7 @@
 #include "islands.hpp"
 #include "kinematic.hpp"
 #include "log_internal.hpp"
+#include "query_delta.hpp"
 #include "sensor_set.hpp"
 #include "snapshot.hpp"
 #include "validate.hpp"
@@ -134,6 +135,9 @@ struct World::Impl {
   std::mutex queryMutex;
   std::atomic<bool> queryFresh{false};
   std::vector<AABB> queryBoxes;
+  // Bodies changed since the broad phase last took the tight boxes: queries
+  // check them apart until there are too many (query_delta.hpp).
+  QueryDelta queryDelta;
 
   // positions() and velocities(): the dense x, y pairs as Vec2, copied
   // from the bodies' columns by the first call after they change (the same
@@ -234,21 +238,36 @@ struct World::Impl {
   }
 
   void markChanged() noexcept {
+    queryDelta.invalidate();
     queryFresh.store(false, std::memory_order_release);
+    markMoved();
+  }
+  // Only the tight boxes of dense bodies [first, end) changed: queries see
+  // them through the delta, refilling the structure only when it is full.
+  void markBodiesChanged(std::uint32_t first, std::uint32_t end) noexcept {
+    queryDelta.changed(first, end, bodies);
+    if (queryDelta.needsRebuild(static_cast<std::uint32_t>(bodies.size()))) {
+      queryFresh.store(false, std::memory_order_release);
+    }
     markMoved();
   }
   void refreshQueryIndex() {
     if (queryFresh.load(std::memory_order_acquire)) return;
     const std::lock_guard lock(queryMutex);
     if (queryFresh.load(std::memory_order_relaxed)) return;
-    bodies.tightBoxes(queryBoxes, *tasks);
-    try {
-      broad->update(queryBoxes);
-    } catch (...) {
-      // It may be half updated: an empty one takes its place (queryFresh
-      // stays false, so the next query fills it).
-      if (spareBroad) broad = std::move(spareBroad);
-      throw;
+    const auto n = static_cast<std::uint32_t>(bodies.size());
+    if (queryDelta.needsRebuild(n)) {
+      queryDelta.invalidate();
+      bodies.tightBoxes(queryBoxes, *tasks);
+      try {
+        broad->update(queryBoxes);
+      } catch (...) {
+        // It may be half updated: an empty one takes its place (queryFresh
+        // stays false, so the next query fills it).
+        if (spareBroad) broad = std::move(spareBroad);
+        throw;
+      }
+      queryDelta.rebuilt(bodies);
     }
     queryFresh.store(true, std::memory_order_release);
   }
@@ -439,7 +458,7 @@ BodyId World::Impl::insert(const BodyDef& d) {
   slotOf.push_back(slot);
   denseOf[slot] = dense;
   bodies.setSensor(dense, d.isSensor);
-  markChanged();
+  markBodiesChanged(dense, dense + 1);
   return {slot, generation[slot], worldId};
 }
 
@@ -461,7 +480,7 @@ void World::destroyBody(BodyId id) {
   w.denseOf[id.index] = kNone;
   ++w.generation[id.index];
   w.freeSlots.push_back(id.index);
-  w.markChanged();
+  w.markBodiesChanged(dense, dense + 1);  // the last body took its place
   // A destroyed body's contacts and sensor overlaps end with events at the
   // next step (they name its old id).
   auto gone = [&](const TouchKey& k) { return k.slotA == id.index || k.slotB == id.index; };
@@ -520,7 +539,7 @@ void World::setPosition(BodyId id, Vec2 p) {
   w.wake(i);
   w.bodies.px[i] = p.x;
   w.bodies.py[i] = p.y;
-  w.markChanged();
+  w.markBodiesChanged(i, i + 1);
 }
 
 void World::setVelocity(BodyId id, Vec2 v) {
@@ -725,6 +744,8 @@ void World::explode(Vec2 center, float radius, float impulse) {
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->query(AABB::fromCircle(center, radius), found);
+  w.queryDelta.mergeBox(AABB::fromCircle(center, radius),
+                        static_cast<std::uint32_t>(w.bodies.size()), found);
   std::vector<std::pair<std::uint32_t, Vec2>> hit;
   w.check(forces::explosionVelocities(w.bodies, found, center, radius, impulse, hit));
   for (const auto& [i, v] : hit) {
@@ -1261,7 +1282,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
   w.freeSlots.resize(w.freeSlots.size() - reused);
   w.bodies.finishBulk(first);
   w.filters.finishBulk(first);
-  w.markChanged();
+  w.markBodiesChanged(first, static_cast<std::uint32_t>(w.bodies.size()));
   return ids;
 }
 
@@ -1362,7 +1383,8 @@ void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
   const auto use = w.claimRead("draw");
   if (options.region) w.check(validate::queryBox(*options.region, "draw region"));
   w.refreshQueryIndex();
-  drawWorld({w.bodies, w.slotOf, w.generation, w.worldId, w.def, *w.broad, *w.tasks}, options, out);
+  drawWorld({w.bodies, w.slotOf, w.generation, w.worldId, w.def, *w.broad, w.queryDelta, *w.tasks},
+            options, out);
 }
 
 void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
@@ -1377,8 +1399,11 @@ void World::Impl::queryBox(const AABB& box, std::vector<BodyId>& out, const Quer
   w.check(validate::queryBox(box, "queryBox box"));
   const std::uint32_t skip = w.ignored(filter, "queryBox filter.ignore");
   w.refreshQueryIndex();
-  std::vector<std::uint32_t> found;
+  // Per-thread scratch: a query loop allocates nothing once warm.
+  thread_local std::vector<std::uint32_t> found;
+  found.clear();
   w.broad->query(box, found);
+  w.queryDelta.mergeBox(box, static_cast<std::uint32_t>(w.bodies.size()), found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (!w.reports(filter, skip, i)) return true;
@@ -1406,8 +1431,12 @@ void World::Impl::queryRadius(Vec2 center, float radius, std::vector<BodyId>& ou
   w.check(validate::queryRadius(radius, "queryRadius radius"));
   const std::uint32_t skip = w.ignored(filter, "queryRadius filter.ignore");
   w.refreshQueryIndex();
-  std::vector<std::uint32_t> found;
+  // Per-thread scratch: a query loop allocates nothing once warm.
+  thread_local std::vector<std::uint32_t> found;
+  found.clear();
   w.broad->query(AABB::fromCircle(center, radius), found);
+  w.queryDelta.mergeBox(AABB::fromCircle(center, radius),
+                        static_cast<std::uint32_t>(w.bodies.size()), found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (!w.reports(filter, skip, i)) return true;
@@ -1452,6 +1481,7 @@ void World::Impl::raycastAll(const Ray& ray, std::vector<RayHit>& out, const Que
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->queryRay(ray, found);
+  w.queryDelta.mergeAll(static_cast<std::uint32_t>(w.bodies.size()), found);
   std::sort(found.begin(), found.end());
   out.clear();
   std::vector<std::uint32_t> dense;
@@ -1522,6 +1552,7 @@ void World::Impl::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
   for (;;) {
     found.clear();
     w.broad->query(AABB::fromCircle(point, r), found);
+    w.queryDelta.mergeBox(AABB::fromCircle(point, r), n, found);
     near.clear();
     for (const std::uint32_t i : found) {
       if (!w.reports(filter, skip, i)) continue;

@@ -104,6 +104,7 @@ class Drawer {
     grown.min = grown.min - Vec2{margin, margin};
     grown.max = grown.max + Vec2{margin, margin};
     in_.broad.query(grown, found);
+    in_.delta.mergeBox(grown, static_cast<std::uint32_t>(b_.size()), found);
     std::sort(found.begin(), found.end());
     found.erase(std::unique(found.begin(), found.end()), found.end());
     return found;
@@ -156,6 +157,7 @@ class Drawer {
     box.max = box.max + Vec2{reach, reach};
     near.clear();
     in_.broad.query(box, near);
+    in_.delta.mergeBox(box, static_cast<std::uint32_t>(b_.size()), near);
     std::sort(near.begin(), near.end());
     near.erase(std::unique(near.begin(), near.end()), near.end());
     for (const std::uint32_t j : near) {

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "body_store.hpp"
+#include "query_delta.hpp"
 
 namespace quadbin {
 
@@ -21,6 +22,7 @@ struct DrawInput {
   std::uint32_t worldId;
   const WorldDef& def;
   const BroadPhase& broad;
+  const QueryDelta& delta;  // bodies changed since the broad phase was filled
   TaskSystem& tasks;
 };
 

@@ -58,7 +58,7 @@ class BinGrid final : public BroadPhase {
   explicit BinGrid(const BinGridOptions& options = {});
 
   [[nodiscard]] BroadPhaseType type() const noexcept override { return BroadPhaseType::BinGrid; }
-  void setBounds(const AABB& bounds) override { bounds_ = bounds; }
+  void setBounds(const AABB& bounds) override;
   void update(std::span<const AABB> boxes) override;
   void findPairs(std::vector<Pair>& out) override;
   void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
@@ -87,6 +87,7 @@ class BinGrid final : public BroadPhase {
     [[nodiscard]] std::uint32_t buckets() const noexcept { return columns * rows; }
   };
 
+  void adaptLayout(std::span<const AABB> boxes);
   void chooseCellSize(std::span<const AABB> boxes);
   void planLevels(std::span<const AABB> boxes);
   void refreshOrder(std::uint32_t n);
@@ -105,6 +106,9 @@ class BinGrid final : public BroadPhase {
 
   BinGridOptions options_;
   AABB bounds_{{0.0f, 0.0f}, {0.0f, 0.0f}};
+  // The extent the table is laid out over: the bounds', or the boxes' own
+  // once they spread well past the bounds (open worlds).
+  double layoutWidth_ = 0.0, layoutHeight_ = 0.0;
   float cellSize_ = 1.0f;
   std::vector<Level> levels_;              // every possible level, finest first
   std::vector<std::uint32_t> usedLevels_;  // levels holding boxes, finest first

@@ -145,8 +145,8 @@ class QuadtreeBroadPhase final : public BroadPhase {
   // Parallel rebuild: the boxes of the level being split and of the next,
   // the nodes of the level, the subtrees built as tasks.
   struct Frontier {
-    std::int32_t node;
-    std::uint32_t begin, end;
+    std::int32_t node = 0;
+    std::uint32_t begin = 0, end = 0;
     std::array<std::uint8_t, 4> toNextLevel{};  // per quadrant: next level, or a subtree
   };
   struct LevelChunk {

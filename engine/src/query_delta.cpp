@@ -1,0 +1,146 @@
+#include "query_delta.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "body_store.hpp"
+
+namespace quadbin {
+
+namespace {
+
+constexpr std::size_t kSample = 256;         // boxes sampled for the cell size
+constexpr std::uint64_t kMaxCellScan = 100;  // more cells: scan the entries instead
+
+double extentOf(const AABB& b) noexcept {
+  return std::max(static_cast<double>(b.max.x) - b.min.x, static_cast<double>(b.max.y) - b.min.y);
+}
+
+}  // namespace
+
+std::int64_t QueryDelta::cell(float x) const noexcept {
+  // Coordinates are bounded (limits::kMaxCoordinate) and the cell no
+  // smaller than 1e-3, so this fits easily.
+  return static_cast<std::int64_t>(std::floor(static_cast<double>(x) * invCellSize_));
+}
+
+std::uint32_t QueryDelta::bucket(std::int64_t cx, std::int64_t cy) const noexcept {
+  // splitmix64's finalizer over both coordinates: every bit of each
+  // reaches the low bits the table uses.
+  std::uint64_t h =
+      static_cast<std::uint64_t>(cx) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(cy);
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  h ^= h >> 31;
+  return static_cast<std::uint32_t>(h & (heads_.size() - 1));
+}
+
+void QueryDelta::rebuilt(const BodyStore& bodies) {
+  built_ = false;
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  stale_.assign(n, 0);
+  entryOf_.assign(n, kNone);
+  entries_.clear();
+  big_.clear();
+  entries_.reserve(std::size_t{limit(n)} + 1);
+  heads_.assign(std::bit_ceil(std::size_t{limit(n)} * 2), kNone);
+  // Cells about twice the median body: most changed bodies fit one cell,
+  // and a query near a body looks at a few cells.
+  std::vector<double> sample;
+  const std::size_t stride = std::max<std::size_t>(1, n / kSample);
+  for (std::size_t i = 0; i < n; i += stride) {
+    sample.push_back(extentOf(bodies.tightBox(static_cast<std::uint32_t>(i))));
+  }
+  double size = 1.0;
+  if (!sample.empty()) {
+    const auto mid = sample.begin() + static_cast<std::ptrdiff_t>(sample.size() / 2);
+    std::nth_element(sample.begin(), mid, sample.end());
+    size = 2.0 * *mid;
+  }
+  cellSize_ = std::isfinite(size) && size > 1e-3 ? size : 1.0;
+  invCellSize_ = 1.0 / cellSize_;
+  count_ = n;
+  built_ = true;
+}
+
+void QueryDelta::add(std::uint32_t body, const AABB& box) {
+  if (body >= entryOf_.size()) entryOf_.resize(std::size_t{body} + 1, kNone);
+  const auto e = static_cast<std::uint32_t>(entries_.size());
+  Entry entry{box, cell(box.min.x), cell(box.min.y), body, kNone};
+  if (extentOf(box) > cellSize_) {
+    big_.push_back(e);
+  } else {
+    const std::uint32_t b = bucket(entry.cellX, entry.cellY);
+    entry.next = heads_[b];
+    heads_[b] = e;
+  }
+  entries_.push_back(entry);
+  entryOf_[body] = e;  // an earlier entry of this body is dead from now on
+}
+
+void QueryDelta::changed(std::uint32_t first, std::uint32_t end, const BodyStore& bodies) noexcept {
+  if (!built_) return;
+  end = std::min(end, static_cast<std::uint32_t>(bodies.size()));
+  try {
+    for (std::uint32_t i = first; i < end; ++i) {
+      if (i < count_) stale_[i] = 1;
+      add(i, bodies.tightBox(i));
+      if (entries_.size() > limit(static_cast<std::uint32_t>(bodies.size()))) {
+        invalidate();  // full: the next query refills the structure
+        return;
+      }
+    }
+  } catch (...) {
+    invalidate();  // out of memory: the next query rebuilds
+  }
+}
+
+void QueryDelta::dropStale(std::uint32_t n, std::vector<std::uint32_t>& found) const {
+  std::erase_if(found, [&](std::uint32_t p) { return p >= n || stale_[p] != 0; });
+}
+
+void QueryDelta::mergeBox(const AABB& box, std::uint32_t n,
+                          std::vector<std::uint32_t>& found) const {
+  if (clean(n)) return;
+  dropStale(n, found);
+  auto take = [&](std::uint32_t e) {
+    if (live(e, n) && touches(entries_[e].box, box)) found.push_back(entries_[e].body);
+  };
+  for (const std::uint32_t e : big_) take(e);
+  // A body of extent <= a cell that touches `box` has its min corner in
+  // the cells from box.min - cellSize to box.max; one more cell below
+  // absorbs the rounding of the subtraction (above, min <= max rounds to
+  // cells in the same order).
+  const double minX = std::floor(static_cast<double>(box.min.x) * invCellSize_) - 2;
+  const double minY = std::floor(static_cast<double>(box.min.y) * invCellSize_) - 2;
+  const double maxX = std::floor(static_cast<double>(box.max.x) * invCellSize_);
+  const double maxY = std::floor(static_cast<double>(box.max.y) * invCellSize_);
+  const double cells = (maxX - minX + 1) * (maxY - minY + 1);
+  if (!(cells <= static_cast<double>(kMaxCellScan))) {
+    // A large box (or an infinite one): every entry, once.
+    for (std::uint32_t e = 0; e < entries_.size(); ++e) {
+      if (extentOf(entries_[e].box) <= cellSize_) take(e);
+    }
+    return;
+  }
+  for (auto cy = static_cast<std::int64_t>(minY); cy <= static_cast<std::int64_t>(maxY); ++cy) {
+    for (auto cx = static_cast<std::int64_t>(minX); cx <= static_cast<std::int64_t>(maxX); ++cx) {
+      for (std::uint32_t e = heads_[bucket(cx, cy)]; e != kNone; e = entries_[e].next) {
+        // Other cells share the bucket: only this cell's entries, so each
+        // entry is taken once.
+        if (entries_[e].cellX == cx && entries_[e].cellY == cy) take(e);
+      }
+    }
+  }
+}
+
+void QueryDelta::mergeAll(std::uint32_t n, std::vector<std::uint32_t>& found) const {
+  if (clean(n)) return;
+  dropStale(n, found);
+  for (std::uint32_t e = 0; e < entries_.size(); ++e) {
+    if (live(e, n)) found.push_back(entries_[e].body);
+  }
+}
+
+}  // namespace quadbin

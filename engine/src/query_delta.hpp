@@ -1,0 +1,86 @@
+#pragma once
+// How spatial queries see the bodies that changed since the query structure
+// was last filled (docs/queries.md): the structure keeps answering for the
+// bodies it holds, minus the ones that changed since, and the changed ones
+// (the "delta") are found in a small hash grid of their own. The structure
+// is refilled only when the delta grows past limit(n), so a loop of one
+// change and one query costs O(1) per query (amortized) instead of a full
+// rebuild each time.
+
+#include <cstdint>
+#include <quadbin/geometry/aabb.hpp>
+#include <vector>
+
+namespace quadbin {
+
+struct BodyStore;
+
+class QueryDelta {
+ public:
+  /// The structure no longer holds the bodies' tight boxes (a step, a new
+  /// broad phase, a restore): the next query refills it.
+  void invalidate() noexcept { built_ = false; }
+  /// The tight boxes of dense bodies [first, end) changed (created, moved,
+  /// or another body swapped into their place); `bodies` holds the new
+  /// ones. Falls back to invalidate() when it cannot record them.
+  void changed(std::uint32_t first, std::uint32_t end, const BodyStore& bodies) noexcept;
+  /// Whether a query over `n` bodies must refill the structure first.
+  [[nodiscard]] bool needsRebuild(std::uint32_t n) const noexcept {
+    return !built_ || entries_.size() > limit(n);
+  }
+  /// The structure was just filled with the tight boxes of all `bodies`.
+  void rebuilt(const BodyStore& bodies);
+
+  /// The most changes the delta may hold before a query refills the
+  /// structure: max(64, n / 4). A rebuild costs O(n), so refilling every
+  /// n / 4 changes keeps it O(1) per change, amortized.
+  [[nodiscard]] static std::uint32_t limit(std::uint32_t n) noexcept {
+    return n / 4 > kMinLimit ? n / 4 : kMinLimit;
+  }
+  static constexpr std::uint32_t kMinLimit = 64;
+
+  /// Turns the structure's answer `found` (proxies whose box touches
+  /// `box`) into the current bodies' (n of them): drops the proxies that
+  /// are stale and appends the changed bodies whose tight box touches
+  /// `box`. The order of `found` is not kept.
+  void mergeBox(const AABB& box, std::uint32_t n, std::vector<std::uint32_t>& found) const;
+  /// As mergeBox, appending every changed body (for rays: the caller tests
+  /// each candidate exactly).
+  void mergeAll(std::uint32_t n, std::vector<std::uint32_t>& found) const;
+
+ private:
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  struct Entry {
+    AABB box;
+    std::int64_t cellX = 0, cellY = 0;  // the cell of box.min
+    std::uint32_t body = kNone;         // dense index
+    std::uint32_t next = kNone;         // next entry of the bucket
+  };
+  [[nodiscard]] bool clean(std::uint32_t n) const noexcept {
+    return entries_.empty() && n == count_;
+  }
+  [[nodiscard]] std::int64_t cell(float x) const noexcept;
+  [[nodiscard]] std::uint32_t bucket(std::int64_t cx, std::int64_t cy) const noexcept;
+  // Whether entry e is its body's current one (a body that changes twice
+  // leaves a dead entry behind) and the body still exists.
+  [[nodiscard]] bool live(std::uint32_t e, std::uint32_t n) const noexcept {
+    const std::uint32_t b = entries_[e].body;
+    return b < n && entryOf_[b] == e;
+  }
+  void add(std::uint32_t body, const AABB& box);
+  void dropStale(std::uint32_t n, std::vector<std::uint32_t>& found) const;
+
+  bool built_ = false;
+  std::uint32_t count_ = 0;          // bodies in the structure: [0, count_)
+  std::vector<std::uint8_t> stale_;  // per structure proxy: changed since
+  // The changed bodies, in a hash grid of square cells of side cellSize_
+  // (about twice a typical body): each entry in the bucket of its box's min
+  // corner; boxes larger than a cell are kept apart in big_.
+  double cellSize_ = 1.0, invCellSize_ = 1.0;
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> entryOf_;  // per dense body: its live entry or kNone
+  std::vector<std::uint32_t> heads_;    // per bucket: first entry or kNone
+  std::vector<std::uint32_t> big_;      // entries larger than a cell
+};
+
+}  // namespace quadbin

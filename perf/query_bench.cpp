@@ -1,0 +1,129 @@
+// quadbin-query-bench: the two costs of docs/queries.md and the "Open
+// worlds" section of docs/broadphases.md, as medians of the process's CPU time.
+//   spawn: 10,000 spawn-if-free balls, a queryRadius before each create,
+//          against creating the same balls without the queries.
+//   open:  a step of balls spread over 10x and 100x the side of an open
+//          world's bounds, against a world whose bounds fit them.
+// Usage: quadbin-query-bench [spawn|open] [runs (default 5)]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <quadbin/engine/world.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace quadbin;
+
+namespace {
+
+// CPU time of the process, not wall-clock: the benchmark runs on one
+// thread (threadCount = 1), and CPU time is steadier on a busy machine.
+struct Clock {
+  using time_point = double;
+  static double now() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+  }
+};
+double msSince(double t0) { return Clock::now() - t0; }
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+WorldDef defFor(BroadPhaseType type, const AABB& bounds, Boundary boundary) {
+  WorldDef def;
+  def.bounds = bounds;
+  def.boundary = boundary;
+  def.broadPhase = type;
+  def.threadCount = 1;
+  def.logLevel = LogLevel::Off;
+  return def;
+}
+
+void spawn(int runs) {
+  constexpr int kSpawns = 10000;
+  std::printf("spawn-if-free, %d balls r = 0.5 in [0, 1000]^2, median of %d (ms)\n", kSpawns, runs);
+  std::printf("%-20s %12s %12s %8s\n", "structure", "create only", "query+create", "ratio");
+  for (const BroadPhaseType type : {BroadPhaseType::Auto, BroadPhaseType::BinGrid,
+                                    BroadPhaseType::Quadtree, BroadPhaseType::DynamicAabbTree}) {
+    std::vector<double> with, without;
+    for (int run = 0; run < runs; ++run) {
+      std::vector<Vec2> placed;
+      {
+        World world(defFor(type, {{0, 0}, {1000, 1000}}, Boundary::Closed));
+        std::mt19937 rng(1);
+        std::uniform_real_distribution<float> pos(1, 999);
+        std::vector<BodyId> near;
+        const auto t0 = Clock::now();
+        while (placed.size() < kSpawns) {
+          const Vec2 p{pos(rng), pos(rng)};
+          world.queryRadius(p, 0.5f, near);
+          if (!near.empty()) continue;
+          world.createBody(BodyDef::ball(p, 0.5f));
+          placed.push_back(p);
+        }
+        with.push_back(msSince(t0));
+      }
+      World world(defFor(type, {{0, 0}, {1000, 1000}}, Boundary::Closed));
+      const auto t0 = Clock::now();
+      for (const Vec2 p : placed) world.createBody(BodyDef::ball(p, 0.5f));
+      without.push_back(msSince(t0));
+    }
+    const double a = median(without), b = median(with);
+    std::printf("%-20s %12.2f %12.2f %8.2f\n", std::string(toString(type)).c_str(), a, b, b / a);
+  }
+}
+
+// Median step time of n balls spread uniformly over [0, side]^2, in a world
+// whose bounds are [0, bound]^2.
+double stepMs(BroadPhaseType type, float bound, float side, Boundary boundary, int runs) {
+  constexpr int kBalls = 40000;
+  World world(defFor(type, {{0, 0}, {bound, bound}}, boundary));
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> pos(1, side - 1), vel(-2, 2), rad(0.3f, 1.0f);
+  std::vector<BodyDef> defs;
+  for (int i = 0; i < kBalls; ++i) {
+    defs.push_back(BodyDef::ball({pos(rng), pos(rng)}, rad(rng), {vel(rng), vel(rng)}));
+  }
+  world.createBodies(defs);
+  for (int s = 0; s < 3; ++s) world.step(1.0f / 60.0f);
+  std::vector<double> times;
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = Clock::now();
+    for (int s = 0; s < 5; ++s) world.step(1.0f / 60.0f);
+    times.push_back(msSince(t0) / 5.0);
+  }
+  return median(times);
+}
+
+void open(int runs) {
+  std::printf(
+      "open world, 40,000 balls r in [0.3, 1], density 0.04 / unit^2, median of %d x 5 steps "
+      "(ms/step)\n",
+      runs);
+  std::printf("%-12s %8s %14s %14s %8s\n", "structure", "spread", "fitting bounds",
+              "open, bounds/k", "ratio");
+  for (const BroadPhaseType type : {BroadPhaseType::Auto, BroadPhaseType::BinGrid}) {
+    for (const float k : {10.0f, 100.0f}) {
+      const float side = 1000.0f;  // 40,000 balls over 1000^2
+      const double fit = stepMs(type, side, side, Boundary::Closed, runs);
+      const double spread = stepMs(type, side / k, side, Boundary::Open, runs);
+      std::printf("%-12s %7.0fx %14.3f %14.3f %8.2f\n", std::string(toString(type)).c_str(), k, fit,
+                  spread, spread / fit);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string what = argc > 1 ? argv[1] : "all";
+  const int runs = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
+  if (what == "spawn" || what == "all") spawn(runs);
+  if (what == "open" || what == "all") open(runs);
+  return 0;
+}
