@@ -374,3 +374,59 @@ TEST_F(WorldDrawTest, CallbacksMayReadButNotChangeTheWorld) {
   EXPECT_THROW(world.draw(rec, WorldDrawOptions{}), Error);  // NOLINT(bugprone-use-after-move)
   EXPECT_NO_THROW(moved.draw(rec, WorldDrawOptions{}));
 }
+
+// Sensor overlaps: what the last step's sensor events saw, at the sensor's
+// point nearest the visitor, compared with a brute-force scan of the balls
+// inside the sensors; bodies destroyed since are left out, a region culls.
+TEST_F(WorldDrawTest, SensorOverlapsMatchTheSensorEvents) {
+  WorldDef def;
+  def.bounds = {{0.0f, 0.0f}, {100.0f, 100.0f}};
+  def.threadCount = 1;
+  World world(def);
+  BodyDef boxSensor = BodyDef::staticBox({{10.0f, 10.0f}, {30.0f, 30.0f}});
+  boxSensor.isSensor = true;
+  const BodyId zone = world.createBody(boxSensor);
+  BodyDef ballSensor = BodyDef::ball({70.0f, 70.0f}, 5.0f);
+  ballSensor.isSensor = true;
+  const BodyId bubble = world.createBody(ballSensor);
+  const BodyId inZone = world.createBody(BodyDef::ball({20.0f, 20.0f}, 1.0f));
+  const BodyId edge = world.createBody(BodyDef::ball({30.5f, 20.0f}, 1.0f));  // centre outside
+  const BodyId inBubble = world.createBody(BodyDef::ball({73.0f, 70.0f}, 1.0f));
+  world.createBody(BodyDef::ball({50.0f, 50.0f}, 1.0f));  // in no sensor
+  world.step(1.0f / 60.0f);
+  ASSERT_EQ(world.sensorBeginEvents().size(), 3u);
+
+  WorldDrawOptions only;
+  only.balls = only.staticBoxes = only.walls = false;
+  only.sensorOverlaps = true;
+  std::vector<Record> got = drawn(world, only);
+  ASSERT_EQ(got.size(), 3u);
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(got[k].a, world.sensorBeginEvents()[k].sensor);
+    EXPECT_EQ(got[k].b, world.sensorBeginEvents()[k].visitor);
+  }
+  auto find = [&](BodyId visitor) {
+    for (const Record& r : got) {
+      if (r.b == visitor) return r;
+    }
+    ADD_FAILURE() << "no overlap for visitor " << visitor.index;
+    return Record{};
+  };
+  EXPECT_EQ(find(inZone).a, zone);
+  EXPECT_EQ(find(inZone).p, world.position(inZone));  // inside: the centre
+  EXPECT_EQ(find(edge).a, zone);
+  EXPECT_FLOAT_EQ(find(edge).p.x, 30.0f);  // the sensor's edge nearest the centre
+  EXPECT_EQ(find(inBubble).a, bubble);
+  EXPECT_EQ(find(inBubble).p, world.position(inBubble));
+
+  only.region = AABB{{60.0f, 60.0f}, {80.0f, 80.0f}};
+  got = drawn(world, only);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].b, inBubble);
+
+  only.region.reset();
+  world.destroyBody(inZone);
+  got = drawn(world, only);
+  EXPECT_EQ(got.size(), 2u);
+  for (const Record& r : got) EXPECT_NE(r.b, inZone);
+}

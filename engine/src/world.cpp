@@ -1383,7 +1383,8 @@ void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
   const auto use = w.claimRead("draw");
   if (options.region) w.check(validate::queryBox(*options.region, "draw region"));
   w.refreshQueryIndex();
-  drawWorld({w.bodies, w.slotOf, w.generation, w.worldId, w.def, *w.broad, w.queryDelta, *w.tasks},
+  drawWorld({w.bodies, w.slotOf, w.generation, w.worldId, w.def, *w.broad, w.queryDelta,
+             w.sensors.overlaps(), w.denseOf, *w.tasks},
             options, out);
 }
 

@@ -73,11 +73,39 @@ class Drawer {
     const std::vector<std::uint32_t> candidates = findCandidates();
     for (const std::uint32_t i : candidates) body(i);
     if (options_.contacts) contacts(candidates);
-    // TODO: sensor overlaps (WorldDraw::sensorOverlap) once the world has
-    // sensors.
+    if (options_.sensorOverlaps) sensorOverlaps();
   }
 
  private:
+  // The overlaps of the last step (as its sensor events saw them), in their
+  // sorted order, at the point of the sensor nearest the visitor's centre;
+  // bodies destroyed since are left out.
+  void sensorOverlaps() const {
+    const auto denseOf = [&](std::uint32_t slot,
+                             std::uint32_t gen) -> std::optional<std::uint32_t> {
+      if (slot >= in_.denseOf.size() || in_.generation[slot] != gen) return std::nullopt;
+      const std::uint32_t i = in_.denseOf[slot];
+      if (i >= in_.slotOf.size()) return std::nullopt;
+      return i;
+    };
+    for (const SensorKey& k : in_.sensorOverlaps) {
+      const auto s = denseOf(k.sensorSlot, k.sensorGen);
+      const auto v = denseOf(k.visitorSlot, k.visitorGen);
+      if (!s || !v) continue;
+      const Vec2 c{b_.px[*v], b_.py[*v]};
+      Vec2 point = c;
+      if (b_.isCircle(*s)) {
+        const Vec2 centre{b_.px[*s], b_.py[*s]};
+        const Vec2 d = c - centre;
+        const float len = length(d);
+        if (len > b_.radius[*s]) point = centre + d * (b_.radius[*s] / len);
+      } else {
+        point = closestPoint(b_.tightBox(*s), c);
+      }
+      if (options_.region && !contains(*options_.region, point)) continue;
+      out_.sensorOverlap(idAt(*s), idAt(*v), point);
+    }
+  }
   [[nodiscard]] BodyId idAt(std::uint32_t dense) const noexcept {
     const std::uint32_t slot = in_.slotOf[dense];
     return {slot, in_.generation[slot], in_.worldId};

@@ -10,6 +10,7 @@
 
 #include "body_store.hpp"
 #include "query_delta.hpp"
+#include "sensor_set.hpp"
 
 namespace quadbin {
 
@@ -22,7 +23,9 @@ struct DrawInput {
   std::uint32_t worldId;
   const WorldDef& def;
   const BroadPhase& broad;
-  const QueryDelta& delta;  // bodies changed since the broad phase was filled
+  const QueryDelta& delta;                    // bodies changed since the broad phase was filled
+  std::span<const SensorKey> sensorOverlaps;  // after the last step, sorted
+  std::span<const std::uint32_t> denseOf;     // per slot: its dense index
   TaskSystem& tasks;
 };
 

@@ -179,13 +179,13 @@ struct BodyDef {
   /// the world only stores it: World::userData, World::setUserData.
   std::uint64_t userData = 0;
   /// Which bodies it collides with (Filter; World::setFilter changes it).
-  Filter filter;
+  Filter filter{};
   /// Restitution (bounciness) in [0, 1]. A collision uses the larger of its
   /// two bodies' values, max(e_a, e_b), as Box2D does; the walls of a closed
   /// world have WorldDef::restitution. Unset (the default): the world's
   /// WorldDef::restitution, so a world whose bodies leave it unset behaves
   /// as one restitution for all. Static boxes take it too.
-  std::optional<float> restitution;
+  std::optional<float> restitution{};
   /// Linear damping in [0, limits::kMaxDamping] (static boxes ignore it): each step
   /// multiplies the velocity by 1 / (1 + dt * linearDamping) (Box2D's
   /// rule), close to exp(-linearDamping * t) for small dt. 0 (the default):

@@ -65,8 +65,8 @@ struct WorldDrawOptions {
   bool staticBoxes = true;  ///< WorldDraw::staticBox for each static box
   bool walls = true;        ///< WorldDraw::walls once, for a closed world
   bool contacts = false;    ///< WorldDraw::contact for each touching pair and wall
-  /// WorldDraw::sensorOverlap for each body inside a sensor. TODO: the
-  /// world has no sensors yet, so nothing is reported.
+  /// WorldDraw::sensorOverlap for each ball inside a sensor after the last
+  /// step (the overlaps its sensor events reported), in their order.
   bool sensorOverlaps = false;
   bool aabbs = false;  ///< WorldDraw::aabb for each body's tight box
   /// When set, only what lies in this box (a camera's view): bodies whose
@@ -97,8 +97,9 @@ class WorldDraw {
   virtual void walls(const AABB& bounds) { (void)bounds; }
   /// A pair of touching bodies, or a ball touching a wall.
   virtual void contact(const DrawnContact& contact) { (void)contact; }
-  /// A body `visitor` overlapping the sensor `sensor` at `point`. Not called
-  /// yet: the world has no sensors.
+  /// A ball `visitor` overlapping the sensor `sensor`; `point` is the point
+  /// of the sensor nearest the visitor's centre (the centre itself when it
+  /// is inside).
   virtual void sensorOverlap(BodyId sensor, BodyId visitor, Vec2 point) {
     (void)sensor;
     (void)visitor;
