@@ -93,7 +93,7 @@ class SnapshotFormat : public test::QuietLog {
 TEST_F(SnapshotFormat, HeaderDescribesTheBuffer) {
   const Bytes b = sample();
   EXPECT_EQ(std::memcmp(b.data(), "QBSNAP\r\n", 8), 0);
-  EXPECT_EQ(at<std::uint32_t>(b, 8), 1u);            // format version
+  EXPECT_EQ(at<std::uint32_t>(b, 8), 2u);            // format version
   EXPECT_EQ(at<std::uint32_t>(b, 12), 64u);          // header size
   EXPECT_EQ(at<std::uint32_t>(b, 16), 0x01020304u);  // byte order
   EXPECT_EQ(at<float>(b, 20), 1.0f / 3.0f);
@@ -146,9 +146,9 @@ TEST_F(SnapshotFormat, OtherVersionsAndMachinesAreRefused) {
   World w = target();
   const Bytes before = w.snapshot();
   Bytes bad = b;
-  set<std::uint32_t>(bad, 8, 2);
+  set<std::uint32_t>(bad, 8, 1);  // version 1: before materials, filters and sensors
   reseal(bad);
-  expectRefused(w, bad, before, "format version 2; this build reads version 1");
+  expectRefused(w, bad, before, "format version 1; this build reads version 2");
   bad = b;
   set<std::uint32_t>(bad, 16, 0x04030201);
   reseal(bad);

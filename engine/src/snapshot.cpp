@@ -1,6 +1,7 @@
-// The snapshot format, version 1 (docs/snapshots.md): a 64-byte header,
-// the WorldDef's simulation fields, the bodies as columns, the slots, the
-// persistent contacts, the colours they hold, the touching pairs, and a
+// The snapshot format, version 2 (docs/snapshots.md): a 64-byte header,
+// the WorldDef's simulation fields, the bodies as columns (materials, user
+// data and filters included), the slots, the persistent contacts, the
+// colours they hold, the touching pairs, the events and sensors block, and a
 // 64-bit checksum of everything before it. Values are in the writer's byte
 // order and IEEE-754 binary32, both recorded in the header and refused when
 // they differ from the reader's.
