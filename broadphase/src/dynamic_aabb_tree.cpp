@@ -28,8 +28,8 @@ namespace {
 template <typename Nodes, typename Enter, typename Leaf>
 void walk(const Nodes& nodes, std::uint32_t root, int height, Enter&& enter, Leaf&& leaf) {
   constexpr std::size_t kLocal = 128;
-  std::array<std::uint32_t, kLocal>
-      local;  // NOLINT(cppcoreguidelines-pro-type-member-init): a stack, written before read
+  // A stack, written before it is read.
+  std::array<std::uint32_t, kLocal> local;  // NOLINT(cppcoreguidelines-pro-type-member-init)
   std::vector<std::uint32_t> heap;
   std::uint32_t* stack = local.data();
   if (static_cast<std::size_t>(height) + 2 > kLocal) {

@@ -305,7 +305,8 @@ void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, 
       chunkedBucketOffsets(chunkCounts_.data(), chunks, kBuckets, kBuckets, bucketStart_.data());
   colourCount_ = 0;
   for (std::uint32_t colour = 0; colour <= kColours; ++colour) {
-    if (bucketStart_[kGroups * (colour + 1)] > bucketStart_[kGroups * colour]) {
+    if (bucketStart_[std::size_t{kGroups} * (colour + 1)] >
+        bucketStart_[std::size_t{kGroups} * colour]) {
       colourCount_ = colour + 1;
     }
   }

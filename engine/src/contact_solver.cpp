@@ -46,7 +46,7 @@ std::uint32_t ContactSolver::forEachRowIn(TaskSystem& tasks, Group lastGroup, R*
                                           std::uint32_t tail, F&& f) {
   std::atomic<std::uint32_t> hits{0};
   for (std::uint32_t colour = 0; colour <= kColours; ++colour) {
-    const std::uint32_t first = bucketStart_[kGroups * colour];
+    const std::uint32_t first = bucketStart_[std::size_t{kGroups} * colour];
     std::uint32_t last = bucketStart_[kGroups * colour + lastGroup + 1];
     if (colour == kColours) last += tail;
     if (first == last) continue;

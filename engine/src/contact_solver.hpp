@@ -126,7 +126,9 @@ class ContactSolver {
   static constexpr std::uint32_t kGroups = 3;
 
   /// A contact of the step, in canonical order; persists to the next step.
-  struct Contact {
+  /// Uninitialised by default: the contact arrays are resized every step
+  /// and every field is written before it is read.
+  struct Contact {        // NOLINT(cppcoreguidelines-pro-type-member-init)
     std::uint32_t a;      // an awake ball
     std::uint32_t b;      // a ball (> a), a static or kinematic body, or kWallBase + side
     float lambda;         // accumulated normal impulse of the contact iterations
@@ -224,12 +226,13 @@ class ContactSolver {
     float rollMass;    // 1 / (ia + ib)
     float rollLambda;  // accumulated rolling-resistance (angular) impulse
   };
-  // A ball's state during the solve, in one cache line with its neighbours.
-  struct BallState {
-    Vec2 p;       // position at the start of the step; at the end after finishPositions
-    Vec2 v;       // velocity
-    Vec2 corr;    // end-of-step position shift from impacts
-    float tLast;  // time of the ball's last impact in this step
+  // A ball's state during the solve, in one cache line with its neighbours;
+  // every field is written before it is read.
+  struct BallState {  // NOLINT(cppcoreguidelines-pro-type-member-init)
+    Vec2 p;           // position at the start of the step; at the end after finishPositions
+    Vec2 v;           // velocity
+    Vec2 corr;        // end-of-step position shift from impacts
+    float tLast;      // time of the ball's last impact in this step
     float invMass;
   };
 

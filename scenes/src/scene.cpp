@@ -53,7 +53,8 @@ Scene generatePile(std::uint32_t n, std::uint64_t seed) {
   for (std::uint32_t i = 0; i < n; ++i) {
     const double jitter = Uniform(-kPileJitter, kPileJitter)(rng);
     s.x[i] = 1.0 + 0.5 * kPileSpacing + kPileSpacing * (i % columns) + jitter;
-    s.y[i] = 2.0 + kPileSpacing * (i / columns);
+    const std::uint32_t row = i / columns;
+    s.y[i] = 2.0 + kPileSpacing * row;
   }
   s.vx.resize(n);
   s.vy.resize(n);

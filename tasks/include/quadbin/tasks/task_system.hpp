@@ -43,7 +43,8 @@ class FunctionRef<R(Args...)> {
   template <class F>
   requires(!std::is_same_v<std::remove_cvref_t<F>, FunctionRef> &&
            std::is_invocable_r_v<R, F&, Args...>)
-      // NOLINTNEXTLINE(google-explicit-constructor): converts like std::function
+      // Converts like std::function; the constraint keeps copies and moves.
+      // NOLINTNEXTLINE(google-explicit-constructor,bugprone-forwarding-reference-overload)
       FunctionRef(F&& f)
   noexcept
       : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
