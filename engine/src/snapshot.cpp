@@ -47,7 +47,7 @@ constexpr std::uint64_t kBodyBytes = 1 + 13 * 4ull + 1 + 4 + 2 * 4ull  // per bo
 // (8 bytes each) and group index (4).
 constexpr std::uint64_t kFilterBytes = 3 * 8ull + 4;
 constexpr std::uint64_t kContactBytes = 4 + 4 + 4 + 4 + 4 + 4 + 1 + 1;
-constexpr std::uint64_t kTouchBytes = 4 * 4;
+constexpr std::uint64_t kTouchBytes = 4 * 4ull;
 constexpr std::uint64_t kChecksumBytes = 8;
 
 // 64 bits per word: xor, an odd multiply and a xorshift, each a bijection
