@@ -6,18 +6,12 @@
 #include <cmath>
 #include <quadbin/narrowphase/contact.hpp>
 
+#include "ball_geometry.hpp"
+
 namespace quadbin {
 
 namespace {
 constexpr std::uint32_t kPairChunk = 16384;  // candidate pairs per task: a constant
-
-// Unit normal from ball centre c towards the box, and the box's closest
-// point; a centre inside the box points out of its nearest face.
-std::pair<Vec2, Vec2> ballToBox(Vec2 c, const AABB& box) noexcept {
-  const Vec2 q = closestPoint(box, c);
-  if (q.x != c.x || q.y != c.y) return {normalizeOr(q - c), q};
-  return {-outwardNormal(box, c), c};
-}
 
 bool sensorOverlaps(const BodyStore& b, std::uint32_t sensor, std::uint32_t ball) noexcept {
   const Vec2 c{b.px[ball], b.py[ball]};

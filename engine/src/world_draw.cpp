@@ -7,6 +7,7 @@
 #include <quadbin/tasks/parallel.hpp>
 #include <vector>
 
+#include "ball_geometry.hpp"
 #include "contact_solver.hpp"
 
 namespace quadbin {
@@ -35,14 +36,12 @@ Geometry ballBox(const BodyStore& b, std::uint32_t i, std::uint32_t j) noexcept 
   const Vec2 pa{b.px[i], b.py[i]};
   const float ra = b.radius[i];
   const AABB box = b.tightBox(j);
-  const Vec2 d = closestPoint(box, pa) - pa;
-  const float dist = length(d);
-  if (dist > 0.0f) return {d / dist, dist - ra};
+  const auto [normal, closest] = ballToBox(pa, box);
+  if (closest.x != pa.x || closest.y != pa.y) return {normal, length(closest - pa) - ra};
   // The centre is inside the box: out through the nearest face.
-  const Vec2 out = outwardNormal(box, pa);
-  const float toFace = out.x != 0.0f ? (out.x > 0.0f ? box.max.x - pa.x : pa.x - box.min.x)
-                                     : (out.y > 0.0f ? box.max.y - pa.y : pa.y - box.min.y);
-  return {-out, -(ra + toFace)};
+  const float toFace = normal.x != 0.0f ? (normal.x < 0.0f ? box.max.x - pa.x : pa.x - box.min.x)
+                                        : (normal.y < 0.0f ? box.max.y - pa.y : pa.y - box.min.y);
+  return {normal, -(ra + toFace)};
 }
 
 // Side 0: min x, 1: max x, 2: min y, 3: max y (SolverSettings::wallGap).
