@@ -25,4 +25,10 @@ function(quadbin_layer name)
   target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   target_compile_features(${target} PUBLIC cxx_std_20)
   quadbin_warnings(${target})
+  # Determinism: results are bit-identical only if every build rounds the
+  # same way. Contracting a * b + c into one fused multiply-add (GCC's
+  # default outside ISO mode, clang's default, and what -march=native or an
+  # ARM64 target would emit) rounds once instead of twice, so it is off for
+  # the whole library, whatever the compiler, target or consumer's flags.
+  target_compile_options(${target} PRIVATE -ffp-contract=off)
 endfunction()

@@ -1,4 +1,4 @@
-// Built with -ffp-contract=off (broadphase/CMakeLists.txt): side() must round
+// Built with -ffp-contract=off (quadbin_layer, cmake/QuadbinTarget.cmake): side() must round
 // the same way wherever it is inlined, or a box's extreme corner and an owner
 // point inside that box could land on different sides of a cut.
 #include <quadbin/broadphase/diagonal_bsp.hpp>
