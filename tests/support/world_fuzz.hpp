@@ -354,8 +354,7 @@ inline std::string Program::checkEvents() const {
   }
   for (const SensorEvent& e : w.sensorBeginEvents()) {
     if (!isAlive(e.sensor) || !isAlive(e.visitor)) return "a sensor begin event names a dead body";
-    if (!w.isSensor(e.sensor) || w.isSensor(e.visitor) ||
-        w.type(e.visitor) == BodyType::StaticBox) {
+    if (!w.isSensor(e.sensor) || w.isSensor(e.visitor) || w.type(e.visitor) != BodyType::Ball) {
       return "a sensor begin event breaks the sensor rule";
     }
   }
