@@ -609,9 +609,11 @@ inline std::string Program::checkInvariants() const {
     if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(v.x) || !std::isfinite(v.y)) {
       return "a position or velocity is not finite";
     }
+    // The whole ball, give or take rounding (a few ulps of the coordinates).
+    const float r = std::max(0.0f, w.radius(id) * 0.999f - def_.bounds.max.x * 1e-6f);
     if (def_.boundary == Boundary::Closed && w.type(id) == BodyType::Ball &&
-        !(def_.bounds.min.x <= p.x && p.x <= def_.bounds.max.x && def_.bounds.min.y <= p.y &&
-          p.y <= def_.bounds.max.y)) {
+        !(def_.bounds.min.x <= p.x - r && p.x + r <= def_.bounds.max.x &&
+          def_.bounds.min.y <= p.y - r && p.y + r <= def_.bounds.max.y)) {
       return "a ball is outside a closed world";
     }
     if (w.userData(id) != userData_[i]) return "userData differs from the model";
