@@ -187,7 +187,7 @@ class Program {
   std::uint32_t maxBodies_;
   bool alternate_;
   WorldDef def_;
-  std::unique_ptr<World> w_, other_, shadow_;
+  std::unique_ptr<World> w_, other_, shadow_, copy_;
   BodyId foreign_;
   std::vector<BodyId> alive_, dead_, recentlyDead_;  // recently: since the last step
   std::vector<std::uint64_t> userData_;              // the model, parallel to alive_
@@ -473,11 +473,9 @@ inline std::string Program::push() {
 // A copy restored from a snapshot, stepped alongside, stays identical.
 inline std::string Program::roundTrip() {
   const std::vector<std::byte> bytes = w_->snapshot();
-  WorldDef d = def_;
-  d.threadCount = 2;
-  World copy(d);
+  World& copy = *copy_;  // on 2 threads; made once, as worlds are costly to make
   copy.restore(bytes);
-  if (preSolveOn_) copy.setPreSolve(&preSolve);
+  copy.setPreSolve(preSolveOn_ ? PreSolveFn(&preSolve) : PreSolveFn());
   if (copy.snapshot() != bytes) return "a restored copy's snapshot differs";
   for (std::uint32_t i = 1 + src_.below(3); i > 0; --i) {
     w_->step(1.0f / 60.0f);
@@ -641,6 +639,8 @@ inline std::string Program::run(std::uint32_t calls, std::vector<std::byte>& fin
     w_ = std::make_unique<World>(def_);
     other_ = std::make_unique<World>(def_);  // ids from another world must be refused
     shadow_ = std::make_unique<World>(def_);
+    copy_ = std::make_unique<World>(def_);
+    copy_->setThreadCount(2);
   } catch (const Error& e) {
     return std::string("a valid WorldDef was refused: ") + e.what();
   }
