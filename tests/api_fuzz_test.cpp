@@ -1,8 +1,9 @@
 // The World API fuzzer (support/world_fuzz.hpp) on seeded programs and the
 // scene-file reader (support/scene_file_fuzz.hpp) on the cases,
 // plus both libFuzzer targets' committed seed corpora (tests/fuzz/corpus/)
-// replayed as they stand. Set QUADBIN_FUZZ_SECONDS to run the seeded world
-// programs longer (a failure prints its seed).
+// replayed as they stand (each World program runs on 1 and on 3 threads and
+// must end in the same snapshot bytes). Set QUADBIN_FUZZ_SECONDS to run the
+// seeded world programs longer (a failure prints its seed).
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -1,21 +1,31 @@
 #pragma once
-// A fuzzer of the World API: a program of random calls (create, destroy,
-// setPosition, setVelocity, setAwake, step, the queries, setBroadPhase,
-// setThreadCount), with arguments drawn from ordinary values, the limits'
-// edges and hostile ones (NaN, infinities, 1e30, bad enum values, foreign,
-// stale and null ids). After every call it checks the invariants: the body
-// count and which ids are valid match a model of the calls that succeeded,
-// every position and velocity is finite, queryBox equals brute force, and
-// a refused call (quadbin::Error) left the world bit for bit as it was.
-// Shared by the GoogleTest suite (seeded programs, the committed corpus)
-// and the libFuzzer target (programs read from the fuzzer's bytes).
+// A fuzzer of the World API: a program of random calls (docs/testing.md,
+// "Fuzzers", lists them: bodies of every kind with materials, filters,
+// sensors and user data, createBodies, forces, impulses, explode, the
+// pre-solve hook, the queries with and without a QueryFilter, snapshot and
+// restore, draw, setBroadPhase, setThreadCount, step), with arguments drawn
+// from ordinary values, the limits' edges and hostile ones (NaN, infinities,
+// 1e30, bad enum values, foreign, stale and null ids, corrupt buffers).
+// After every call it checks the invariants: the body count, the valid ids
+// and the user data match a model of the calls that succeeded; positions
+// and velocities are finite, balls inside a closed world's bounds;
+// queryBox equals brute force; a refused call (quadbin::Error) left the
+// world's snapshot bytes and events as they were; the events of a step name
+// live (or just destroyed) bodies and never a filtered, sensor or
+// pre-solve-rejected contact. Each program runs twice, on 1 and on 3
+// threads, and must end in the same snapshot bytes. Shared by the
+// GoogleTest suite (seeded programs, the committed corpus) and the
+// libFuzzer target (programs read from the fuzzer's bytes).
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <quadbin/engine/world_draw.hpp>
 #include <quadbin/quadbin.hpp>
 #include <string>
 #include <vector>
@@ -44,37 +54,63 @@ inline float value(Source& src, float ordinary) {
       return static_cast<float>((src.unit() * 2.0 - 1.0) * ordinary);
   }
 }
+// Mostly an ordinary value in [0, ordinary), sometimes value()'s.
+inline float magnitude(Source& src, float ordinary) {
+  return src.below(4) == 0 ? value(src, ordinary) : static_cast<float>(src.unit()) * ordinary;
+}
 inline Vec2 point(Source& src, const AABB& bounds) {
   if (src.below(6) == 0) return {value(src, 1e3f), value(src, 1e3f)};
   return {bounds.min.x + static_cast<float>(src.unit()) * (bounds.max.x - bounds.min.x),
           bounds.min.y + static_cast<float>(src.unit()) * (bounds.max.y - bounds.min.y)};
 }
-
-// Everything the API shows of the world, as bits: two equal digests are
-// the same state.
-inline std::vector<std::uint32_t> digest(const World& w) {
-  std::vector<std::uint32_t> d{w.bodyCount()};
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    const Vec2 p = w.position(id), v = w.velocity(id);
-    d.insert(d.end(), {id.index, id.generation, std::bit_cast<std::uint32_t>(p.x),
-                       std::bit_cast<std::uint32_t>(p.y), std::bit_cast<std::uint32_t>(v.x),
-                       std::bit_cast<std::uint32_t>(v.y), w.isAwake(id) ? 1u : 0u});
-  }
-  for (const ContactEvent& e : w.contactBeginEvents()) d.insert(d.end(), {e.a.index, e.b.index});
-  for (const ContactEvent& e : w.contactEndEvents()) d.insert(d.end(), {e.a.index, e.b.index});
-  d.push_back(static_cast<std::uint32_t>(w.def().broadPhase));
-  return d;
+// A filter from a few categories (so that pairs do collide and do not),
+// sometimes any bits.
+inline Filter filter(Source& src) {
+  Filter f;
+  if (src.below(3) == 0) return f;
+  f.categoryBits = src.below(8) == 0 ? src.next() : 1ull << src.below(3);
+  f.maskBits = src.below(3) == 0 ? ~0ull : src.next() & 7u;
+  f.groupIndex = static_cast<std::int32_t>(src.below(5)) - 2;
+  return f;
+}
+inline bool accepts(const QueryFilter& q, const Filter& body) {
+  return (body.categoryBits & q.maskBits) != 0 && (body.maskBits & q.categoryBits) != 0;
 }
 
-// Brute force of queryBox: the bodies whose shape touches the box, in
-// dense order (the same float tests as World's).
-inline std::vector<BodyId> bruteQueryBox(const World& w, const AABB& box) {
+// The pre-solve hook the programs set: a pure function of the ids,
+// symmetric in a and b, that switches a quarter of the contacts off.
+inline bool preSolve(BodyId a, BodyId b, Vec2 /*normal*/) { return (a.index + b.index) % 4 != 0; }
+
+// What a refused call must leave as it was: the snapshot's bytes (the
+// whole simulation state) and what the snapshot does not hold (the events
+// of the last step, the broad phase in use).
+struct State {
+  std::vector<std::byte> bytes;
+  std::vector<std::uint32_t> events;
+  friend bool operator==(const State&, const State&) = default;
+};
+inline State state(const World& w) {
+  State s{w.snapshot(), {w.bodyCount()}};
+  auto& d = s.events;
+  for (const ContactEvent& e : w.contactBeginEvents()) d.insert(d.end(), {e.a.index, e.b.index});
+  for (const ContactEvent& e : w.contactEndEvents()) d.insert(d.end(), {e.a.index, e.b.index});
+  for (const ContactHitEvent& e : w.contactHitEvents()) d.insert(d.end(), {e.a.index, e.b.index});
+  for (const SensorEvent& e : w.sensorBeginEvents()) d.insert(d.end(), {e.sensor.index});
+  for (const SensorEvent& e : w.sensorEndEvents()) d.insert(d.end(), {e.visitor.index});
+  d.push_back(static_cast<std::uint32_t>(w.def().broadPhase));
+  return s;
+}
+
+// Brute force of queryBox: the bodies whose shape touches the box and that
+// the filter accepts, in dense order (the same float tests as World's).
+inline std::vector<BodyId> bruteQueryBox(const World& w, const AABB& box,
+                                         const std::optional<QueryFilter>& q) {
   std::vector<BodyId> out;
   for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
     const BodyId id = w.bodyAt(i);
+    if (q && (id == q->ignore || !accepts(*q, w.filter(id)))) continue;
     bool hit = false;
-    if (w.type(id) == BodyType::StaticBox) {
+    if (w.radius(id) == 0.0f) {  // a static or kinematic box
       hit = touches(w.bounds(id), box);
     } else {
       const Vec2 c = w.position(id);
@@ -86,170 +122,567 @@ inline std::vector<BodyId> bruteQueryBox(const World& w, const AABB& box) {
   return out;
 }
 
-}  // namespace world
+// Counts what World::draw shows and checks each id.
+struct CountingDraw final : WorldDraw {
+  explicit CountingDraw(const World& w) : world(&w) {}
+  void ball(const DrawnBall& b) override {
+    ++bodies;
+    if (!world->isValid(b.id) || world->type(b.id) != b.type) ++bad;
+  }
+  void staticBox(const DrawnBox& b) override {
+    ++bodies;
+    if (!world->isValid(b.id)) ++bad;
+  }
+  void walls(const AABB& /*bounds*/) override { ++wallCalls; }
+  void contact(const DrawnContact& c) override {
+    if (!world->isValid(c.a) || (!c.b.isNull() && !world->isValid(c.b))) ++bad;
+  }
+  void sensorOverlap(BodyId sensor, BodyId visitor, Vec2 /*point*/) override {
+    if (!world->isValid(sensor) || !world->isValid(visitor)) ++bad;
+  }
+  void aabb(BodyId id, const AABB& /*box*/) override {
+    if (!world->isValid(id)) ++bad;
+  }
+  const World* world;
+  std::uint32_t bodies = 0, wallCalls = 0, bad = 0;
+};
 
-/// Runs one program; returns what went wrong, or an empty string.
-inline std::string runWorld(Source& src, std::uint32_t calls, std::uint32_t maxBodies) {
-  using namespace world;
-  WorldDef def;
-  def.logLevel = LogLevel::Off;
-  const float size = src.below(2) ? 100.0f : 1e4f;
-  def.bounds = {{0, 0}, {size, size}};
-  def.boundary = src.below(3) == 0 ? Boundary::Open : Boundary::Closed;
-  if (src.below(2)) def.gravity = {0, -static_cast<float>(src.unit() * 50.0)};
-  def.enableSleep = src.below(2) != 0;
-  def.timeToSleep = 0.05f;
-  def.threadCount = 1;
-  const auto types = allBroadPhaseTypes();
-  def.broadPhase = types[src.below(static_cast<std::uint32_t>(types.size()))];
-  std::unique_ptr<World> made;
+// One program on one world. `alternate`: the determinism twin, which
+// starts on 3 threads instead of 1 and maps every valid setThreadCount
+// argument to another one.
+class Program {
+ public:
+  Program(Source& src, std::uint32_t maxBodies, bool alternate)
+      : src_(src), maxBodies_(maxBodies), alternate_(alternate) {}
+
+  std::string run(std::uint32_t calls, std::vector<std::byte>& finalState);
+
+ private:
+  BodyId anyId();
+  [[nodiscard]] bool isAlive(BodyId id) const {
+    return std::find(alive_.begin(), alive_.end(), id) != alive_.end();
+  }
+  [[nodiscard]] bool isRecentlyDead(BodyId id) const {
+    return std::find(recentlyDead_.begin(), recentlyDead_.end(), id) != recentlyDead_.end();
+  }
+  BodyDef bodyDef();
+  void created(BodyId id, std::uint64_t userData) {
+    alive_.push_back(id);
+    userData_.push_back(userData);
+  }
+  std::string call(std::uint32_t op, bool& mustSucceed, bool& mustRefuse);
+  std::string createBodies(bool& mustRefuse);
+  std::string destroyBody(bool& mustSucceed);
+  std::string step(bool& mustSucceed);
+  std::string query();
+  std::string setter();
+  std::string push();
+  std::string roundTrip();
+  std::string restoreBad(bool& mustSucceed, bool& mustRefuse);
+  std::string draw();
+  std::string checkEvents() const;
+  std::string checkInvariants() const;
+
+  Source& src_;
+  std::uint32_t maxBodies_;
+  bool alternate_;
+  WorldDef def_;
+  std::unique_ptr<World> w_, other_, shadow_, copy_;
+  BodyId foreign_;
+  std::vector<BodyId> alive_, dead_, recentlyDead_;  // recently: since the last step
+  std::vector<std::uint64_t> userData_;              // the model, parallel to alive_
+  bool preSolveOn_ = false;
+  std::vector<BodyId> found_;
+  std::vector<RayHit> hits_;
+};
+
+inline BodyId Program::anyId() {
+  switch (src_.below(8)) {
+    case 0:
+      return foreign_;
+    case 1:
+      return BodyId{};
+    case 2:
+    case 3:
+      if (!dead_.empty()) return dead_[src_.below(static_cast<std::uint32_t>(dead_.size()))];
+      [[fallthrough]];
+    default:
+      if (!alive_.empty()) return alive_[src_.below(static_cast<std::uint32_t>(alive_.size()))];
+      return BodyId{};
+  }
+}
+
+// A body of any kind, with any of the options: a third of them with
+// hostile values anywhere, the rest with ordinary ones (which may still be
+// refused, e.g. a ball that does not fit inside a closed world).
+inline BodyDef Program::bodyDef() {
+  const float size = def_.bounds.max.x;
+  const bool wild = src_.below(3) == 0;
+  auto any = [&](float ordinary) {
+    return wild ? value(src_, ordinary) : static_cast<float>((src_.unit() * 2.0 - 1.0) * ordinary);
+  };
+  auto positive = [&](float ordinary) {
+    return wild ? magnitude(src_, ordinary) : static_cast<float>(src_.unit()) * ordinary;
+  };
+  BodyDef d;
+  const std::uint32_t kind = src_.below(10);
+  d.type = kind == 0 && wild ? static_cast<BodyType>(7)
+           : kind < 3        ? BodyType::StaticBox
+           : kind < 5        ? BodyType::Kinematic
+                             : BodyType::Ball;
+  d.position = wild ? point(src_, def_.bounds)
+                    : Vec2{size * 0.05f + static_cast<float>(src_.unit()) * size * 0.9f,
+                           size * 0.05f + static_cast<float>(src_.unit()) * size * 0.9f};
+  d.radius = wild ? value(src_, 10.0f) : 0.5f + static_cast<float>(src_.unit()) * size * 0.03f;
+  if (kind == 4) d.radius = 0.0f;  // a kinematic box
+  d.halfExtents = {0.1f + positive(size / 10), 0.1f + positive(size / 10)};
+  if (d.type != BodyType::StaticBox) d.velocity = {any(30.0f), any(30.0f)};
+  if (src_.below(4) == 0) d.isSensor = true;
+  if (src_.below(2) != 0) d.userData = src_.next();
+  if (src_.below(2) != 0) d.filter = filter(src_);
+  if (src_.below(3) == 0) {  // materials
+    if (src_.below(2) != 0) d.restitution = positive(1.0f);
+    d.friction = positive(1.0f);
+    d.rollingResistance = positive(0.1f);
+    d.linearDamping = positive(2.0f);
+    d.angularDamping = positive(2.0f);
+    if (src_.below(2) != 0) d.mass = positive(10.0f);
+    if (wild && src_.below(4) == 0) d.density = value(src_, 3.0f);
+  }
+  return d;
+}
+
+inline std::string Program::createBodies(bool& mustRefuse) {
+  std::vector<BodyDef> defs(1 + src_.below(8));
+  for (BodyDef& d : defs) d = bodyDef();
+  if (src_.below(4) == 0) {  // one def that every rule refuses
+    defs[src_.below(static_cast<std::uint32_t>(defs.size()))].position.x = world::kInf;
+    mustRefuse = true;
+  }
+  if (alive_.size() + defs.size() > maxBodies_) return {};
+  // The shadow world, restored to this one's state, creates the same
+  // bodies one by one: the same ids and the same state, or a refusal.
+  shadow_->restore(w_->snapshot());
+  std::vector<BodyId> one;
+  bool shadowRefused = false;
   try {
-    made = std::make_unique<World>(def);
+    for (const BodyDef& d : defs) one.push_back(shadow_->createBody(d));
+  } catch (const Error&) {
+    shadowRefused = true;
+  }
+  std::vector<BodyId> ids;
+  try {
+    ids = w_->createBodies(defs);
+  } catch (const Error&) {
+    if (!shadowRefused) return "createBodies refused defs that createBody accepts one by one";
+    throw;
+  }
+  if (shadowRefused) return "createBodies accepted defs that createBody refuses";
+  if (ids.size() != defs.size()) return "createBodies returned the wrong number of ids";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (!w_->isValid(ids[i])) return "createBodies returned an invalid id";
+    if (ids[i].index != one[i].index || ids[i].generation != one[i].generation) {
+      return "createBodies gave other ids than createBody one by one";
+    }
+    created(ids[i], defs[i].userData);
+  }
+  if (shadow_->snapshot() != w_->snapshot()) {
+    return "createBodies made another state than createBody one by one";
+  }
+  return {};
+}
+
+inline std::string Program::destroyBody(bool& mustSucceed) {
+  const BodyId id = anyId();
+  mustSucceed = isAlive(id);
+  w_->destroyBody(id);
+  if (!mustSucceed) return "destroyBody of a dead, foreign or null id succeeded";
+  const auto at = std::find(alive_.begin(), alive_.end(), id) - alive_.begin();
+  alive_.erase(alive_.begin() + at);
+  userData_.erase(userData_.begin() + at);
+  dead_.push_back(id);
+  recentlyDead_.push_back(id);
+  return {};
+}
+
+inline std::string Program::step(bool& mustSucceed) {
+  const std::uint32_t pick = src_.below(8);
+  const float dt = pick == 0 ? value(src_, 1.0f) : pick == 1 ? 0.1f : 1.0f / 60.0f;
+  mustSucceed = pick != 0;
+  w_->step(dt);
+  std::string failure = checkEvents();
+  recentlyDead_.clear();
+  return failure;
+}
+
+// The events of the step just taken.
+inline std::string Program::checkEvents() const {
+  const World& w = *w_;
+  auto solid = [&](BodyId id) { return w.type(id) != BodyType::Kinematic; };
+  auto contactRules = [&](BodyId a, BodyId b) -> const char* {
+    if (w.isSensor(a) || w.isSensor(b)) return "a sensor in a contact event";
+    if (!shouldCollide(w.filter(a), w.filter(b))) return "a filtered pair in a contact event";
+    if (w.type(a) != BodyType::Ball && w.type(b) != BodyType::Ball) {
+      return "a contact event without a ball";
+    }
+    if (preSolveOn_ && solid(a) && solid(b) && !preSolve(a, b, {})) {
+      return "a contact the pre-solve hook switched off in an event";
+    }
+    return nullptr;
+  };
+  for (const ContactEvent& e : w.contactBeginEvents()) {
+    if (!isAlive(e.a) || !isAlive(e.b)) return "a contact begin event names a dead body";
+    if (e.a.index >= e.b.index) return "a contact begin event with a.index >= b.index";
+    if (const char* why = contactRules(e.a, e.b)) return why;
+  }
+  for (const ContactEvent& e : w.contactEndEvents()) {
+    for (const BodyId id : {e.a, e.b}) {
+      if (!isAlive(id) && !isRecentlyDead(id)) return "a contact end event names an old body";
+    }
+  }
+  for (const ContactHitEvent& e : w.contactHitEvents()) {
+    if (!isAlive(e.a)) return "a hit event names a dead body";
+    if (e.b.isNull()) {
+      if (e.wall == WallSide::None || def_.boundary != Boundary::Closed) {
+        return "a wall hit without a wall";
+      }
+      if (w.type(e.a) == BodyType::Kinematic) return "a kinematic body hit a wall";
+      continue;
+    }
+    if (!isAlive(e.b) || e.wall != WallSide::None) return "a body hit names a dead body or a wall";
+    if (const char* why = contactRules(e.a, e.b)) return why;
+  }
+  for (const SensorEvent& e : w.sensorBeginEvents()) {
+    if (!isAlive(e.sensor) || !isAlive(e.visitor)) return "a sensor begin event names a dead body";
+    if (!w.isSensor(e.sensor) || w.isSensor(e.visitor) || w.type(e.visitor) != BodyType::Ball) {
+      return "a sensor begin event breaks the sensor rule";
+    }
+  }
+  for (const SensorEvent& e : w.sensorEndEvents()) {
+    for (const BodyId id : {e.sensor, e.visitor}) {
+      if (!isAlive(id) && !isRecentlyDead(id)) return "a sensor end event names an old body";
+    }
+  }
+  return {};
+}
+
+inline std::string Program::query() {
+  found_.clear();
+  const Vec2 a = point(src_, def_.bounds), b = point(src_, def_.bounds);
+  std::optional<QueryFilter> q;
+  if (src_.below(2) != 0) {
+    q.emplace();
+    q->categoryBits = src_.below(4) == 0 ? src_.next() : 1ull << src_.below(3);
+    q->maskBits = src_.below(3) == 0 ? ~0ull : src_.next() & 7u;
+    if (src_.below(2) != 0) q->ignore = anyId();
+  }
+  switch (src_.below(5)) {
+    case 0: {
+      const AABB box{{std::min(a.x, b.x), std::min(a.y, b.y)},
+                     {std::max(a.x, b.x), std::max(a.y, b.y)}};
+      const AABB asked = src_.below(8) == 0 ? AABB{box.max, box.min} : box;
+      q ? w_->queryBox(asked, found_, *q) : w_->queryBox(asked, found_);
+      if (found_ != bruteQueryBox(*w_, box, q)) return "queryBox differs from brute force";
+      break;
+    }
+    case 1: {
+      const float r = value(src_, 30.0f);
+      q ? w_->queryRadius(a, r, found_, *q) : w_->queryRadius(a, r, found_);
+      break;
+    }
+    case 2: {
+      const Ray ray{a, b - a, src_.below(4) == 0 ? value(src_, 2.0f) : 1.0f};
+      q ? w_->raycastAll(ray, hits_, *q) : w_->raycastAll(ray, hits_);
+      const std::optional<RayHit> first = q ? w_->raycast(ray, *q) : w_->raycast(ray);
+      if (first.has_value() != !hits_.empty() || (first && first->t != hits_.front().t)) {
+        return "raycast differs from raycastAll's first hit";
+      }
+      for (const RayHit& h : hits_) found_.push_back(h.body);
+      break;
+    }
+    default: {
+      const std::uint32_t k = src_.below(5);
+      q ? w_->nearest(a, k, found_, *q) : w_->nearest(a, k, found_);
+      break;
+    }
+  }
+  for (const BodyId id : found_) {
+    if (!isAlive(id)) return "a query returned a body that does not exist";
+    if (q && (id == q->ignore || !accepts(*q, w_->filter(id)))) {
+      return "a query returned a body its QueryFilter refuses";
+    }
+  }
+  return {};
+}
+
+// The per-body settings: user data, filter, materials, spin.
+inline std::string Program::setter() {
+  const BodyId id = anyId();
+  switch (src_.below(7)) {
+    case 0: {
+      const std::uint64_t v = src_.next();
+      w_->setUserData(id, v);
+      userData_[std::find(alive_.begin(), alive_.end(), id) - alive_.begin()] = v;
+      break;
+    }
+    case 1: {
+      const Filter f = filter(src_);
+      w_->setFilter(id, f);
+      if (w_->filter(id) != f) return "filter differs from setFilter's";
+      break;
+    }
+    case 2:
+      w_->setRestitution(id, magnitude(src_, 1.0f));
+      break;
+    case 3:
+      w_->setLinearDamping(id, magnitude(src_, 2.0f));
+      break;
+    case 4:
+      w_->setAngularDamping(id, magnitude(src_, 2.0f));
+      break;
+    case 5:
+      w_->setFriction(id, magnitude(src_, 1.0f));
+      break;
+    default:
+      w_->setAngularVelocity(id, value(src_, 5.0f));
+      break;
+  }
+  return {};
+}
+
+// Forces, impulses and blasts.
+inline std::string Program::push() {
+  switch (src_.below(4)) {
+    case 0:
+      w_->applyForce(anyId(), {value(src_, 500.0f), value(src_, 500.0f)});
+      break;
+    case 1:
+      w_->applyLinearImpulse(anyId(), {value(src_, 20.0f), value(src_, 20.0f)});
+      break;
+    case 2:
+      w_->applyAngularImpulse(anyId(), value(src_, 5.0f));
+      break;
+    default:
+      w_->explode(point(src_, def_.bounds), magnitude(src_, def_.bounds.max.x / 4),
+                  magnitude(src_, 20.0f));
+      break;
+  }
+  return {};
+}
+
+// A copy restored from a snapshot, stepped alongside, stays identical.
+inline std::string Program::roundTrip() {
+  const std::vector<std::byte> bytes = w_->snapshot();
+  World& copy = *copy_;  // on 2 threads; made once, as worlds are costly to make
+  copy.restore(bytes);
+  copy.setPreSolve(preSolveOn_ ? PreSolveFn(&preSolve) : PreSolveFn());
+  if (copy.snapshot() != bytes) return "a restored copy's snapshot differs";
+  for (std::uint32_t i = 1 + src_.below(3); i > 0; --i) {
+    w_->step(1.0f / 60.0f);
+    copy.step(1.0f / 60.0f);
+    if (std::string f = checkEvents(); !f.empty()) return f;
+    recentlyDead_.clear();
+  }
+  if (copy.snapshot() != w_->snapshot()) return "a restored copy stepped alongside differs";
+  return {};
+}
+
+// A truncated, corrupted or foreign buffer is refused; the world's own
+// snapshot restores to itself.
+inline std::string Program::restoreBad(bool& mustSucceed, bool& mustRefuse) {
+  std::vector<std::byte> bytes = w_->snapshot();
+  switch (src_.below(4)) {
+    case 0:
+      bytes.resize(src_.below(static_cast<std::uint32_t>(bytes.size())));
+      mustRefuse = true;
+      break;
+    case 1:
+      bytes[src_.below(static_cast<std::uint32_t>(bytes.size()))] ^=
+          static_cast<std::byte>(1 + src_.below(255));
+      mustRefuse = true;
+      break;
+    case 2:  // a few bytes of noise
+      bytes.resize(src_.below(64));
+      for (std::byte& b : bytes) b = static_cast<std::byte>(src_.below(256));
+      mustRefuse = true;
+      break;
+    default: {
+      mustSucceed = true;
+      w_->restore(bytes);
+      if (w_->snapshot() != bytes) return "restoring the world's own snapshot changed it";
+      return {};
+    }
+  }
+  w_->restore(bytes);
+  return {};
+}
+
+inline std::string Program::draw() {
+  WorldDrawOptions options;
+  options.contacts = src_.below(2) != 0;
+  options.sensorOverlaps = src_.below(2) != 0;
+  options.aabbs = src_.below(2) != 0;
+  const bool whole = src_.below(3) != 0;
+  if (!whole) {
+    const Vec2 a = point(src_, def_.bounds), b = point(src_, def_.bounds);
+    options.region =
+        AABB{{std::min(a.x, b.x), std::min(a.y, b.y)}, {std::max(a.x, b.x), std::max(a.y, b.y)}};
+  }
+  CountingDraw out(*w_);
+  w_->draw(out, options);
+  if (out.bad != 0) return "draw showed an invalid id";
+  if (whole && out.bodies != w_->bodyCount()) return "draw did not show every body once";
+  if (whole && out.wallCalls != (def_.boundary == Boundary::Closed ? 1u : 0u)) {
+    return "draw showed the walls a wrong number of times";
+  }
+  return {};
+}
+
+inline std::string Program::call(std::uint32_t op, bool& mustSucceed, bool& mustRefuse) {
+  switch (op) {
+    case 0:
+    case 1: {
+      if (alive_.size() >= maxBodies_) return {};
+      const BodyDef d = bodyDef();
+      const BodyId id = w_->createBody(d);
+      if (!w_->isValid(id)) return "createBody returned an invalid id";
+      created(id, d.userData);
+      return {};
+    }
+    case 2:
+      return destroyBody(mustSucceed);
+    case 3:
+      w_->setPosition(anyId(), point(src_, def_.bounds));
+      return {};
+    case 4:
+      w_->setVelocity(anyId(), {value(src_, 50.0f), value(src_, 50.0f)});
+      return {};
+    case 5:
+      return query();
+    case 6: {
+      const auto types = allBroadPhaseTypes();
+      const std::uint32_t t = src_.below(static_cast<std::uint32_t>(types.size()) + 1);
+      w_->setBroadPhase(t == types.size() ? static_cast<BroadPhaseType>(99) : types[t]);
+      return {};
+    }
+    case 7: {
+      std::uint32_t n = src_.below(5);
+      n = n == 4 ? 5000 : n == 0 ? 1 : n;
+      if (alternate_ && n <= 3) n = n % 3 + 1;
+      w_->setThreadCount(n);
+      return {};
+    }
+    case 8:
+      w_->setAwake(anyId(), src_.below(2) != 0);
+      return {};
+    case 9:
+      return createBodies(mustRefuse);
+    case 10:
+    case 11:
+      return setter();
+    case 12:
+      return push();
+    case 13:
+      preSolveOn_ = src_.below(2) != 0;
+      w_->setPreSolve(preSolveOn_ ? PreSolveFn(&preSolve) : PreSolveFn());
+      return {};
+    case 14:
+      return roundTrip();
+    case 15:
+      return restoreBad(mustSucceed, mustRefuse);
+    case 16:
+      return draw();
+    default:
+      return step(mustSucceed);
+  }
+}
+
+inline std::string Program::checkInvariants() const {
+  const World& w = *w_;
+  if (w.bodyCount() != alive_.size()) return "bodyCount differs from the model";
+  for (std::size_t i = 0; i < alive_.size(); ++i) {
+    const BodyId id = alive_[i];
+    if (!w.isValid(id)) return "a live body's id is not valid";
+    const Vec2 p = w.position(id), v = w.velocity(id);
+    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(v.x) || !std::isfinite(v.y)) {
+      return "a position or velocity is not finite";
+    }
+    // The whole ball, give or take rounding (a few ulps of the coordinates).
+    const float r = std::max(0.0f, w.radius(id) * 0.999f - def_.bounds.max.x * 1e-6f);
+    if (def_.boundary == Boundary::Closed && w.type(id) == BodyType::Ball &&
+        !(def_.bounds.min.x <= p.x - r && p.x + r <= def_.bounds.max.x &&
+          def_.bounds.min.y <= p.y - r && p.y + r <= def_.bounds.max.y)) {
+      return "a ball is outside a closed world";
+    }
+    if (w.userData(id) != userData_[i]) return "userData differs from the model";
+  }
+  for (const BodyId id : dead_) {
+    if (w.isValid(id)) return "a destroyed body's id is valid";
+  }
+  if (w.isValid(foreign_) || w.isValid(BodyId{})) return "a foreign or null id is valid";
+  return {};
+}
+
+inline std::string Program::run(std::uint32_t calls, std::vector<std::byte>& finalState) {
+  def_.logLevel = LogLevel::Off;
+  const float size = src_.below(2) ? 100.0f : 1e4f;
+  def_.bounds = {{0, 0}, {size, size}};
+  def_.boundary = src_.below(3) == 0 ? Boundary::Open : Boundary::Closed;
+  if (src_.below(2)) def_.gravity = {0, -static_cast<float>(src_.unit() * 50.0)};
+  def_.enableSleep = src_.below(2) != 0;
+  def_.timeToSleep = 0.05f;
+  def_.threadCount = 1;
+  if (src_.below(2) != 0) def_.hitEventThreshold = 0.0f;
+  const auto types = allBroadPhaseTypes();
+  def_.broadPhase = types[src_.below(static_cast<std::uint32_t>(types.size()))];
+  try {
+    w_ = std::make_unique<World>(def_);
+    other_ = std::make_unique<World>(def_);  // ids from another world must be refused
+    shadow_ = std::make_unique<World>(def_);
+    copy_ = std::make_unique<World>(def_);
+    copy_->setThreadCount(2);
   } catch (const Error& e) {
     return std::string("a valid WorldDef was refused: ") + e.what();
   }
-  World& w = *made;
-  World other(def);  // ids from another world must be refused
-  const BodyId foreign = other.createBody(BodyDef::ball({size / 2, size / 2}, 1.0f));
+  if (alternate_) w_->setThreadCount(3);
+  foreign_ = other_->createBody(BodyDef::ball({size / 2, size / 2}, 1.0f));
 
-  std::vector<BodyId> alive, dead;
-  std::vector<BodyId> found;
-  std::vector<RayHit> hits;
-  auto anyId = [&]() -> BodyId {
-    switch (src.below(8)) {
-      case 0:
-        return foreign;
-      case 1:
-        return BodyId{};
-      case 2:
-      case 3:
-        if (!dead.empty()) return dead[src.below(static_cast<std::uint32_t>(dead.size()))];
-        [[fallthrough]];
-      default:
-        if (!alive.empty()) return alive[src.below(static_cast<std::uint32_t>(alive.size()))];
-        return BodyId{};
-    }
-  };
-  auto isAlive = [&](BodyId id) {
-    return std::find(alive.begin(), alive.end(), id) != alive.end();
-  };
-  std::string what;  // the call, for messages
-
-  for (std::uint32_t call = 0; call < calls && !src.exhausted(); ++call) {
-    const auto before = digest(w);
-    bool refused = false;
-    bool mustSucceed = false;  // a call every rule accepts
+  for (std::uint32_t i = 0; i < calls && !src_.exhausted(); ++i) {
+    const State before = state(*w_);
+    const std::uint32_t op = src_.below(20);
+    bool refused = false, mustSucceed = false, mustRefuse = false;
+    std::string failure;
     try {
-      switch (src.below(10)) {
-        case 0:
-        case 1: {
-          what = "createBody";
-          if (alive.size() >= maxBodies) break;
-          BodyDef d;
-          const std::uint32_t kind = src.below(8);
-          d.type = kind == 0  ? static_cast<BodyType>(7)
-                   : kind < 3 ? BodyType::StaticBox
-                              : BodyType::Ball;
-          d.position = point(src, def.bounds);
-          d.radius = src.below(4) == 0 ? value(src, 10.0f) : 0.5f + static_cast<float>(src.unit());
-          d.halfExtents = {std::abs(value(src, size / 4)), std::abs(value(src, size / 4))};
-          if (d.type == BodyType::Ball) d.velocity = {value(src, 50.0f), value(src, 50.0f)};
-          const BodyId id = w.createBody(d);
-          if (!w.isValid(id)) return "createBody returned an invalid id";
-          alive.push_back(id);
-          break;
-        }
-        case 2: {
-          what = "destroyBody";
-          const BodyId id = anyId();
-          mustSucceed = isAlive(id);
-          w.destroyBody(id);
-          if (!mustSucceed) return "destroyBody of a dead, foreign or null id succeeded";
-          alive.erase(std::find(alive.begin(), alive.end(), id));
-          dead.push_back(id);
-          break;
-        }
-        case 3:
-          what = "setPosition";
-          w.setPosition(anyId(), point(src, def.bounds));
-          break;
-        case 4:
-          what = "setVelocity";
-          w.setVelocity(anyId(), {value(src, 50.0f), value(src, 50.0f)});
-          break;
-        case 5: {
-          what = "step";
-          const std::uint32_t pick = src.below(8);
-          const float dt = pick == 0 ? value(src, 1.0f) : pick == 1 ? 0.1f : 1.0f / 60.0f;
-          mustSucceed = pick != 0;
-          w.step(dt);
-          break;
-        }
-        case 6: {
-          what = "query";
-          found.clear();
-          const Vec2 a = point(src, def.bounds), b = point(src, def.bounds);
-          switch (src.below(4)) {
-            case 0: {
-              const AABB box{{std::min(a.x, b.x), std::min(a.y, b.y)},
-                             {std::max(a.x, b.x), std::max(a.y, b.y)}};
-              w.queryBox(src.below(8) == 0 ? AABB{box.max, box.min} : box, found);
-              if (found != bruteQueryBox(w, box)) return "queryBox differs from brute force";
-              break;
-            }
-            case 1:
-              w.queryRadius(a, value(src, 30.0f), found);
-              break;
-            case 2:
-              w.raycastAll(Ray{a, b - a, src.below(4) == 0 ? value(src, 2.0f) : 1.0f}, hits);
-              break;
-            default:
-              w.nearest(a, src.below(5), found);
-              break;
-          }
-          for (const BodyId id : found) {
-            if (!isAlive(id)) return "a query returned a body that does not exist";
-          }
-          break;
-        }
-        case 7: {
-          what = "setBroadPhase";
-          const std::uint32_t t = src.below(static_cast<std::uint32_t>(types.size()) + 1);
-          w.setBroadPhase(t == types.size() ? static_cast<BroadPhaseType>(99) : types[t]);
-          break;
-        }
-        case 8: {
-          what = "setThreadCount";
-          const std::uint32_t n = src.below(5);
-          w.setThreadCount(n == 4 ? 5000 : n == 0 ? 1 : n);
-          break;
-        }
-        default:
-          what = "setAwake";
-          w.setAwake(anyId(), src.below(2) != 0);
-          break;
-      }
+      failure = call(op, mustSucceed, mustRefuse);
     } catch (const Error& e) {
       refused = true;
-      if (mustSucceed) return what + ": a valid call was refused: " + e.what();
-      if (std::string(e.what()).empty()) return what + ": an Error without a message";
+      if (mustSucceed)
+        return "op " + std::to_string(op) + ": a valid call was refused: " + e.what();
+      if (std::string(e.what()).empty()) return "op " + std::to_string(op) + ": no message";
     }
-    // The invariants.
-    if (refused && digest(w) != before) return what + ": a refused call changed the world";
-    if (w.bodyCount() != alive.size()) return what + ": bodyCount differs from the model";
-    for (const BodyId id : alive) {
-      if (!w.isValid(id)) return what + ": a live body's id is not valid";
-      const Vec2 p = w.position(id), v = w.velocity(id);
-      if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(v.x) ||
-          !std::isfinite(v.y)) {
-        return what + ": a position or velocity is not finite";
-      }
+    if (failure.empty() && mustRefuse && !refused) failure = "a call every rule refuses succeeded";
+    if (failure.empty() && refused && state(*w_) != before) {
+      failure = "a refused call changed the world";
     }
-    for (const BodyId id : dead) {
-      if (w.isValid(id)) return what + ": a destroyed body's id is valid";
-    }
-    if (w.isValid(foreign) || w.isValid(BodyId{})) return what + ": a foreign or null id is valid";
+    if (failure.empty()) failure = checkInvariants();
+    if (!failure.empty()) return "op " + std::to_string(op) + ": " + failure;
   }
+  finalState = w_->snapshot();
+  return {};
+}
+
+}  // namespace world
+
+/// Runs one program twice, on 1 and on 3 threads; returns what went wrong,
+/// or an empty string.
+inline std::string runWorld(Source& src, std::uint32_t calls, std::uint32_t maxBodies) {
+  Source twin = src;
+  std::vector<std::byte> one, three;
+  if (std::string f = world::Program(src, maxBodies, false).run(calls, one); !f.empty()) return f;
+  if (std::string f = world::Program(twin, maxBodies, true).run(calls, three); !f.empty()) {
+    return "on 3 threads: " + f;
+  }
+  if (one != three) return "the program ends in other snapshot bytes on 1 and on 3 threads";
   return {};
 }
 
