@@ -1,7 +1,7 @@
 // quadbin-perf: measures the broad phases and the world on the reference
 // scenes of docs/benchmarks.md, and checks results on scene files. The command
 // line is a contract (docs/perf-cli.md): others check our numbers with it.
-//   quadbin-perf run | sweep | scaling | pile | pairs | simulate | scene | list
+//   quadbin-perf run | sweep | scaling | pile | features | pairs | simulate | scene | list
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -147,6 +147,29 @@ int main(int argc, char** argv) {
   pile->footer(
       "Defaults: --n 500,10000,100000 --seconds 8 --threads 1 --broadphase auto --seed 42");
 
+  FeaturesOptions featuresOpts;
+  featuresOpts.argv.assign(argv, argv + argc);
+  auto* features = app.add_subcommand(
+      "features",
+      "What each game feature costs per step: a baseline world and one world per feature "
+      "(filter, sensors, materials, friction, kinematic, events, presolve, force, draw) on the "
+      "same reference scene, stepped in interleaved rounds; ms/step, CPU ms/step and the ratio "
+      "on/off: <out>/features.csv, features.json, features.md.");
+  features->add_option("--scene", featuresOpts.scenes, "uniform, clustered, mixed, pile or all")
+      ->delimiter(',');
+  features->add_option("--n", featuresOpts.sizes, "body counts")->delimiter(',');
+  features->add_option("--feature", featuresOpts.features, "feature names or all")->delimiter(',');
+  features->add_option("--threads", featuresOpts.threads, "thread counts (>= 1)")->delimiter(',');
+  features->add_option("--steps", featuresOpts.steps, "timed steps per world and round");
+  features->add_option("--warmup", featuresOpts.warmup, "untimed steps per world first");
+  features->add_option("--repetitions", featuresOpts.repetitions,
+                       "interleaved rounds over the worlds (>= 1)");
+  features->add_option("--seed", featuresOpts.seed, "scene seed");
+  features->add_option("--out", featuresOpts.outDir, kOutHelp);
+  features->footer(
+      "Defaults: --scene uniform,clustered --n 10000,100000 --feature all --threads 1 --steps 20 "
+      "--warmup 10 --repetitions 5 --seed 42");
+
   PairsOptions pairsOpts;
   auto* pairs = app.add_subcommand(
       "pairs",
@@ -195,7 +218,7 @@ int main(int argc, char** argv) {
       "then the peers of Workload A (broad phases) or, with --workload B, of the world step.");
   list->add_option("--workload", listWorkload, "A (default) or B");
 
-  for (auto* cmd : {run, sweep, scaling, pile, pairs, simulate, scene, list}) {
+  for (auto* cmd : {run, sweep, scaling, pile, features, pairs, simulate, scene, list}) {
     cmd->footer(cmd->get_footer() + (cmd->get_footer().empty() ? "" : "\n") + kFooter);
   }
   app.footer(std::string("Main job: 'quadbin-perf run' (scripts/run). 'quadbin-perf COMMAND "
@@ -227,6 +250,7 @@ int main(int argc, char** argv) {
     if (*sweep) return sweepCommand(sweepOpts);
     if (*scaling) return scalingCommand(scalingOpts);
     if (*pile) return pileCommand(pileOpts);
+    if (*features) return featuresCommand(featuresOpts);
     if (*pairs) return pairsCommand(pairsOpts);
     if (*scene) return sceneCommand(sceneOpts);
     if (*simulate) {
