@@ -40,6 +40,7 @@ struct Measured {
   Feature feature = Feature::Baseline;
   std::vector<double> repMs, repCpuMs;  // each round's median per step
   std::vector<double> ratios;           // each round's ms over the baseline's
+  std::vector<double> cpuRatios;        // each round's CPU ms over the baseline's
   std::uint32_t contacts = 0;           // of the last step
   double workPerStep = 0.0;             // the feature's work, per step
   LoadUse load;
@@ -132,7 +133,7 @@ std::vector<Measured> measureGroup(const FeaturesOptions& o, const Plan& plan, c
   for (const Feature f : plan.features) {
     worlds.push_back(std::make_unique<FeatureWorld>(f, scene, g.scene, tasks));
     for (std::uint32_t k = 0; k < o.warmup; ++k) worlds.back()->step();
-    out.push_back(Measured{g, f, {}, {}, {}, 0, 0.0, {}});
+    out.push_back(Measured{g, f, {}, {}, {}, {}, 0, 0.0, {}});
   }
   const std::size_t count = worlds.size();
   for (std::uint32_t round = 0; round < o.repetitions; ++round) {
@@ -143,8 +144,9 @@ std::vector<Measured> measureGroup(const FeaturesOptions& o, const Plan& plan, c
       timeSteps(*worlds[w], o.steps, g.threads, out[w]);
     }
     for (std::size_t w = 0; w < count; ++w) {
-      const double base = out[0].repMs[round];
+      const double base = out[0].repMs[round], baseCpu = out[0].repCpuMs[round];
       out[w].ratios.push_back(base > 0.0 ? out[w].repMs[round] / base : 0.0);
+      out[w].cpuRatios.push_back(baseCpu > 0.0 ? out[w].repCpuMs[round] / baseCpu : 0.0);
     }
   }
   const double total = static_cast<double>(o.warmup) + static_cast<double>(o.steps) * o.repetitions;
@@ -179,18 +181,19 @@ double maxOf(const std::vector<double>& v) { return *std::max_element(v.begin(),
 
 Table makeTable(const FeaturesOptions& o, const std::vector<Measured>& all) {
   Table table;
-  table.columns = {"scene",       "n",         "threads",   "feature",  "steps",
-                   "repetitions", "median_ms", "min_ms",    "max_ms",   "cpu_ms",
-                   "ratio",       "ratio_min", "ratio_max", "contacts", "work_per_step",
-                   "others_cpus", "load_avg"};
+  table.columns = {"scene",         "n",           "threads",   "feature",   "steps",
+                   "repetitions",   "median_ms",   "min_ms",    "max_ms",    "cpu_ms",
+                   "ratio",         "ratio_min",   "ratio_max", "cpu_ratio", "contacts",
+                   "work_per_step", "others_cpus", "load_avg"};
   for (const auto& m : all) {
     table.rows.push_back(
         {text(measure::sceneName(m.group.scene)), integer(m.group.n), integer(m.group.threads),
          text(std::string(featureName(m.feature))), integer(o.steps), integer(o.repetitions),
          real(quantile(m.repMs, 0.5), 6), real(minOf(m.repMs), 6), real(maxOf(m.repMs), 6),
          real(quantile(m.repCpuMs, 0.5), 6), real(quantile(m.ratios, 0.5), 4),
-         real(minOf(m.ratios), 4), real(maxOf(m.ratios), 4), integer(m.contacts),
-         real(m.workPerStep, 1), real(m.load.othersCpus(), 2), real(m.load.loadAvgMax, 2)});
+         real(minOf(m.ratios), 4), real(maxOf(m.ratios), 4), real(quantile(m.cpuRatios, 0.5), 4),
+         integer(m.contacts), real(m.workPerStep, 1), real(m.load.othersCpus(), 2),
+         real(m.load.loadAvgMax, 2)});
   }
   return table;
 }
@@ -204,7 +207,7 @@ void printGroup(const std::vector<Measured>& all, std::size_t from, std::size_t 
   std::printf("\n%s\n", title.c_str());
   markdown += "\n### " + title +
               "\n\n| feature | ms/step | CPU ms/step | on/off | on/off "
-              "min-max | contacts | work/step |\n|---|--:|--:|--:|--:|--:|--:|\n";
+              "min-max | CPU on/off | contacts | work/step |\n|---|--:|--:|--:|--:|--:|--:|--:|\n";
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = from; i < to; ++i) {
     const Measured& m = all[i];
@@ -214,6 +217,7 @@ void printGroup(const std::vector<Measured>& all, std::size_t from, std::size_t 
         measure::msText(quantile(m.repCpuMs, 0.5)),
         measure::fixed(quantile(m.ratios, 0.5), 3),
         measure::fixed(minOf(m.ratios), 2) + "-" + measure::fixed(maxOf(m.ratios), 2),
+        measure::fixed(quantile(m.cpuRatios, 0.5), 3),
         withCommas(m.contacts),
         measure::fixed(m.workPerStep, 0)};
     markdown += "|";
@@ -221,8 +225,9 @@ void printGroup(const std::vector<Measured>& all, std::size_t from, std::size_t 
     markdown += "\n";
     rows.push_back(std::move(row));
   }
-  printTable({"feature", "ms/step", "CPU ms", "on/off", "min-max", "contacts", "work/step"}, rows,
-             {false, true, true, true, true, true, true});
+  printTable(
+      {"feature", "ms/step", "CPU ms", "on/off", "min-max", "CPU on/off", "contacts", "work/step"},
+      rows, {false, true, true, true, true, true, true, true});
 }
 
 std::string printAll(const FeaturesOptions& o, const Plan& plan, const std::vector<Measured>& all) {
