@@ -51,6 +51,21 @@ struct PileOptions {
 };
 int pileCommand(const PileOptions& options);
 
+/// What each game feature costs per step (docs/perf-cli.md, `features`).
+struct FeaturesOptions {
+  std::vector<std::string> scenes;     // empty: uniform, clustered
+  std::vector<std::uint32_t> sizes;    // empty: 10000, 100000
+  std::vector<std::string> features;   // empty: all; the baseline always runs
+  std::vector<std::uint32_t> threads;  // empty: 1
+  std::uint32_t steps = 20;            // timed steps per world and round
+  std::uint32_t warmup = 10;           // untimed steps per world first
+  std::uint32_t repetitions = 5;       // rounds, interleaved over the worlds
+  std::uint64_t seed = 42;
+  std::string outDir;
+  std::vector<std::string> argv;  // for the JSON
+};
+int featuresCommand(const FeaturesOptions& options);
+
 struct PairsOptions {
   std::vector<std::string> sceneFiles;
   std::string structure;

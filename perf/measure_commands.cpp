@@ -15,17 +15,10 @@ using scenes::SceneKind;
 
 // ---------------------------------------------------------------- sweep
 
-int sweepCommand(const MeasureOptions& o) {
-  validate(o);
-  Machine machine = describeMachine();
-  const auto sceneKinds =
-      parseScenes(o.scenes.empty() ? std::vector<std::string>{"uniform"} : o.scenes);
-  const auto structures =
-      parseStructures(o.structures.empty() ? std::vector<std::string>{"all"} : o.structures, true);
-  std::vector<std::uint32_t> threads = o.threads;
-  if (threads.empty()) threads = {1, hardwareThreads()};
-  threads = sortedUnique(threads);
+namespace {
 
+// The sweep's N: --n, or the --range ones, capped at --max-n.
+std::vector<std::uint32_t> sweepSizes(const MeasureOptions& o) {
   std::vector<std::uint32_t> sizes = o.sizes;
   if (sizes.empty()) {
     auto addRange = [&](std::uint32_t from, std::uint32_t to, std::uint32_t step) {
@@ -44,30 +37,16 @@ int sweepCommand(const MeasureOptions& o) {
   sizes = sortedUnique(sizes);
   if (o.maxN) std::erase_if(sizes, [&](std::uint32_t n) { return n > o.maxN; });
   if (sizes.empty()) throw UsageError("nothing to run: no N left (see --range, --n, --max-n)");
+  return sizes;
+}
 
-  std::vector<Config> plan;
-  for (const auto scene : sceneKinds) {
-    for (const auto t : threads) {
-      for (const auto& s : structures) {
-        for (const auto n : sizes) {
-          plan.push_back({'C', scene, n, s, t, o.frames, o.warmup, o.seed, o.driftSteps, 0.0, {}});
-        }
-      }
-    }
-  }
-  Session session(o.budget, o.verbose);
-  const auto outcomes = measureAll(session, plan, o.repetitions);
-  machine.load = summariseLoad(outcomes, machine.logicalCpus);
-
+Table sweepTable(const std::vector<Outcome>& outcomes) {
   Table table;
   table.columns = kBaseColumns;
   for (const char* c : {"steps_per_s", "energy_drift", "predicted_s", "status"})
     table.columns.push_back(c);
   table.columns.insert(table.columns.end(), kWorldColumns.begin(), kWorldColumns.end());
-  std::map<std::tuple<int, std::uint32_t, std::uint32_t, std::string>, const Outcome*> byKey;
   for (const auto& out : outcomes) {
-    const auto& c = out.result.config;
-    byKey[{static_cast<int>(c.scene), c.threads, c.n, c.structure}] = &out;
     auto row = baseCells(out);
     const bool measured = !out.skipped && out.result.medianMs > 0.0;
     row.push_back(measured ? real(1000.0 / out.result.medianMs, 1) : blank());
@@ -77,7 +56,19 @@ int sweepCommand(const MeasureOptions& o) {
     appendWorldCells(row, out);
     table.rows.push_back(std::move(row));
   }
+  return table;
+}
 
+// One table per scene and thread count: steps per second, N by structure.
+void printSweep(const MeasureOptions& o, const std::vector<Outcome>& outcomes,
+                const std::vector<SceneKind>& sceneKinds, const std::vector<std::uint32_t>& threads,
+                const std::vector<std::string>& structures,
+                const std::vector<std::uint32_t>& sizes) {
+  std::map<std::tuple<int, std::uint32_t, std::uint32_t, std::string>, const Outcome*> byKey;
+  for (const auto& out : outcomes) {
+    const auto& c = out.result.config;
+    byKey[{static_cast<int>(c.scene), c.threads, c.n, c.structure}] = &out;
+  }
   bool first = true;
   for (const auto scene : sceneKinds) {
     for (const auto t : threads) {
@@ -107,14 +98,50 @@ int sweepCommand(const MeasureOptions& o) {
       printTable(header, rows, std::vector<bool>(header.size(), true));
     }
   }
+}
+
+void printSkipped(const std::vector<Outcome>& outcomes, double budget) {
   std::size_t skipped = 0;
   for (const auto& out : outcomes) skipped += out.skipped;
   if (skipped) {
     std::printf(
         "skipped: %zu configuration%s predicted over the budget of %s (--budget 0 runs "
         "everything)\n",
-        skipped, skipped == 1 ? "" : "s", formatSeconds(o.budget).c_str());
+        skipped, skipped == 1 ? "" : "s", formatSeconds(budget).c_str());
   }
+}
+
+}  // namespace
+
+int sweepCommand(const MeasureOptions& o) {
+  validate(o);
+  Machine machine = describeMachine();
+  const auto sceneKinds =
+      parseScenes(o.scenes.empty() ? std::vector<std::string>{"uniform"} : o.scenes);
+  const auto structures =
+      parseStructures(o.structures.empty() ? std::vector<std::string>{"all"} : o.structures, true);
+  std::vector<std::uint32_t> threads = o.threads;
+  if (threads.empty()) threads = {1, hardwareThreads()};
+  threads = sortedUnique(threads);
+  const std::vector<std::uint32_t> sizes = sweepSizes(o);
+
+  std::vector<Config> plan;
+  for (const auto scene : sceneKinds) {
+    for (const auto t : threads) {
+      for (const auto& s : structures) {
+        for (const auto n : sizes) {
+          plan.push_back({'C', scene, n, s, t, o.frames, o.warmup, o.seed, o.driftSteps, 0.0, {}});
+        }
+      }
+    }
+  }
+  Session session(o.budget, o.verbose);
+  const auto outcomes = measureAll(session, plan, o.repetitions);
+  machine.load = summariseLoad(outcomes, machine.logicalCpus);
+
+  const Table table = sweepTable(outcomes);
+  printSweep(o, outcomes, sceneKinds, threads, structures, sizes);
+  printSkipped(outcomes, o.budget);
 
   std::vector<std::string> rangeNames =
       o.ranges.empty() ? std::vector<std::string>{"all"} : o.ranges;
@@ -130,24 +157,27 @@ int sweepCommand(const MeasureOptions& o) {
 
 // ---------------------------------------------------------------- scaling
 
-int scalingCommand(const MeasureOptions& o) {
-  validate(o);
-  Machine machine = describeMachine();
-  const auto workloads =
-      parseWorkloads(o.workloads.empty() ? std::vector<std::string>{"A", "B"} : o.workloads);
-  const auto sceneKinds =
-      parseScenes(o.scenes.empty() ? std::vector<std::string>{"uniform"} : o.scenes);
-  const auto structures = parseStructures(
-      o.structures.empty() ? std::vector<std::string>{"auto"} : o.structures, false);
+namespace {
+
+// The first measured thread count's outcome of each (workload, scene, n,
+// structure): what the others must match, and the speed-up's base.
+using Baselines = std::map<std::tuple<char, int, std::uint32_t, std::string>, const Outcome*>;
+
+std::vector<std::uint32_t> scalingThreads(const MeasureOptions& o) {
   std::vector<std::uint32_t> threads = o.threads;
   if (threads.empty()) {
     for (std::uint32_t t = 1; t < hardwareThreads(); t *= 2) threads.push_back(t);
     threads.push_back(hardwareThreads());
   }
   threads.push_back(1);  // the baseline of the speed-up
-  threads = sortedUnique(threads);
-  const auto sizes = o.sizes.empty() ? std::vector<std::uint32_t>{1000000} : sortedUnique(o.sizes);
+  return sortedUnique(threads);
+}
 
+std::vector<Config> scalingPlan(const MeasureOptions& o, const std::vector<char>& workloads,
+                                const std::vector<SceneKind>& sceneKinds,
+                                const std::vector<std::string>& structures,
+                                const std::vector<std::uint32_t>& threads,
+                                const std::vector<std::uint32_t>& sizes) {
   const bool skipPileInA = pileInA(o, workloads, sceneKinds);
   std::vector<Config> plan;
   for (const char w : workloads) {
@@ -165,11 +195,31 @@ int scalingCommand(const MeasureOptions& o) {
     }
   }
   if (plan.empty()) throw UsageError("nothing to run: no structure takes part in these workloads");
-  Session session(o.budget, o.verbose);
+  return plan;
+}
+
+// CheckFailure when `out` computed something else than its baseline `b`.
+void checkSameResult(const Outcome& out, const Result& b, Session& session) {
+  if (b.pairs == out.result.pairs && b.resultHash == out.result.resultHash) return;
+  const auto& c = out.result.config;
+  session.progress().clear();
+  char buf[512];
+  std::snprintf(
+      buf, sizeof buf,
+      "result differs with the thread count: %c %s n=%u %s: threads=%u gives %llu "
+      "%s and hash %016llx, threads=%u gave %llu and %016llx",
+      c.workload, sceneName(c.scene).c_str(), c.n, c.structure.c_str(), c.threads,
+      static_cast<unsigned long long>(out.result.pairs), c.workload == 'A' ? "pairs" : "contacts",
+      static_cast<unsigned long long>(out.result.resultHash), b.config.threads,
+      static_cast<unsigned long long>(b.pairs), static_cast<unsigned long long>(b.resultHash));
+  throw CheckFailure(buf);
+}
+
+// Every configuration once, each checked against its baseline as it ends.
+std::vector<Outcome> measureScaling(Session& session, const std::vector<Config>& plan,
+                                    Baselines& baseline) {
   std::vector<Outcome> outcomes;
   session.plan(plan);
-  // The baseline (first measured thread count) of each group, to compare with.
-  std::map<std::tuple<char, int, std::uint32_t, std::string>, const Outcome*> baseline;
   outcomes.reserve(plan.size());
   for (std::size_t i = 0; i < plan.size(); ++i) {
     outcomes.push_back(session.measure(i, plan[i]));
@@ -182,41 +232,32 @@ int scalingCommand(const MeasureOptions& o) {
       baseline[key] = &out;
       continue;
     }
-    const Result& b = it->second->result;
-    if (b.pairs != out.result.pairs || b.resultHash != out.result.resultHash) {
-      session.progress().clear();
-      char buf[512];
-      std::snprintf(buf, sizeof buf,
-                    "result differs with the thread count: %c %s n=%u %s: threads=%u gives %llu "
-                    "%s and hash %016llx, threads=%u gave %llu and %016llx",
-                    c.workload, sceneName(c.scene).c_str(), c.n, c.structure.c_str(), c.threads,
-                    static_cast<unsigned long long>(out.result.pairs),
-                    c.workload == 'A' ? "pairs" : "contacts",
-                    static_cast<unsigned long long>(out.result.resultHash), b.config.threads,
-                    static_cast<unsigned long long>(b.pairs),
-                    static_cast<unsigned long long>(b.resultHash));
-      throw CheckFailure(buf);
-    }
+    checkSameResult(out, it->second->result, session);
   }
   session.progress().clear();
   for (auto& out : outcomes) summariseRepetitions(out);
-  machine.load = summariseLoad(outcomes, machine.logicalCpus);
+  return outcomes;
+}
 
-  auto speedup = [&](const Outcome& out) -> std::optional<double> {
-    const auto& c = out.result.config;
-    const auto it = baseline.find({c.workload, static_cast<int>(c.scene), c.n, c.structure});
-    if (out.skipped || it == baseline.end() || it->second->result.config.threads != 1 ||
-        !(out.result.medianMs > 0.0)) {
-      return std::nullopt;
-    }
-    return it->second->result.medianMs / out.result.medianMs;
-  };
-  auto hashText = [](std::uint64_t h) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return std::string(buf);
-  };
+std::optional<double> speedupOf(const Outcome& out, const Baselines& baseline) {
+  const auto& c = out.result.config;
+  const auto it = baseline.find({c.workload, static_cast<int>(c.scene), c.n, c.structure});
+  if (out.skipped || it == baseline.end() || it->second->result.config.threads != 1 ||
+      !(out.result.medianMs > 0.0)) {
+    return std::nullopt;
+  }
+  return it->second->result.medianMs / out.result.medianMs;
+}
 
+std::string hashText(std::uint64_t h) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// The CSV table, and the summary printed.
+Table reportScaling(const MeasureOptions& o, const std::vector<Outcome>& outcomes,
+                    const Baselines& baseline) {
   Table table;
   table.columns = kBaseColumns;
   for (const char* c : {"speedup", "result_hash", "energy_drift", "predicted_s", "status"}) {
@@ -227,7 +268,7 @@ int scalingCommand(const MeasureOptions& o) {
   for (const auto& out : outcomes) {
     const auto& c = out.result.config;
     auto row = baseCells(out);
-    const auto s = speedup(out);
+    const auto s = speedupOf(out, baseline);
     row.push_back(s ? real(*s, 3) : blank());
     row.push_back(out.skipped ? blank() : text(hashText(out.result.resultHash)));
     row.push_back(driftCell(out));
@@ -256,6 +297,29 @@ int scalingCommand(const MeasureOptions& o) {
               "result hash"},
              rows, {false, false, true, false, true, true, true, true, false});
   std::printf("identical results for every thread count: yes\n");
+  return table;
+}
+
+}  // namespace
+
+int scalingCommand(const MeasureOptions& o) {
+  validate(o);
+  Machine machine = describeMachine();
+  const auto workloads =
+      parseWorkloads(o.workloads.empty() ? std::vector<std::string>{"A", "B"} : o.workloads);
+  const auto sceneKinds =
+      parseScenes(o.scenes.empty() ? std::vector<std::string>{"uniform"} : o.scenes);
+  const auto structures = parseStructures(
+      o.structures.empty() ? std::vector<std::string>{"auto"} : o.structures, false);
+  const auto threads = scalingThreads(o);
+  const auto sizes = o.sizes.empty() ? std::vector<std::uint32_t>{1000000} : sortedUnique(o.sizes);
+  const auto plan = scalingPlan(o, workloads, sceneKinds, structures, threads, sizes);
+
+  Session session(o.budget, o.verbose);
+  Baselines baseline;
+  const auto outcomes = measureScaling(session, plan, baseline);
+  machine.load = summariseLoad(outcomes, machine.logicalCpus);
+  const Table table = reportScaling(o, outcomes, baseline);
 
   JsonObject options{{"workloads", workloadList(workloads)},
                      {"scenes", sceneList(sceneKinds)},

@@ -133,48 +133,54 @@ std::vector<std::uint32_t> sortedUnique(std::vector<std::uint32_t> v) {
   return v;
 }
 
-}  // namespace
+// What pileCommand runs: the sizes, thread counts and steps.
+struct PilePlan {
+  std::vector<std::uint32_t> sizes, threads;
+  std::uint32_t steps = 0;
+  BroadPhaseType type = BroadPhaseType::Auto;
+};
 
-int pileCommand(const PileOptions& o) {
-  const auto sizes =
+PilePlan planPile(const PileOptions& o) {
+  PilePlan plan;
+  plan.sizes =
       sortedUnique(o.sizes.empty() ? std::vector<std::uint32_t>{500, 10000, 100000} : o.sizes);
-  const auto threads = sortedUnique(o.threads.empty() ? std::vector<std::uint32_t>{1} : o.threads);
-  for (const auto n : sizes) {
+  plan.threads = sortedUnique(o.threads.empty() ? std::vector<std::uint32_t>{1} : o.threads);
+  for (const auto n : plan.sizes) {
     if (n == 0) throw UsageError("--n must be at least 1");
   }
-  for (const auto t : threads) {
+  for (const auto t : plan.threads) {
     if (t == 0) throw UsageError("--threads must be at least 1");
   }
   if (!(o.seconds > 0.0) || !(o.seconds <= 86400.0)) {
     throw UsageError("--seconds must be > 0 (and at most 86400)");
   }
-  const auto steps = static_cast<std::uint32_t>(
+  plan.steps = static_cast<std::uint32_t>(
       std::max(1.0, std::round(o.seconds * static_cast<double>(kStepsPerSecond))));
-  const BroadPhaseType type = worldBroadPhase(o.structure);
-  const Machine machine = describeMachine();
+  plan.type = worldBroadPhase(o.structure);
+  return plan;
+}
 
+std::vector<PileRun> measurePiles(const PileOptions& o, const PilePlan& plan) {
   Progress progress;
   std::vector<double> weights;
-  for (const auto n : sizes) {
-    for (std::size_t t = 0; t < threads.size(); ++t) weights.push_back(static_cast<double>(n));
+  for (const auto n : plan.sizes) {
+    for (std::size_t t = 0; t < plan.threads.size(); ++t) {
+      weights.push_back(static_cast<double>(n));
+    }
   }
   progress.plan(weights);
   std::vector<PileRun> runs;
-  for (const auto n : sizes) {
-    for (const auto t : threads) {
-      runs.push_back(runPile(o, type, n, t, steps, progress, runs.size()));
+  for (const auto n : plan.sizes) {
+    for (const auto t : plan.threads) {
+      runs.push_back(runPile(o, plan.type, n, t, plan.steps, progress, runs.size()));
       runs.back().file = "pile_n" + std::to_string(n) + "_t" + std::to_string(t) + ".csv";
     }
   }
   progress.clear();
+  return runs;
+}
 
-  // Results: one file per run, then the summary (nothing before all ran).
-  const auto dir = o.outDir.empty() ? defaultResultDir(machine) : std::filesystem::path(o.outDir);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw UsageError("cannot create " + dir.string() + ": " + ec.message());
-  for (const auto& run : runs) writeSteps(dir / run.file, run);
-
+Table pileTable(const PileOptions& o, std::uint32_t steps, const std::vector<PileRun>& runs) {
   Table table;
   table.columns = {"n",
                    "threads",
@@ -193,7 +199,6 @@ int pileCommand(const PileOptions& o) {
                    "max_penetration",
                    "wall_s",
                    "steps_file"};
-  std::vector<std::vector<std::string>> rows;
   for (const auto& run : runs) {
     const double ratio = run.lastMedianMs > 0.0 ? run.firstMedianMs / run.lastMedianMs : 0.0;
     table.rows.push_back(
@@ -204,6 +209,14 @@ int pileCommand(const PileOptions& o) {
          integer(run.steps.back().awakeBodies), integer(run.steps.back().contacts),
          integer(run.quality.overlaps), real(run.quality.maxPenetration, 4, true),
          real(run.wallSeconds, 3), text(run.file)});
+  }
+  return table;
+}
+
+void printPiles(const PileOptions& o, std::uint32_t steps, const std::vector<PileRun>& runs) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& run : runs) {
+    const double ratio = run.lastMedianMs > 0.0 ? run.firstMedianMs / run.lastMedianMs : 0.0;
     rows.push_back({withCommas(run.n), std::to_string(run.threads), format("%.4g", run.peakEnergy),
                     format("%.2f s", timeOf(run.peakStep)),
                     run.restStep ? format("%.2f s", timeOf(*run.restStep)) : "never",
@@ -223,21 +236,41 @@ int pileCommand(const PileOptions& o) {
   std::printf(
       "rest at: the kinetic energy stays below 1e-3 of its peak from then on; ms 1st s, ms last "
       "s: median step time over the first and the last second\n");
+}
 
+JsonObject pileOptionsJson(const PileOptions& o, const PilePlan& plan) {
   std::vector<std::string> sizeItems, threadItems;
-  for (const auto n : sizes) sizeItems.push_back(std::to_string(n));
-  for (const auto t : threads) threadItems.push_back(std::to_string(t));
+  for (const auto n : plan.sizes) sizeItems.push_back(std::to_string(n));
+  for (const auto t : plan.threads) threadItems.push_back(std::to_string(t));
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", o.seconds);
-  const JsonObject options{{"sizes", jsonArray(sizeItems)},
-                           {"threads", jsonArray(threadItems)},
-                           {"seconds", seconds},
-                           {"steps", std::to_string(steps)},
-                           {"structure", jsonString(o.structure)},
-                           {"seed", std::to_string(o.seed)}};
+  return JsonObject{{"sizes", jsonArray(sizeItems)},
+                    {"threads", jsonArray(threadItems)},
+                    {"seconds", seconds},
+                    {"steps", std::to_string(plan.steps)},
+                    {"structure", jsonString(o.structure)},
+                    {"seed", std::to_string(o.seed)}};
+}
+
+}  // namespace
+
+int pileCommand(const PileOptions& o) {
+  const PilePlan plan = planPile(o);
+  const Machine machine = describeMachine();
+  const std::vector<PileRun> runs = measurePiles(o, plan);
+
+  // Results: one file per run, then the summary (nothing before all ran).
+  const auto dir = o.outDir.empty() ? defaultResultDir(machine) : std::filesystem::path(o.outDir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UsageError("cannot create " + dir.string() + ": " + ec.message());
+  for (const auto& run : runs) writeSteps(dir / run.file, run);
+
+  const Table table = pileTable(o, plan.steps, runs);
+  printPiles(o, plan.steps, runs);
   std::vector<std::filesystem::path> written;
   try {
-    written = writeResults(dir, "pile", table, machine, options, o.argv);
+    written = writeResults(dir, "pile", table, machine, pileOptionsJson(o, plan), o.argv);
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }

@@ -1,7 +1,7 @@
 // quadbin-perf: measures the broad phases and the world on the reference
 // scenes of docs/benchmarks.md, and checks results on scene files. The command
 // line is a contract (docs/perf-cli.md): others check our numbers with it.
-//   quadbin-perf run | sweep | scaling | pile | pairs | simulate | scene | list
+//   quadbin-perf run | sweep | scaling | pile | features | pairs | simulate | scene | list
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -66,6 +66,211 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
   cmd->footer("Defaults: " + defaults);
 }
 
+// Every subcommand's options, bound to its CLI11 subcommand.
+struct Commands {
+  MeasureOptions runOpts, sweepOpts, scalingOpts;
+  PileOptions pileOpts;
+  FeaturesOptions featuresOpts;
+  PairsOptions pairsOpts;
+  SimulateOptions simOpts;
+  SceneOptions sceneOpts;
+  std::string listWorkload = "A";
+  CLI::App* run = nullptr;
+  CLI::App* sweep = nullptr;
+  CLI::App* scaling = nullptr;
+  CLI::App* pile = nullptr;
+  CLI::App* features = nullptr;
+  CLI::App* pairs = nullptr;
+  CLI::App* simulate = nullptr;
+  CLI::App* scene = nullptr;
+  CLI::App* list = nullptr;
+};
+
+void setDefaults(Commands& c, int argc, char** argv) {
+  // The main job's run must finish in a few minutes with the slow peers
+  // and world steps at 100,000 included.
+  // Three rounds of every configuration, each time-boxed to a second.
+  c.runOpts.configSeconds = 1.0;
+  c.runOpts.repetitions = 3;
+  c.sweepOpts.frames = 30;
+  c.sweepOpts.warmup = 5;
+  // Scaling exists for N = 1,000,000, where one world-step configuration
+  // alone takes about 20 s on a laptop core: its budget only guards against
+  // a slow structure asked for by name.
+  c.scalingOpts.budget = 120.0;
+  for (auto* o : {&c.runOpts, &c.sweepOpts, &c.scalingOpts}) o->argv.assign(argv, argv + argc);
+  c.pileOpts.argv.assign(argv, argv + argc);
+  c.featuresOpts.argv.assign(argv, argv + argc);
+}
+
+// run, sweep, scaling.
+void addMeasureCommands(CLI::App& app, Commands& c) {
+  c.run = app.add_subcommand(
+      "run",
+      "Workloads A (broad phase alone) and B (full world step): summary table, "
+      "<out>/run.csv and run.json. Workload A pair counts are checked frame by frame against "
+      "the first quadbin structure measured (exit 3 on a mismatch).");
+  c.run->add_option("--workload", c.runOpts.workloads, "A and/or B")->delimiter(',');
+  c.run->add_option("--config-seconds", c.runOpts.configSeconds,
+                    "time-box: stop timing a configuration once its timed frames add up to this "
+                    "many seconds, with at least 10 timed (the frames column says how many); 0 "
+                    "always times --frames");
+  addMeasureOptions(c.run, c.runOpts,
+                    "--workload A,B --scene all --n 10000,100000 (and 1000000 for A on uniform) "
+                    "--broadphase all (each peer in its workload) --threads 1 --frames 60 "
+                    "--warmup 10 --repetitions 3 --seed 42 --budget 20 --config-seconds 1");
+
+  c.sweep = app.add_subcommand(
+      "sweep",
+      "Workload C (the paper's figures 7-10): world steps per second against N, uniform "
+      "scene, each quadbin structure, single- and multi-threaded: <out>/sweep.csv and "
+      "sweep.json.");
+  c.sweep
+      ->add_option("--range", c.sweepOpts.ranges,
+                   "small (10-100 step 10), medium (100-1,000 step 100), large (1,000-30,000 "
+                   "step 1,000) or all; ignored when --n is given")
+      ->delimiter(',');
+  c.sweep->add_option("--max-n", c.sweepOpts.maxN, "leave out N above this");
+  addMeasureOptions(c.sweep, c.sweepOpts,
+                    "--range all --scene uniform --broadphase all (quadbin's) --threads "
+                    "1,<hardware threads> --frames 30 --warmup 5 --repetitions 1 --budget 20");
+
+  c.scaling = app.add_subcommand(
+      "scaling",
+      "Workloads A and B at N = 1,000,000 for 1, 2, 4, ... hardware threads: speed-up over 1 "
+      "thread, and a check that pairs, contacts and the final state are identical for every "
+      "thread count (exit 3 otherwise): <out>/scaling.csv and scaling.json.");
+  c.scaling->add_option("--workload", c.scalingOpts.workloads, "A and/or B")->delimiter(',');
+  addMeasureOptions(c.scaling, c.scalingOpts,
+                    "--workload A,B --scene uniform --n 1000000 --broadphase auto --threads "
+                    "1,2,4,...,<hardware threads> (1 is always added) --frames 60 --warmup 10 "
+                    "--repetitions 1 --budget 120");
+}
+
+void addPileAndFeatures(CLI::App& app, Commands& c) {
+  c.pile = app.add_subcommand(
+      "pile",
+      "Drops the pile scene (N balls of radius 1 under gravity into a closed box, sleeping on) "
+      "and steps it at dt = 1/60: a CSV per run (step, time_s, kinetic_energy, awake_bodies, "
+      "contacts, step_ms) and a summary per N (peak kinetic energy, rest time, median step "
+      "time over the first and the last second, overlaps at the end): <out>/pile.csv, "
+      "pile.json, pile_n<N>_t<T>.csv.");
+  c.pile->add_option("--n", c.pileOpts.sizes, "body counts")->delimiter(',');
+  c.pile->add_option("--seconds", c.pileOpts.seconds, "simulated seconds per run (default 8)");
+  c.pile->add_option("--threads", c.pileOpts.threads, "thread counts (>= 1)")->delimiter(',');
+  c.pile->add_option("--broadphase", c.pileOpts.structure, "a quadbin broad phase (default auto)");
+  c.pile->add_option("--seed", c.pileOpts.seed, "scene seed (default 42)");
+  c.pile->add_option("--out", c.pileOpts.outDir, kOutHelp);
+  c.pile->footer(
+      "Defaults: --n 500,10000,100000 --seconds 8 --threads 1 --broadphase auto --seed 42");
+
+  c.features = app.add_subcommand(
+      "features",
+      "What each game feature costs per step: a baseline world and one world per feature "
+      "(filter, sensors, materials, friction, kinematic, events, presolve, force, draw) on the "
+      "same reference scene, stepped in interleaved rounds; ms/step, CPU ms/step and the ratio "
+      "on/off: <out>/features.csv, features.json, features.md.");
+  c.features->add_option("--scene", c.featuresOpts.scenes, "uniform, clustered, mixed, pile or all")
+      ->delimiter(',');
+  c.features->add_option("--n", c.featuresOpts.sizes, "body counts")->delimiter(',');
+  c.features->add_option("--feature", c.featuresOpts.features, "feature names or all")
+      ->delimiter(',');
+  c.features->add_option("--threads", c.featuresOpts.threads, "thread counts (>= 1)")
+      ->delimiter(',');
+  c.features->add_option("--steps", c.featuresOpts.steps, "timed steps per world and round");
+  c.features->add_option("--warmup", c.featuresOpts.warmup, "untimed steps per world first");
+  c.features->add_option("--repetitions", c.featuresOpts.repetitions,
+                         "interleaved rounds over the worlds (>= 1)");
+  c.features->add_option("--seed", c.featuresOpts.seed, "scene seed");
+  c.features->add_option("--out", c.featuresOpts.outDir, kOutHelp);
+  c.features->footer(
+      "Defaults: --scene uniform,clustered --n 10000,100000 --feature all --threads 1 --steps 20 "
+      "--warmup 10 --repetitions 5 --seed 42");
+}
+
+// pairs, simulate, scene, list.
+void addFileCommands(CLI::App& app, Commands& c) {
+  c.pairs = app.add_subcommand(
+      "pairs",
+      "Loads scene files as consecutive frames into one structure (later frames go through "
+      "its incremental update; proxy i = row i, counts may differ) and writes the last "
+      "frame's overlapping pairs, one 'i,j' line each (i < j, 0-based rows, sorted).");
+  c.pairs->add_option("--scene-file", c.pairsOpts.sceneFiles, "scene file, one per frame, in order")
+      ->required();
+  c.pairs->add_option("--broadphase", c.pairsOpts.structure, "one structure name (see 'list')")
+      ->required();
+  c.pairs->add_option("--threads", c.pairsOpts.threads, "threads (>= 1)");
+  c.pairs->add_option("--out", c.pairsOpts.out, "the pairs file to write")->required();
+  c.pairs->add_flag("--check", c.pairsOpts.check,
+                    "also compare the last frame with brute force (exit 3 if different)");
+
+  c.simulate = app.add_subcommand(
+      "simulate",
+      "Steps a World (elastic balls, or the pile under gravity; closed walls, dt = 1/60) and "
+      "writes each body's final x,y,vx,vy as C hexadecimal floats (%a), one line per body in "
+      "creation order after the header 'x,y,vx,vy', so that two runs compare bit for bit.");
+  c.simulate->add_option("--scene-file", c.simOpts.sceneFile, "scene file (world bounds from it)");
+  c.simulate->add_option("--scene", c.simOpts.scene,
+                         "uniform, clustered, mixed or pile (with --n)");
+  c.simulate->add_option("--n", c.simOpts.n, "body count of --scene");
+  c.simulate->add_option("--seed", c.simOpts.seed, "seed of --scene (default 42)");
+  c.simulate->add_option("--steps", c.simOpts.steps, "world steps")->required();
+  c.simulate->add_option("--threads", c.simOpts.threads, "WorldDef::threadCount (>= 1, default 1)");
+  c.simulate->add_option("--broadphase", c.simOpts.structure,
+                         "a quadbin broad phase (default auto)");
+  c.simulate->add_option("--dump-state", c.simOpts.dumpState, "the state file to write")
+      ->required();
+
+  c.scene = app.add_subcommand(
+      "scene",
+      "Writes a reference scene (docs/benchmarks.md) as a scene file, after --frames frames of the "
+      "Workload A motion: inputs for 'pairs', 'simulate' and other engines.");
+  c.scene->add_option("--scene", c.sceneOpts.scene, "uniform, clustered, mixed or pile")
+      ->required();
+  c.scene->add_option("--n", c.sceneOpts.n, "body count")->required();
+  c.scene->add_option("--seed", c.sceneOpts.seed, "seed (default 42)");
+  c.scene->add_option("--frames", c.sceneOpts.frames, "Workload A frames first (default 0)");
+  c.scene->add_option("--out", c.sceneOpts.out, "the scene file to write")->required();
+
+  c.list = app.add_subcommand(
+      "list",
+      "Prints the structure names --broadphase accepts, one per line: quadbin's own first, "
+      "then the peers of Workload A (broad phases) or, with --workload B, of the world step.");
+  c.list->add_option("--workload", c.listWorkload, "A (default) or B");
+}
+
+void printList(const std::string& workload) {
+  if (workload == "A" || workload == "a") {
+    for (const auto& name : structureNames()) std::printf("%s\n", name.c_str());
+  } else if (workload == "B" || workload == "b") {
+    for (const auto type : quadbin::allBroadPhaseTypes()) {
+      std::printf("%s\n", std::string(quadbin::toString(type)).c_str());
+    }
+    for (const auto& name : worldPeerNames()) std::printf("%s\n", name.c_str());
+  } else {
+    throw UsageError("unknown workload '" + workload + "' (A or B)");
+  }
+}
+
+int dispatch(const Commands& c) {
+  if (*c.list) {
+    printList(c.listWorkload);
+    return 0;
+  }
+  if (*c.run) return runCommand(c.runOpts);
+  if (*c.sweep) return sweepCommand(c.sweepOpts);
+  if (*c.scaling) return scalingCommand(c.scalingOpts);
+  if (*c.pile) return pileCommand(c.pileOpts);
+  if (*c.features) return featuresCommand(c.featuresOpts);
+  if (*c.pairs) return pairsCommand(c.pairsOpts);
+  if (*c.scene) return sceneCommand(c.sceneOpts);
+  if (*c.simulate) {
+    if (c.simOpts.threads == 0) throw UsageError("--threads must be at least 1");
+    return simulateCommand(c.simOpts);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,128 +279,13 @@ int main(int argc, char** argv) {
       "and result checks on scene files"};
   app.require_subcommand(1);
 
-  MeasureOptions runOpts, sweepOpts, scalingOpts;
-  // The main job's run must finish in a few minutes with the slow peers
-  // and world steps at 100,000 included.
-  // Three rounds of every configuration, each time-boxed to a second.
-  runOpts.configSeconds = 1.0;
-  runOpts.repetitions = 3;
-  sweepOpts.frames = 30;
-  sweepOpts.warmup = 5;
-  // Scaling exists for N = 1,000,000, where one world-step configuration
-  // alone takes about 20 s on a laptop core: its budget only guards against
-  // a slow structure asked for by name.
-  scalingOpts.budget = 120.0;
-  for (auto* o : {&runOpts, &sweepOpts, &scalingOpts}) o->argv.assign(argv, argv + argc);
-
-  auto* run = app.add_subcommand(
-      "run",
-      "Workloads A (broad phase alone) and B (full world step): summary table, "
-      "<out>/run.csv and run.json. Workload A pair counts are checked frame by frame against "
-      "the first quadbin structure measured (exit 3 on a mismatch).");
-  run->add_option("--workload", runOpts.workloads, "A and/or B")->delimiter(',');
-  run->add_option("--config-seconds", runOpts.configSeconds,
-                  "time-box: stop timing a configuration once its timed frames add up to this "
-                  "many seconds, with at least 10 timed (the frames column says how many); 0 "
-                  "always times --frames");
-  addMeasureOptions(run, runOpts,
-                    "--workload A,B --scene all --n 10000,100000 (and 1000000 for A on uniform) "
-                    "--broadphase all (each peer in its workload) --threads 1 --frames 60 "
-                    "--warmup 10 --repetitions 3 --seed 42 --budget 20 --config-seconds 1");
-
-  auto* sweep = app.add_subcommand(
-      "sweep",
-      "Workload C (the paper's figures 7-10): world steps per second against N, uniform "
-      "scene, each quadbin structure, single- and multi-threaded: <out>/sweep.csv and "
-      "sweep.json.");
-  sweep
-      ->add_option("--range", sweepOpts.ranges,
-                   "small (10-100 step 10), medium (100-1,000 step 100), large (1,000-30,000 "
-                   "step 1,000) or all; ignored when --n is given")
-      ->delimiter(',');
-  sweep->add_option("--max-n", sweepOpts.maxN, "leave out N above this");
-  addMeasureOptions(sweep, sweepOpts,
-                    "--range all --scene uniform --broadphase all (quadbin's) --threads "
-                    "1,<hardware threads> --frames 30 --warmup 5 --repetitions 1 --budget 20");
-
-  auto* scaling = app.add_subcommand(
-      "scaling",
-      "Workloads A and B at N = 1,000,000 for 1, 2, 4, ... hardware threads: speed-up over 1 "
-      "thread, and a check that pairs, contacts and the final state are identical for every "
-      "thread count (exit 3 otherwise): <out>/scaling.csv and scaling.json.");
-  scaling->add_option("--workload", scalingOpts.workloads, "A and/or B")->delimiter(',');
-  addMeasureOptions(scaling, scalingOpts,
-                    "--workload A,B --scene uniform --n 1000000 --broadphase auto --threads "
-                    "1,2,4,...,<hardware threads> (1 is always added) --frames 60 --warmup 10 "
-                    "--repetitions 1 --budget 120");
-
-  PileOptions pileOpts;
-  pileOpts.argv.assign(argv, argv + argc);
-  auto* pile = app.add_subcommand(
-      "pile",
-      "Drops the pile scene (N balls of radius 1 under gravity into a closed box, sleeping on) "
-      "and steps it at dt = 1/60: a CSV per run (step, time_s, kinetic_energy, awake_bodies, "
-      "contacts, step_ms) and a summary per N (peak kinetic energy, rest time, median step "
-      "time over the first and the last second, overlaps at the end): <out>/pile.csv, "
-      "pile.json, pile_n<N>_t<T>.csv.");
-  pile->add_option("--n", pileOpts.sizes, "body counts")->delimiter(',');
-  pile->add_option("--seconds", pileOpts.seconds, "simulated seconds per run (default 8)");
-  pile->add_option("--threads", pileOpts.threads, "thread counts (>= 1)")->delimiter(',');
-  pile->add_option("--broadphase", pileOpts.structure, "a quadbin broad phase (default auto)");
-  pile->add_option("--seed", pileOpts.seed, "scene seed (default 42)");
-  pile->add_option("--out", pileOpts.outDir, kOutHelp);
-  pile->footer(
-      "Defaults: --n 500,10000,100000 --seconds 8 --threads 1 --broadphase auto --seed 42");
-
-  PairsOptions pairsOpts;
-  auto* pairs = app.add_subcommand(
-      "pairs",
-      "Loads scene files as consecutive frames into one structure (later frames go through "
-      "its incremental update; proxy i = row i, counts may differ) and writes the last "
-      "frame's overlapping pairs, one 'i,j' line each (i < j, 0-based rows, sorted).");
-  pairs->add_option("--scene-file", pairsOpts.sceneFiles, "scene file, one per frame, in order")
-      ->required();
-  pairs->add_option("--broadphase", pairsOpts.structure, "one structure name (see 'list')")
-      ->required();
-  pairs->add_option("--threads", pairsOpts.threads, "threads (>= 1)");
-  pairs->add_option("--out", pairsOpts.out, "the pairs file to write")->required();
-  pairs->add_flag("--check", pairsOpts.check,
-                  "also compare the last frame with brute force (exit 3 if different)");
-
-  SimulateOptions simOpts;
-  auto* simulate = app.add_subcommand(
-      "simulate",
-      "Steps a World (elastic balls, or the pile under gravity; closed walls, dt = 1/60) and "
-      "writes each body's final x,y,vx,vy as C hexadecimal floats (%a), one line per body in "
-      "creation order after the header 'x,y,vx,vy', so that two runs compare bit for bit.");
-  simulate->add_option("--scene-file", simOpts.sceneFile, "scene file (world bounds from it)");
-  simulate->add_option("--scene", simOpts.scene, "uniform, clustered, mixed or pile (with --n)");
-  simulate->add_option("--n", simOpts.n, "body count of --scene");
-  simulate->add_option("--seed", simOpts.seed, "seed of --scene (default 42)");
-  simulate->add_option("--steps", simOpts.steps, "world steps")->required();
-  simulate->add_option("--threads", simOpts.threads, "WorldDef::threadCount (>= 1, default 1)");
-  simulate->add_option("--broadphase", simOpts.structure, "a quadbin broad phase (default auto)");
-  simulate->add_option("--dump-state", simOpts.dumpState, "the state file to write")->required();
-
-  SceneOptions sceneOpts;
-  auto* scene = app.add_subcommand(
-      "scene",
-      "Writes a reference scene (docs/benchmarks.md) as a scene file, after --frames frames of the "
-      "Workload A motion: inputs for 'pairs', 'simulate' and other engines.");
-  scene->add_option("--scene", sceneOpts.scene, "uniform, clustered, mixed or pile")->required();
-  scene->add_option("--n", sceneOpts.n, "body count")->required();
-  scene->add_option("--seed", sceneOpts.seed, "seed (default 42)");
-  scene->add_option("--frames", sceneOpts.frames, "Workload A frames first (default 0)");
-  scene->add_option("--out", sceneOpts.out, "the scene file to write")->required();
-
-  std::string listWorkload = "A";
-  auto* list = app.add_subcommand(
-      "list",
-      "Prints the structure names --broadphase accepts, one per line: quadbin's own first, "
-      "then the peers of Workload A (broad phases) or, with --workload B, of the world step.");
-  list->add_option("--workload", listWorkload, "A (default) or B");
-
-  for (auto* cmd : {run, sweep, scaling, pile, pairs, simulate, scene, list}) {
+  Commands c;
+  setDefaults(c, argc, argv);
+  addMeasureCommands(app, c);
+  addPileAndFeatures(app, c);
+  addFileCommands(app, c);
+  for (auto* cmd :
+       {c.run, c.sweep, c.scaling, c.pile, c.features, c.pairs, c.simulate, c.scene, c.list}) {
     cmd->footer(cmd->get_footer() + (cmd->get_footer().empty() ? "" : "\n") + kFooter);
   }
   app.footer(std::string("Main job: 'quadbin-perf run' (scripts/run). 'quadbin-perf COMMAND "
@@ -210,29 +300,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*list) {
-      if (listWorkload == "A" || listWorkload == "a") {
-        for (const auto& name : structureNames()) std::printf("%s\n", name.c_str());
-      } else if (listWorkload == "B" || listWorkload == "b") {
-        for (const auto type : quadbin::allBroadPhaseTypes()) {
-          std::printf("%s\n", std::string(quadbin::toString(type)).c_str());
-        }
-        for (const auto& name : worldPeerNames()) std::printf("%s\n", name.c_str());
-      } else {
-        throw UsageError("unknown workload '" + listWorkload + "' (A or B)");
-      }
-      return 0;
-    }
-    if (*run) return runCommand(runOpts);
-    if (*sweep) return sweepCommand(sweepOpts);
-    if (*scaling) return scalingCommand(scalingOpts);
-    if (*pile) return pileCommand(pileOpts);
-    if (*pairs) return pairsCommand(pairsOpts);
-    if (*scene) return sceneCommand(sceneOpts);
-    if (*simulate) {
-      if (simOpts.threads == 0) throw UsageError("--threads must be at least 1");
-      return simulateCommand(simOpts);
-    }
+    return dispatch(c);
   } catch (const UsageError& e) {
     return fail(2, e.what());
   } catch (const CheckFailure& e) {

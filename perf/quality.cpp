@@ -8,6 +8,73 @@
 
 namespace quadbin::perf {
 
+namespace {
+
+// The balls of each cell of a grid (counting sort), each ball listed in
+// every cell its box touches.
+struct CellGrid {
+  std::uint32_t columns = 0, rows = 0;
+  std::vector<std::uint32_t> x0, y0, x1, y1;  // each ball's cell range
+  std::vector<std::uint32_t> start;           // cell c's balls: members[start[c], start[c + 1])
+  std::vector<std::uint32_t> members;
+};
+
+// `range(k, x0, y0, x1, y1)` gives ball k's cell range.
+template <class Range>
+void fillCells(CellGrid& g, std::size_t n, Range range) {
+  g.x0.resize(n);
+  g.y0.resize(n);
+  g.x1.resize(n);
+  g.y1.resize(n);
+  g.start.assign(static_cast<std::size_t>(g.columns) * g.rows + 1, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    range(k, g.x0[k], g.y0[k], g.x1[k], g.y1[k]);
+    for (std::uint32_t cy = g.y0[k]; cy <= g.y1[k]; ++cy) {
+      for (std::uint32_t cx = g.x0[k]; cx <= g.x1[k]; ++cx) {
+        ++g.start[std::size_t{cy} * g.columns + cx + 1];
+      }
+    }
+  }
+  for (std::size_t c = 1; c < g.start.size(); ++c) g.start[c] += g.start[c - 1];
+  g.members.resize(g.start.back());
+  std::vector<std::uint32_t> fill(g.start.begin(), g.start.end() - 1);
+  for (std::size_t k = 0; k < n; ++k) {
+    for (std::uint32_t cy = g.y0[k]; cy <= g.y1[k]; ++cy) {
+      for (std::uint32_t cx = g.x0[k]; cx <= g.x1[k]; ++cx) {
+        g.members[fill[std::size_t{cy} * g.columns + cx]++] = static_cast<std::uint32_t>(k);
+      }
+    }
+  }
+}
+
+// Every pair of balls sharing a cell, each once (in its first common cell).
+void countOverlaps(const CellGrid& g, std::span<const double> x, std::span<const double> y,
+                   std::span<const double> r, const std::vector<std::uint32_t>& balls, Quality& q) {
+  for (std::uint32_t cy = 0; cy < g.rows; ++cy) {
+    for (std::uint32_t cx = 0; cx < g.columns; ++cx) {
+      const std::size_t c = std::size_t{cy} * g.columns + cx;
+      for (std::uint32_t m = g.start[c]; m < g.start[c + 1]; ++m) {
+        const std::uint32_t a = g.members[m];
+        for (std::uint32_t l = m + 1; l < g.start[c + 1]; ++l) {
+          const std::uint32_t b = g.members[l];
+          // The pair's first common cell only: each pair once.
+          if (std::max(g.x0[a], g.x0[b]) != cx || std::max(g.y0[a], g.y0[b]) != cy) continue;
+          const std::uint32_t i = balls[a], j = balls[b];
+          const double dx = x[i] - x[j], dy = y[i] - y[j];
+          const double sum = r[i] + r[j];
+          const double d = std::sqrt(dx * dx + dy * dy);
+          if (d < sum * (1.0 - kOverlapTolerance)) ++q.overlaps;
+          if (d < sum) {
+            q.maxPenetration = std::max(q.maxPenetration, (sum - d) / std::min(r[i], r[j]));
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Quality measureQuality(std::span<const double> x, std::span<const double> y,
                        std::span<const double> r) {
   if (x.size() != y.size() || x.size() != r.size()) {
@@ -51,53 +118,17 @@ Quality measureQuality(std::span<const double> x, std::span<const double> y,
         std::clamp(std::floor((v - minY) / cell), 0.0, static_cast<double>(rows - 1)));
   };
 
-  // Each ball's cell range, then the balls of each cell (counting sort).
-  std::vector<std::uint32_t> x0(n), y0(n), x1(n), y1(n);
-  std::vector<std::uint32_t> start(static_cast<std::size_t>(columns) * rows + 1, 0);
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::uint32_t i = balls[k];
-    x0[k] = columnOf(x[i] - r[i]);
-    x1[k] = columnOf(x[i] + r[i]);
-    y0[k] = rowOf(y[i] - r[i]);
-    y1[k] = rowOf(y[i] + r[i]);
-    for (std::uint32_t cy = y0[k]; cy <= y1[k]; ++cy) {
-      for (std::uint32_t cx = x0[k]; cx <= x1[k]; ++cx) ++start[std::size_t{cy} * columns + cx + 1];
-    }
-  }
-  for (std::size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
-  std::vector<std::uint32_t> members(start.back());
-  {
-    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
-    for (std::size_t k = 0; k < n; ++k) {
-      for (std::uint32_t cy = y0[k]; cy <= y1[k]; ++cy) {
-        for (std::uint32_t cx = x0[k]; cx <= x1[k]; ++cx) {
-          members[fill[std::size_t{cy} * columns + cx]++] = static_cast<std::uint32_t>(k);
-        }
-      }
-    }
-  }
-
-  for (std::uint32_t cy = 0; cy < rows; ++cy) {
-    for (std::uint32_t cx = 0; cx < columns; ++cx) {
-      const std::size_t c = std::size_t{cy} * columns + cx;
-      for (std::uint32_t m = start[c]; m < start[c + 1]; ++m) {
-        const std::uint32_t a = members[m];
-        for (std::uint32_t l = m + 1; l < start[c + 1]; ++l) {
-          const std::uint32_t b = members[l];
-          // The pair's first common cell only: each pair once.
-          if (std::max(x0[a], x0[b]) != cx || std::max(y0[a], y0[b]) != cy) continue;
-          const std::uint32_t i = balls[a], j = balls[b];
-          const double dx = x[i] - x[j], dy = y[i] - y[j];
-          const double sum = r[i] + r[j];
-          const double d = std::sqrt(dx * dx + dy * dy);
-          if (d < sum * (1.0 - kOverlapTolerance)) ++q.overlaps;
-          if (d < sum) {
-            q.maxPenetration = std::max(q.maxPenetration, (sum - d) / std::min(r[i], r[j]));
-          }
-        }
-      }
-    }
-  }
+  CellGrid grid{columns, rows, {}, {}, {}, {}, {}, {}};
+  fillCells(grid, n,
+            [&](std::size_t k, std::uint32_t& cx0, std::uint32_t& cy0, std::uint32_t& cx1,
+                std::uint32_t& cy1) {
+              const std::uint32_t i = balls[k];
+              cx0 = columnOf(x[i] - r[i]);
+              cx1 = columnOf(x[i] + r[i]);
+              cy0 = rowOf(y[i] - r[i]);
+              cy1 = rowOf(y[i] + r[i]);
+            });
+  countOverlaps(grid, x, y, r, balls, q);
   return q;
 }
 

@@ -74,6 +74,286 @@ std::string topStages(const std::optional<StageTimes>& st) {
   return out;
 }
 
+// ---------------------------------------------------------------- plan
+
+// The configurations of run, and the peers named for a workload they do
+// not take part in (a note, not an error).
+class RunPlanner {
+ public:
+  RunPlanner(const MeasureOptions& o, const std::vector<std::string>& structures,
+             const std::vector<std::uint32_t>& threads)
+      : o_(o), structures_(structures), threads_(threads) {
+    for (const auto& s : structures) {
+      defaultMax_[s] = isWorldPeer(s) ? 0 : makeStructure(s)->defaultRunMaxBodies();
+    }
+  }
+
+  // Every structure and thread count for workload w on one scene and N.
+  void add(char w, SceneKind scene, std::uint32_t n) {
+    for (const auto& s : structures_) {
+      // A note for peers asked for by name; `all` means "all that take part".
+      if (w == 'B' && !isQuadbinStructure(s) && !isWorldPeer(s)) {
+        if (named(s)) peersInA_.insert(s);
+        continue;
+      }
+      if (w == 'A' && isWorldPeer(s)) {
+        if (named(s)) peersInB_.insert(s);
+        continue;
+      }
+      // The world-step peers are single-threaded and set up for the
+      // elastic scenes (the pile sleeps, which they are not set up for).
+      if (isWorldPeer(s) && scene == SceneKind::Pile) continue;
+      for (const auto t : threads_) {
+        if (isWorldPeer(s) && t != threads_.front()) continue;
+        plan_.push_back({w,
+                         scene,
+                         n,
+                         s,
+                         t,
+                         o_.frames,
+                         o_.warmup,
+                         o_.seed,
+                         o_.driftSteps,
+                         o_.configSeconds,
+                         {}});
+        // A peer whose setup is too slow for the main job at this N
+        // is shown as skipped unless asked for by name.
+        const std::uint32_t maxN = defaultMax_.at(s);
+        if (maxN != 0 && n > maxN && !named(s)) {
+          plan_.back().skipReason = "its untimed setup is too slow above " + withCommas(maxN) +
+                                    " bodies for the main job; name it in --broadphase to "
+                                    "run it";
+        }
+      }
+    }
+  }
+
+  // The plan, after the notes on stderr.
+  [[nodiscard]] std::vector<Config> finish() const {
+    note(peersInA_,
+         "Workload A (the broad phase alone; the world step's peers: list --workload B)");
+    note(peersInB_, "Workload B (the full world step)");
+    if (plan_.empty())
+      throw UsageError("nothing to run: no structure takes part in these workloads");
+    return plan_;
+  }
+
+ private:
+  [[nodiscard]] bool named(const std::string& s) const {
+    return std::find(o_.structures.begin(), o_.structures.end(), s) != o_.structures.end();
+  }
+  static void note(const std::set<std::string>& peers, const char* what) {
+    if (peers.empty()) return;
+    std::string names;
+    for (const auto& s : peers) {
+      if (!names.empty()) names += ", ";
+      names += s;
+    }
+    std::fprintf(stderr, "quadbin-perf: note: %s take%s part in %s only\n", names.c_str(),
+                 peers.size() == 1 ? "s" : "", what);
+  }
+
+  const MeasureOptions& o_;
+  const std::vector<std::string>& structures_;
+  const std::vector<std::uint32_t>& threads_;
+  std::map<std::string, std::uint32_t> defaultMax_;
+  std::set<std::string> peersInA_, peersInB_;
+  std::vector<Config> plan_;
+};
+
+std::vector<Config> planRun(const MeasureOptions& o, const std::vector<char>& workloads,
+                            const std::vector<SceneKind>& sceneKinds,
+                            const std::vector<std::string>& structures,
+                            const std::vector<std::uint32_t>& threads) {
+  RunPlanner planner(o, structures, threads);
+  const bool skipPileInA = pileInA(o, workloads, sceneKinds);
+  for (const char w : workloads) {
+    for (const auto scene : sceneKinds) {
+      if (w == 'A' && scene == SceneKind::Pile && skipPileInA) continue;
+      std::vector<std::uint32_t> sizes = sortedUnique(o.sizes);
+      if (sizes.empty()) {
+        sizes = {10000, 100000};
+        if (w == 'A' && scene == SceneKind::Uniform) sizes.push_back(1000000);
+      }
+      for (const auto n : sizes) planner.add(w, scene, n);
+    }
+  }
+  return planner.finish();
+}
+
+// ---------------------------------------------------------------- peers
+
+// The peers' repetitions (A by scene, n and threads; B by scene and n) and
+// each row's ratio against them.
+class PeerTimes {
+ public:
+  explicit PeerTimes(const std::vector<Outcome>& outcomes) {
+    for (const auto& out : outcomes) {
+      const auto& c = out.result.config;
+      if (out.skipped) continue;
+      if (c.workload == 'A' && c.structure == kBox2dA) {
+        box2d_[{'A', static_cast<int>(c.scene), c.n, c.threads}] = out.repMs;
+      } else if (c.workload == 'B' && c.structure == kBox2dB) {
+        box2d_[{'B', static_cast<int>(c.scene), c.n, 0}] = out.repMs;
+      } else if (c.workload == 'B' && isChipmunk(c.structure)) {
+        auto& best = chipmunk_[{'B', static_cast<int>(c.scene), c.n, 0}];
+        if (best.empty()) {
+          best = out.repMs;
+        } else {
+          for (std::size_t r = 0; r < std::min(best.size(), out.repMs.size()); ++r) {
+            best[r] = std::min(best[r], out.repMs[r]);
+          }
+        }
+      }
+    }
+    const std::string box2d = worldPeerEngine(kBox2dB);
+    box2dName = box2d.empty() ? std::string("box2d") : box2d;
+    const std::string chipmunk = worldPeerEngine(kChipmunk.front());
+    chipmunkName = chipmunk.empty() ? std::string("chipmunk") : chipmunk;
+  }
+
+  [[nodiscard]] std::optional<Ratio> vsBox2d(const Outcome& out) const {
+    const auto& s = out.result.config.structure;
+    return vs(out, box2d_, s == kBox2dA || s == kBox2dB);
+  }
+  [[nodiscard]] std::optional<Ratio> vsChipmunk(const Outcome& out) const {
+    return vs(out, chipmunk_, isChipmunk(out.result.config.structure));
+  }
+
+  std::string box2dName, chipmunkName;
+
+ private:
+  using Key = std::tuple<char, int, std::uint32_t, std::uint32_t>;
+  static bool isChipmunk(const std::string& s) {
+    return std::find(kChipmunk.begin(), kChipmunk.end(), s) != kChipmunk.end();
+  }
+  static Key keyOf(const Config& c) {
+    return Key{c.workload, static_cast<int>(c.scene), c.n, c.workload == 'A' ? c.threads : 0};
+  }
+  static std::optional<Ratio> vs(const Outcome& out, const std::map<Key, std::vector<double>>& peer,
+                                 bool self) {
+    const auto it = peer.find(keyOf(out.result.config));
+    if (out.skipped || self || it == peer.end()) return std::nullopt;
+    return ratioOf(it->second, out.repMs);
+  }
+
+  std::map<Key, std::vector<double>> box2d_, chipmunk_;
+};
+
+// ---------------------------------------------------------------- report
+
+Table runTable(const std::vector<Outcome>& outcomes, const PeerTimes& peers) {
+  Table table;
+  table.columns = kBaseColumns;
+  table.columns.insert(table.columns.end(), kRunColumns.begin(), kRunColumns.end());
+  table.columns.insert(table.columns.end(), kWorldColumns.begin(), kWorldColumns.end());
+  for (const auto& out : outcomes) {
+    auto row = baseCells(out);
+    for (const auto& ratio : {peers.vsBox2d(out), peers.vsChipmunk(out)}) {
+      row.push_back(ratio ? real(ratio->median, 3) : blank());
+      row.push_back(ratio ? real(ratio->p10, 3) : blank());
+      row.push_back(ratio ? real(ratio->p90, 3) : blank());
+    }
+    row.push_back(driftCell(out));
+    row.push_back(predictedCell(out));
+    row.push_back(statusCell(out));
+    appendWorldCells(row, out);
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+// One printed row of workload w's table.
+std::vector<std::string> printedRow(const MeasureOptions& o, char w, const Outcome& out,
+                                    const PeerTimes& peers) {
+  const auto& c = out.result.config;
+  std::vector<std::string> row{sceneName(c.scene), withCommas(c.n), c.structure,
+                               std::to_string(c.threads)};
+  if (out.skipped) {
+    row.emplace_back("");
+    row.emplace_back("skipped");
+    row.resize(w == 'A' ? 11 : 15);
+    row.push_back(skippedNote(out, o.budget));
+    return row;
+  }
+  // The steps timed: fewer than --frames where the time-box cut them.
+  row.push_back(std::to_string(c.frames));
+  row.push_back(msText(out.result.medianMs));
+  row.push_back(spreadText(out.result.medianMs, out.p10Ms, out.p90Ms));
+  row.push_back(msText(out.result.cpuMs));
+  row.push_back(withCommas(out.result.pairs));
+  if (w == 'A') {
+    row.push_back(fixed(out.result.bytesPerBody, 1));
+    row.push_back(ratioText(peers.vsBox2d(out)));
+    return row;
+  }
+  char drift[32] = "";
+  if (out.result.energyDrift) std::snprintf(drift, sizeof drift, "%+.2e", *out.result.energyDrift);
+  row.emplace_back(drift);
+  const auto& q = out.result.quality;
+  row.push_back(q ? withCommas(q->overlaps) : "");
+  char pen[32] = "";
+  if (q) std::snprintf(pen, sizeof pen, "%.3g", q->maxPenetration);
+  row.emplace_back(pen);
+  row.push_back(topStages(out.result.stageMedians));
+  row.push_back(ratioText(peers.vsBox2d(out)));
+  row.push_back(ratioText(peers.vsChipmunk(out)));
+  return row;
+}
+
+void printWorkload(const MeasureOptions& o, char w, bool first,
+                   const std::vector<std::vector<std::string>>& rows, const PeerTimes& peers) {
+  std::printf(
+      "%sWorkload %c: %s; ms: the median of %u repetition%s (round-robin) of the median of "
+      "%u %s after %u warm-up%s; +-: half the p10-p90 spread of the repetitions\n",
+      first ? "" : "\n", w, w == 'A' ? "broad phase alone" : "full world step", o.repetitions,
+      o.repetitions == 1 ? "" : "s", o.frames, w == 'A' ? "frames" : "steps", o.warmup,
+      o.configSeconds > 0.0 ? " (fewer, at least 10, where a configuration would take over "
+                              "--config-seconds: see the frames column)"
+                            : "");
+  std::vector<std::string> header{"scene",
+                                  "n",
+                                  "structure",
+                                  "threads",
+                                  w == 'A' ? "frames" : "steps",
+                                  w == 'A' ? "ms/frame" : "ms/step",
+                                  "+-",
+                                  "cpu ms",
+                                  w == 'A' ? "pairs" : "contacts"};
+  if (w == 'A') {
+    header.emplace_back("bytes/body");
+    header.push_back("vs " + peers.box2dName);
+  } else {
+    for (const char* h : {"energy drift", "overlaps", "max pen.", "top stages (ms)"})
+      header.emplace_back(h);
+    header.push_back("vs " + peers.box2dName);
+    header.push_back("vs " + peers.chipmunkName);
+  }
+  std::vector<bool> right(header.size(), true);
+  right[0] = right[2] = false;
+  if (w == 'B') right[13] = false;
+  printTable(header, rows, right);
+}
+
+void printRunTables(const MeasureOptions& o, const std::vector<char>& workloads,
+                    const std::vector<Outcome>& outcomes, const PeerTimes& peers) {
+  for (const char w : workloads) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& out : outcomes) {
+      if (out.result.config.workload == w) rows.push_back(printedRow(o, w, out, peers));
+    }
+    if (!rows.empty()) printWorkload(o, w, w == workloads.front(), rows, peers);
+  }
+  if (!workloads.empty()) {
+    std::printf(
+        "\nvs PEER: the peer's time over the row's, repetition by repetition (median, "
+        "+- half the p10-p90 spread); >1x: the row is faster. %s: Box2D's tree (A), "
+        "b2World (B); %s: cpSpace with the faster of its spatial hash and bbtree. "
+        "others_cpus in the CSV: CPUs other processes used meanwhile.\n",
+        peers.box2dName.c_str(), peers.chipmunkName.c_str());
+  }
+}
+
 }  // namespace
 
 int runCommand(const MeasureOptions& o) {
@@ -86,221 +366,14 @@ int runCommand(const MeasureOptions& o) {
   const auto structures =
       parseStructures(o.structures.empty() ? std::vector<std::string>{"all"} : o.structures, false);
   const auto threads = o.threads.empty() ? std::vector<std::uint32_t>{1} : sortedUnique(o.threads);
-
-  std::map<std::string, std::uint32_t> defaultMax;
-  for (const auto& s : structures) {
-    defaultMax[s] = isWorldPeer(s) ? 0 : makeStructure(s)->defaultRunMaxBodies();
-  }
-  auto named = [&](const std::string& s) {
-    return std::find(o.structures.begin(), o.structures.end(), s) != o.structures.end();
-  };
-  const bool skipPileInA = pileInA(o, workloads, sceneKinds);
-  std::vector<Config> plan;
-  std::set<std::string> peersInA, peersInB;
-  for (const char w : workloads) {
-    for (const auto scene : sceneKinds) {
-      if (w == 'A' && scene == SceneKind::Pile && skipPileInA) continue;
-      std::vector<std::uint32_t> sizes = sortedUnique(o.sizes);
-      if (sizes.empty()) {
-        sizes = {10000, 100000};
-        if (w == 'A' && scene == SceneKind::Uniform) sizes.push_back(1000000);
-      }
-      for (const auto n : sizes) {
-        for (const auto& s : structures) {
-          // A note for peers asked for by name; `all` means "all that take part".
-          if (w == 'B' && !isQuadbinStructure(s) && !isWorldPeer(s)) {
-            if (named(s)) peersInA.insert(s);
-            continue;
-          }
-          if (w == 'A' && isWorldPeer(s)) {
-            if (named(s)) peersInB.insert(s);
-            continue;
-          }
-          // The world-step peers are single-threaded and set up for the
-          // elastic scenes (the pile sleeps, which they are not set up for).
-          if (isWorldPeer(s) && scene == SceneKind::Pile) continue;
-          for (const auto t : threads) {
-            if (isWorldPeer(s) && t != threads.front()) continue;
-            plan.push_back(
-                {w, scene, n, s, t, o.frames, o.warmup, o.seed, o.driftSteps, o.configSeconds, {}});
-            // A peer whose setup is too slow for the main job at this N
-            // is shown as skipped unless asked for by name.
-            const std::uint32_t maxN = defaultMax.at(s);
-            if (maxN != 0 && n > maxN && !named(s)) {
-              plan.back().skipReason = "its untimed setup is too slow above " + withCommas(maxN) +
-                                       " bodies for the main job; name it in --broadphase to "
-                                       "run it";
-            }
-          }
-        }
-      }
-    }
-  }
-  auto note = [](const std::set<std::string>& peers, const char* what) {
-    if (peers.empty()) return;
-    std::string names;
-    for (const auto& s : peers) {
-      if (!names.empty()) names += ", ";
-      names += s;
-    }
-    std::fprintf(stderr, "quadbin-perf: note: %s take%s part in %s only\n", names.c_str(),
-                 peers.size() == 1 ? "s" : "", what);
-  };
-  note(peersInA, "Workload A (the broad phase alone; the world step's peers: list --workload B)");
-  note(peersInB, "Workload B (the full world step)");
-  if (plan.empty()) throw UsageError("nothing to run: no structure takes part in these workloads");
+  const auto plan = planRun(o, workloads, sceneKinds, structures, threads);
 
   Session session(o.budget, o.verbose);
   const auto outcomes = measureAll(session, plan, o.repetitions);
   machine.load = summariseLoad(outcomes, machine.logicalCpus);
-
-  // The peers' repetitions: A by (scene, n, threads), B by (scene, n).
-  using Key = std::tuple<char, int, std::uint32_t, std::uint32_t>;
-  std::map<Key, std::vector<double>> box2d, chipmunk;
-  for (const auto& out : outcomes) {
-    const auto& c = out.result.config;
-    if (out.skipped) continue;
-    if (c.workload == 'A' && c.structure == kBox2dA) {
-      box2d[{'A', static_cast<int>(c.scene), c.n, c.threads}] = out.repMs;
-    } else if (c.workload == 'B' && c.structure == kBox2dB) {
-      box2d[{'B', static_cast<int>(c.scene), c.n, 0}] = out.repMs;
-    } else if (c.workload == 'B' &&
-               std::find(kChipmunk.begin(), kChipmunk.end(), c.structure) != kChipmunk.end()) {
-      auto& best = chipmunk[{'B', static_cast<int>(c.scene), c.n, 0}];
-      if (best.empty()) {
-        best = out.repMs;
-      } else {
-        for (std::size_t r = 0; r < std::min(best.size(), out.repMs.size()); ++r) {
-          best[r] = std::min(best[r], out.repMs[r]);
-        }
-      }
-    }
-  }
-  auto keyOf = [](const Config& c) {
-    return Key{c.workload, static_cast<int>(c.scene), c.n, c.workload == 'A' ? c.threads : 0};
-  };
-  auto vs = [&](const Outcome& out, const std::map<Key, std::vector<double>>& peer,
-                bool self) -> std::optional<Ratio> {
-    const auto it = peer.find(keyOf(out.result.config));
-    if (out.skipped || self || it == peer.end()) return std::nullopt;
-    return ratioOf(it->second, out.repMs);
-  };
-  auto vsBox2d = [&](const Outcome& out) {
-    const auto& s = out.result.config.structure;
-    return vs(out, box2d, s == kBox2dA || s == kBox2dB);
-  };
-  auto vsChipmunk = [&](const Outcome& out) {
-    const auto& s = out.result.config.structure;
-    return vs(out, chipmunk, std::find(kChipmunk.begin(), kChipmunk.end(), s) != kChipmunk.end());
-  };
-  const std::string box2dName = [] {
-    const std::string engine = worldPeerEngine(kBox2dB);
-    return engine.empty() ? std::string("box2d") : engine;
-  }();
-  const std::string chipmunkName = [] {
-    const std::string engine = worldPeerEngine(kChipmunk.front());
-    return engine.empty() ? std::string("chipmunk") : engine;
-  }();
-
-  Table table;
-  table.columns = kBaseColumns;
-  table.columns.insert(table.columns.end(), kRunColumns.begin(), kRunColumns.end());
-  table.columns.insert(table.columns.end(), kWorldColumns.begin(), kWorldColumns.end());
-  for (const auto& out : outcomes) {
-    auto row = baseCells(out);
-    for (const auto& ratio : {vsBox2d(out), vsChipmunk(out)}) {
-      row.push_back(ratio ? real(ratio->median, 3) : blank());
-      row.push_back(ratio ? real(ratio->p10, 3) : blank());
-      row.push_back(ratio ? real(ratio->p90, 3) : blank());
-    }
-    row.push_back(driftCell(out));
-    row.push_back(predictedCell(out));
-    row.push_back(statusCell(out));
-    appendWorldCells(row, out);
-    table.rows.push_back(std::move(row));
-  }
-
-  for (const char w : workloads) {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& out : outcomes) {
-      const auto& c = out.result.config;
-      if (c.workload != w) continue;
-      std::vector<std::string> row{sceneName(c.scene), withCommas(c.n), c.structure,
-                                   std::to_string(c.threads)};
-      if (out.skipped) {
-        row.emplace_back("");
-        row.emplace_back("skipped");
-        row.resize(w == 'A' ? 11 : 15);
-        row.push_back(skippedNote(out, o.budget));
-      } else {
-        // The steps timed: fewer than --frames where the time-box cut them.
-        row.push_back(std::to_string(c.frames));
-        row.push_back(msText(out.result.medianMs));
-        row.push_back(spreadText(out.result.medianMs, out.p10Ms, out.p90Ms));
-        row.push_back(msText(out.result.cpuMs));
-        row.push_back(withCommas(out.result.pairs));
-        if (w == 'A') {
-          row.push_back(fixed(out.result.bytesPerBody, 1));
-          row.push_back(ratioText(vsBox2d(out)));
-        } else {
-          char drift[32] = "";
-          if (out.result.energyDrift) {
-            std::snprintf(drift, sizeof drift, "%+.2e", *out.result.energyDrift);
-          }
-          row.emplace_back(drift);
-          const auto& q = out.result.quality;
-          row.push_back(q ? withCommas(q->overlaps) : "");
-          char pen[32] = "";
-          if (q) std::snprintf(pen, sizeof pen, "%.3g", q->maxPenetration);
-          row.emplace_back(pen);
-          row.push_back(topStages(out.result.stageMedians));
-          row.push_back(ratioText(vsBox2d(out)));
-          row.push_back(ratioText(vsChipmunk(out)));
-        }
-      }
-      rows.push_back(std::move(row));
-    }
-    if (rows.empty()) continue;
-    std::printf(
-        "%sWorkload %c: %s; ms: the median of %u repetition%s (round-robin) of the median of "
-        "%u %s after %u warm-up%s; +-: half the p10-p90 spread of the repetitions\n",
-        w == workloads.front() ? "" : "\n", w, w == 'A' ? "broad phase alone" : "full world step",
-        o.repetitions, o.repetitions == 1 ? "" : "s", o.frames, w == 'A' ? "frames" : "steps",
-        o.warmup,
-        o.configSeconds > 0.0 ? " (fewer, at least 10, where a configuration would take over "
-                                "--config-seconds: see the frames column)"
-                              : "");
-    std::vector<std::string> header{"scene",
-                                    "n",
-                                    "structure",
-                                    "threads",
-                                    w == 'A' ? "frames" : "steps",
-                                    w == 'A' ? "ms/frame" : "ms/step",
-                                    "+-",
-                                    "cpu ms",
-                                    w == 'A' ? "pairs" : "contacts"};
-    if (w == 'A') {
-      header.emplace_back("bytes/body");
-      header.push_back("vs " + box2dName);
-    } else {
-      for (const char* h : {"energy drift", "overlaps", "max pen.", "top stages (ms)"})
-        header.emplace_back(h);
-      header.push_back("vs " + box2dName);
-      header.push_back("vs " + chipmunkName);
-    }
-    std::vector<bool> right(header.size(), true);
-    right[0] = right[2] = false;
-    if (w == 'B') right[13] = false;
-    printTable(header, rows, right);
-  }
-  if (!workloads.empty()) {
-    std::printf(
-        "\nvs PEER: the peer's time over the row's, repetition by repetition (median, "
-        "+- half the p10-p90 spread); >1x: the row is faster. %s: Box2D's tree (A), "
-        "b2World (B); %s: cpSpace with the faster of its spatial hash and bbtree. "
-        "others_cpus in the CSV: CPUs other processes used meanwhile.\n",
-        box2dName.c_str(), chipmunkName.c_str());
-  }
+  const PeerTimes peers(outcomes);
+  const Table table = runTable(outcomes, peers);
+  printRunTables(o, workloads, outcomes, peers);
 
   JsonObject options{
       {"workloads", workloadList(workloads)},
@@ -308,9 +381,9 @@ int runCommand(const MeasureOptions& o) {
       {"sizes", o.sizes.empty() ? jsonString("default") : numberList(sortedUnique(o.sizes))},
       {"structures", stringList(structures)},
       {"threads", numberList(threads)},
-      {"peers",
-       jsonObject({{"vs_box2d", jsonString(box2dName)}, {"vs_chipmunk", jsonString(chipmunkName)}},
-                  2)}};
+      {"peers", jsonObject({{"vs_box2d", jsonString(peers.box2dName)},
+                            {"vs_chipmunk", jsonString(peers.chipmunkName)}},
+                           2)}};
   for (auto& m : commonOptions(o)) options.push_back(std::move(m));
   char configSeconds[32];
   std::snprintf(configSeconds, sizeof configSeconds, "%g", o.configSeconds);

@@ -13,17 +13,15 @@
 
 namespace quadbin::perf {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// CPU time in ms: the calling thread's for one thread (the others'
-// work would not be ours), the whole process's for several.
 double cpuNowMs(std::uint32_t threads) noexcept {
   timespec ts{};
   clock_gettime(threads <= 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
 
 // quadbin's World behind the interface the peers share.
 class QuadbinStepper final : public WorldStepper {

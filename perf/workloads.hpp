@@ -69,6 +69,10 @@ struct Result {
   std::optional<StageTimes> stageMedians;
 };
 
+/// CPU time in ms: the calling thread's for one thread (the others' work
+/// would not be ours), the whole process's for several.
+[[nodiscard]] double cpuNowMs(std::uint32_t threads) noexcept;
+
 /// The median of `values` (sorted in place); 0 when empty.
 [[nodiscard]] double median(std::vector<double>& values);
 
