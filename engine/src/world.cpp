@@ -1093,7 +1093,7 @@ void World::Impl::updateEvents() {
                                def.bounds};
   for (ContactEvent& e : nextBegin) geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
   geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, hitBuffers, nextHits, *tasks);
-  sensors.update(bodies, pairs, idMap(), *tasks);
+  sensors.update(bodies, undo.px, undo.py, pairs, idMap(), *tasks);
 }
 
 // The contacts of bodies destroyed since the last step end now, in order.
