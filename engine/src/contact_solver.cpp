@@ -86,12 +86,13 @@ void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iter
     FrictionRow& f = fr[&r - base];
     if (f.mu == 0.0f) return false;
     const bool ball = r.kind == kBall;
+    const bool turns = ball || r.kind == kKinematic;  // b has a spin (a kinematic's: read only)
     const Vec2 va = st[r.a].v;
     const Vec2 vb = ball || r.kind == kKinematic ? st[r.b].v : Vec2{};  // a kinematic's: read only
     bool changed = false;
     if (f.roll > 0.0f) {  // rolling resistance: an angular impulse against the relative spin
       const float most = f.roll * r.lambda;
-      const float wRel = (ball ? spin[r.b] : 0.0f) - spin[r.a];
+      const float wRel = (turns ? spin[r.b] : 0.0f) - spin[r.a];
       const float rollTotal = std::clamp(f.rollLambda - f.rollMass * wRel, -most, most);
       const float dr = rollTotal - f.rollLambda;
       if (dr != 0.0f) {
@@ -101,7 +102,7 @@ void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iter
         changed = true;
       }
     }
-    const float wb = ball ? spin[r.b] : 0.0f;
+    const float wb = turns ? spin[r.b] : 0.0f;
     // Tangent t = perp(n); the contact point is ra n from a, -rb n from b.
     const float vt = (vb.x - va.x) * -r.ny + (vb.y - va.y) * r.nx - spin[r.a] * f.ra - wb * f.rb;
     const float limit = f.mu * r.lambda;
@@ -291,6 +292,9 @@ void ContactSolver::buildFriction(const BodyStore& bodies, const SolverSettings&
                           if (r.kind == kBall) {
                             f.rb = bodies.radius[r.b];
                             f.ib = 2.0f * r.imb / (f.rb * f.rb);
+                          } else if (r.kind == kKinematic) {
+                            // Its surface speed w rb counts; it takes no impulse (ib = 0).
+                            f.rb = bodies.radius[r.b];
                           }
                           f.tMass =
                               1.0f / (r.ima + r.imb + f.ra * f.ra * f.ia + f.rb * f.rb * f.ib);
@@ -669,6 +673,9 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
       if (kinematic::isKinematic(bodies, i)) {  // where its velocity took it
         bodies.px[i] = state_[i].p.x;
         bodies.py[i] = state_[i].p.y;
+        if (bodies.w[i] != 0.0f) {  // a spinning kinematic ball turns at the game's rate
+          bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
+        }
       }
       if (bodies.awake[i] == 0) continue;
       if (s.closedWorld) clampToWalls(i);  // after a guard's last push

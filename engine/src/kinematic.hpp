@@ -9,6 +9,8 @@
 // static box's, but against the shape where it is at the time in question
 // and with its velocity: time of impact in relative motion, so a fast
 // paddle cannot pass through a ball (docs/physics.md, "Kinematic bodies").
+// A kinematic ball may also spin at the rate the game sets (w; a box never
+// turns): friction then drives what it touches with its surface speed.
 
 #include <cstdint>
 #include <optional>
@@ -24,9 +26,10 @@ namespace quadbin::kinematic {
 [[nodiscard]] inline bool isKinematic(const BodyStore& b, std::uint32_t i) noexcept {
   return b.type[i] == BodyType::Kinematic;
 }
-/// A kinematic body with a nonzero velocity.
+/// A kinematic body with a nonzero velocity, or a kinematic ball that spins
+/// (its surface drives what touches it through friction).
 [[nodiscard]] inline bool isMoving(const BodyStore& b, std::uint32_t i) noexcept {
-  return b.type[i] == BodyType::Kinematic && (b.vx[i] != 0.0f || b.vy[i] != 0.0f);
+  return b.type[i] == BodyType::Kinematic && (b.vx[i] != 0.0f || b.vy[i] != 0.0f || b.w[i] != 0.0f);
 }
 /// The radius a def gives its body: a kinematic def with radius > 0 is a
 /// ball, otherwise (or a static box) a box.

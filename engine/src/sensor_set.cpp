@@ -7,6 +7,7 @@
 #include <quadbin/narrowphase/contact.hpp>
 
 #include "ball_geometry.hpp"
+#include "sensor_sweep.hpp"
 
 namespace quadbin {
 
@@ -21,6 +22,17 @@ bool sensorOverlaps(const BodyStore& b, std::uint32_t sensor, std::uint32_t ball
     return lengthSquared(Vec2{b.px[sensor], b.py[sensor]} - c) < reach * reach;
   }
   return lengthSquared(c - closestPoint(b.tightBox(sensor), c)) < r * r;
+}
+
+// The ball's path from its start p0 to its end, moved with the sensor (which
+// went from s0 to where it is): touched if it came closer than its radius.
+bool sensorSwept(const BodyStore& b, std::uint32_t sensor, std::uint32_t ball, Vec2 s0,
+                 Vec2 p0) noexcept {
+  const Vec2 s1{b.px[sensor], b.py[sensor]};
+  const Vec2 from = p0 + (s1 - s0), to{b.px[ball], b.py[ball]};
+  const float r = b.radius[ball];
+  if (b.isCircle(sensor)) return sweep::sweptBallTouchesCircle(from, to, r, s1, b.radius[sensor]);
+  return sweep::sweptBallTouchesBox(from, to, r, b.tightBox(sensor));
 }
 }  // namespace
 
@@ -45,25 +57,28 @@ bool ContactGate::allows(const void* context, std::uint32_t a, std::uint32_t b) 
 
 // ---- sensors -----------------------------------------------------------------
 
-void SensorSet::update(const BodyStore& bodies, std::span<const Pair> pairs, const IdMap& ids,
+void SensorSet::update(const BodyStore& bodies, std::span<const float> px0,
+                       std::span<const float> py0, std::span<const Pair> pairs, const IdMap& ids,
                        TaskSystem& tasks) {
-  next_.clear();
+  touched_.clear();
   if (bodies.sensorCount > 0) {
     const auto count = static_cast<std::uint32_t>(pairs.size());
     buffers_.reset(chunkCount(count, kPairChunk));
-    forEachChunk(tasks, count, kPairChunk,
-                 [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-                   for (std::uint32_t k = begin; k < end; ++k) {
-                     std::uint32_t s = pairs[k].a, v = pairs[k].b;
-                     if (bodies.sensor[s] == bodies.sensor[v]) continue;  // none or both
-                     if (bodies.sensor[v] != 0) std::swap(s, v);
-                     if (!bodies.isBall(v) || !sensorOverlaps(bodies, s, v)) continue;
-                     const std::uint32_t ss = ids.slotOf[s], vs = ids.slotOf[v];
-                     buffers_[c].push_back({ss, ids.generation[ss], vs, ids.generation[vs]});
-                   }
-                 });
-    buffers_.appendTo(tasks, next_);
-    std::sort(next_.begin(), next_.end());
+    forEachChunk(
+        tasks, count, kPairChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+          for (std::uint32_t k = begin; k < end; ++k) {
+            std::uint32_t s = pairs[k].a, v = pairs[k].b;
+            if (bodies.sensor[s] == bodies.sensor[v]) continue;  // none or both
+            if (bodies.sensor[v] != 0) std::swap(s, v);
+            if (!bodies.isBall(v)) continue;
+            const bool atEnd = sensorOverlaps(bodies, s, v);
+            if (!atEnd && !sensorSwept(bodies, s, v, {px0[s], py0[s]}, {px0[v], py0[v]})) continue;
+            const std::uint32_t ss = ids.slotOf[s], vs = ids.slotOf[v];
+            buffers_[c].push_back({{ss, ids.generation[ss], vs, ids.generation[vs]}, atEnd});
+          }
+        });
+    buffers_.appendTo(tasks, touched_);
+    std::sort(touched_.begin(), touched_.end());
   }
   nextValid_ = true;
   makeEvents(ids.worldId);
@@ -74,8 +89,10 @@ void SensorSet::updateAsleep(std::uint32_t worldId) {
   makeEvents(worldId);
 }
 
-// Merge walk over the sorted overlaps of the last step and this one; the
-// pending ends of destroyed bodies join the end events in key order.
+// Merge walk over the sorted overlaps of the last step and this step's
+// touches: a touch that was no overlap begins, an overlap that is no longer
+// one ends (a touch may do both). The pending ends of destroyed bodies join
+// the end events in key order.
 void SensorSet::makeEvents(std::uint32_t worldId) {
   nextBegin_.clear();
   nextEnd_.clear();
@@ -85,16 +102,21 @@ void SensorSet::makeEvents(std::uint32_t worldId) {
   };
   std::vector<SensorKey>& ended = pendingEnd_;
   if (nextValid_) {
+    next_.clear();
     std::size_t i = 0, j = 0;
-    while (i < next_.size() || j < overlaps_.size()) {
-      if (j == overlaps_.size() || (i < next_.size() && next_[i] < overlaps_[j])) {
-        nextBegin_.push_back(event(next_[i++]));
-      } else if (i == next_.size() || overlaps_[j] < next_[i]) {
+    while (i < touched_.size() || j < overlaps_.size()) {
+      if (j == overlaps_.size() || (i < touched_.size() && touched_[i].key < overlaps_[j])) {
+        nextBegin_.push_back(event(touched_[i].key));
+        if (!touched_[i].atEnd) nextEnd_.push_back(event(touched_[i].key));
+      } else if (i == touched_.size() || overlaps_[j] < touched_[i].key) {
         nextEnd_.push_back(event(overlaps_[j++]));
+        continue;
       } else {
-        ++i;
+        if (!touched_[i].atEnd) nextEnd_.push_back(event(overlaps_[j]));
         ++j;
       }
+      if (touched_[i].atEnd) next_.push_back(touched_[i].key);
+      ++i;
     }
   }
   if (!ended.empty()) {

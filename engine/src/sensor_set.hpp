@@ -4,10 +4,13 @@
 //
 // A sensor has no contacts at all (ContactFilter drops every pair with one),
 // apart from a sensor ball's walls. After the step, the broad phase's
-// candidate pairs that hold one sensor and one non-sensor ball are tested
-// for overlap at the end-of-step positions; the overlaps, sorted by
-// (sensor slot, visitor slot), are compared with the last step's to make
-// begin and end events. The cost is one pass over the candidate pairs, in
+// candidate pairs that hold one sensor and one non-sensor ball are tested:
+// the ball's straight path of the step, in the sensor's frame, against the
+// sensor's shape (sensor_sweep.hpp: it touched during the step), and its
+// end position (it overlaps at the end). The touches, sorted by (sensor
+// slot, visitor slot), are compared with the last step's overlaps to make
+// begin and end events; a ball that touched but no longer overlaps makes
+// both in one step. The cost is one pass over the candidate pairs, in
 // parallel, and only in worlds that have a sensor.
 
 #include <cstdint>
@@ -56,13 +59,24 @@ struct ContactGate {
   static bool allows(const void* context, std::uint32_t a, std::uint32_t b);
 };
 
+/// A sensor and a ball that touched it during the step, and whether they
+/// still overlap at its end.
+struct SensorTouch {
+  SensorKey key;
+  bool atEnd;
+  friend constexpr bool operator<(const SensorTouch& l, const SensorTouch& r) noexcept {
+    return l.key < r.key;
+  }
+};
+
 class SensorSet {
  public:
-  /// The overlaps at the end of this step, from the step's candidate pairs,
-  /// and the events against the last step's (plus the pending ends of
+  /// The touches and overlaps of this step, from the step's candidate pairs
+  /// and the positions at its start (px0, py0, dense order) and end, and
+  /// the events against the last step's overlaps (plus the pending ends of
   /// destroyed bodies), made aside: commit() makes them current.
-  void update(const BodyStore& bodies, std::span<const Pair> pairs, const IdMap& ids,
-              TaskSystem& tasks);
+  void update(const BodyStore& bodies, std::span<const float> px0, std::span<const float> py0,
+              std::span<const Pair> pairs, const IdMap& ids, TaskSystem& tasks);
   /// A step in which nothing moved: the same overlaps, only pending ends.
   void updateAsleep(std::uint32_t worldId);
   /// The step succeeded: its overlaps and events become current.
@@ -82,9 +96,10 @@ class SensorSet {
  private:
   void makeEvents(std::uint32_t worldId);
   std::vector<SensorKey> overlaps_, next_, pendingEnd_;
+  std::vector<SensorTouch> touched_;  // this step's, sorted
   std::vector<SensorEvent> begin_, end_, nextBegin_, nextEnd_;
-  bool nextValid_ = false;  // next_ holds this step's overlaps
-  OrderedBuffers<SensorKey> buffers_;
+  bool nextValid_ = false;  // touched_ holds this step's touches
+  OrderedBuffers<SensorTouch> buffers_;
 };
 
 /// Begin events' geometry (ContactEvent's point, normal, approachSpeed)

@@ -273,12 +273,12 @@ void checkBodies(const BodyStore& b) {
       }
     } else if (b.type[i] == BodyType::Kinematic) {
       // Kinematic bodies: a ball (hx = hy = radius) or a box (radius 0),
-      // static in every field but the velocity.
+      // static in every field but the velocity (and a ball's spin).
       ++boxes;
       const bool round = b.radius[i] > 0.0f;
       if (!(b.radius[i] >= 0.0f) || (round && (b.hx[i] != b.radius[i] || b.hy[i] != b.radius[i])) ||
           b.mass[i] != std::numeric_limits<float>::infinity() || b.invMass[i] != 0.0f ||
-          b.w[i] != 0.0f || b.awake[i] != 0 || next != kNoBody) {
+          (!round && b.w[i] != 0.0f) || b.awake[i] != 0 || next != kNoBody) {
         bad("a kinematic body with a bad shape, mass or state");
       }
     } else {

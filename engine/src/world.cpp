@@ -380,7 +380,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void step(float dt);
   void rollBack(const StepStats& before, bool moved) noexcept;
   bool someAsleep = false;            // set by step(): a sleeping ball may need waking
-  std::uint32_t movingKinematic = 0;  // set by step(): kinematic bodies with a velocity
+  std::uint32_t movingKinematic = 0;  // set by step(): kinematic bodies with a velocity or spin
   // The step's stages, in order (docs/architecture.md).
   void integrate(const SolverSettings& s);
   void findPairs();
@@ -571,8 +571,14 @@ void World::setAngularVelocity(BodyId id, float angularVelocity) {
   const std::uint32_t i = w.denseIndex(id, "setAngularVelocity");
   w.check(validate::angularVelocity(angularVelocity, w.bodies.radius[i],
                                     "setAngularVelocity angularVelocity"));
-  if (w.bodies.type[i] != BodyType::Ball) {
+  if (w.bodies.type[i] == BodyType::StaticBox) {
     w.refuse(fmt::format("setAngularVelocity: {} is a static box and cannot turn", describe(id)));
+  }
+  if (!w.bodies.isCircle(i)) {
+    w.refuse(
+        fmt::format("setAngularVelocity: {} is a kinematic box and cannot turn; only balls "
+                    "and kinematic balls spin",
+                    describe(id)));
   }
   w.wake(i);
   w.bodies.w[i] = angularVelocity;
@@ -1093,7 +1099,7 @@ void World::Impl::updateEvents() {
                                def.bounds};
   for (ContactEvent& e : nextBegin) geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
   geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, hitBuffers, nextHits, *tasks);
-  sensors.update(bodies, pairs, idMap(), *tasks);
+  sensors.update(bodies, undo.px, undo.py, pairs, idMap(), *tasks);
 }
 
 // The contacts of bodies destroyed since the last step end now, in order.

@@ -355,10 +355,14 @@ class World {
   void setPosition(BodyId id, Vec2 position);
   /// Balls and kinematic bodies; |velocity| <= limits::kMaxSpeed.
   void setVelocity(BodyId id, Vec2 velocity);
-  /// Angular velocity in rad/s, counter-clockwise (0 for static boxes;
-  /// stays 0 unless friction turns the ball).
+  /// Angular velocity in rad/s, counter-clockwise (0 for static and
+  /// kinematic boxes; a ball's stays 0 unless friction turns it; a kinematic
+  /// ball's is the one set).
   [[nodiscard]] float angularVelocity(BodyId id) const;
-  /// Balls only; |angularVelocity| * radius <= limits::kMaxSpeed.
+  /// Balls and kinematic balls; |angularVelocity| * radius <= limits::kMaxSpeed.
+  /// A kinematic ball keeps the spin it is given (collisions never change
+  /// it): with friction, its surface drives the balls that rest on it, as a
+  /// conveyor wheel does. Static and kinematic boxes cannot turn.
   void setAngularVelocity(BodyId id, float angularVelocity);
   /// How far the ball has turned, radians in [-pi, pi] (0 for static boxes).
   [[nodiscard]] float angle(BodyId id) const;
