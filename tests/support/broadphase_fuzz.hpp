@@ -23,6 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "pair_diff.hpp"    // test::pairDifference
+#include "pair_oracle.hpp"  // test::bruteForcePairs
+
 namespace quadbin::test::fuzz {
 
 /// The choices of a program: from a seeded generator, or from bytes (a
@@ -348,23 +351,14 @@ inline Outcome run(Source& src, BroadPhase& bp, std::uint32_t maxSteps, std::uin
       for (const Pair& p : got) o.pairHash = detail::mix(o.pairHash, p.key());
       o.pairHash = detail::mix(o.pairHash, got.size());
       std::sort(got.begin(), got.end());
-      want.clear();
-      for (std::uint32_t i = 0; i < boxes.size(); ++i) {
-        for (std::uint32_t j = i + 1; j < boxes.size(); ++j) {
-          if (overlaps(boxes[i], boxes[j])) want.push_back({i, j});
-        }
-      }
+      test::bruteForcePairs(boxes, want);
       if (got != want) {
         std::string s = "findPairs: " + std::to_string(got.size()) + " pairs, want " +
                         std::to_string(want.size());
-        std::vector<Pair> missing, extra;
-        std::set_difference(want.begin(), want.end(), got.begin(), got.end(),
-                            std::back_inserter(missing));
-        std::set_difference(got.begin(), got.end(), want.begin(), want.end(),
-                            std::back_inserter(extra));
-        for (const Pair& p : missing)
+        const test::PairDifference d = test::pairDifference(got, want);
+        for (const Pair& p : d.missing)
           s += " missing(" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
-        for (const Pair& p : extra)
+        for (const Pair& p : d.extra)
           s += " extra(" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
         return fail(s), o;
       }

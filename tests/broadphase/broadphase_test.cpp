@@ -5,28 +5,10 @@
 #include <quadbin/error.hpp>
 #include <random>
 
+#include "support/pair_diff.hpp"
+#include "support/pair_oracle.hpp"
+
 using namespace quadbin;
-
-namespace {
-
-std::vector<Pair> allPairs(BroadPhase& bp, std::span<const AABB> boxes) {
-  bp.update(boxes);
-  std::vector<Pair> pairs;
-  bp.findPairs(pairs);
-  return pairs;
-}
-
-std::vector<Pair> naivePairs(std::span<const AABB> boxes) {
-  std::vector<Pair> out;
-  for (std::uint32_t i = 0; i < boxes.size(); ++i) {
-    for (std::uint32_t j = i + 1; j < boxes.size(); ++j) {
-      if (overlaps(boxes[i], boxes[j])) out.push_back({i, j});
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 TEST(BroadPhaseNames, RoundTrip) {
   for (auto type : allBroadPhaseTypes()) {
@@ -46,7 +28,7 @@ TEST(BruteForce, ReportsEachStrictOverlapOnceInOrder) {
       {{-100, -100}, {100, 100}},  // huge: overlaps everything
   };
   BruteForce bf;
-  const auto pairs = allPairs(bf, boxes);
+  const auto pairs = test::pairsOf(bf, boxes);
   const std::vector<Pair> expected = {{0, 1}, {0, 4}, {1, 4}, {2, 4}, {3, 4}};
   EXPECT_EQ(pairs, expected);
   EXPECT_EQ(bf.size(), boxes.size());
@@ -64,16 +46,16 @@ TEST(BruteForce, MatchesNaiveOnRandomBoxesAcrossFrames) {
       const Vec2 p{pos(rng), pos(rng)};
       b = {p, p + Vec2{size(rng), size(rng)}};
     }
-    EXPECT_EQ(allPairs(bf, boxes), naivePairs(boxes));
+    EXPECT_EQ(test::pairsOf(bf, boxes), test::bruteForcePairs(boxes));
   }
   boxes.resize(5);  // and disappear
-  EXPECT_EQ(allPairs(bf, boxes), naivePairs(boxes));
+  EXPECT_EQ(test::pairsOf(bf, boxes), test::bruteForcePairs(boxes));
 }
 
 TEST(BruteForce, AllAtOnePoint) {
   std::vector<AABB> boxes(300, AABB{{1, 1}, {2, 2}});
   BruteForce bf;
-  EXPECT_EQ(allPairs(bf, boxes).size(), 300u * 299u / 2u);
+  EXPECT_EQ(test::pairsOf(bf, boxes).size(), 300u * 299u / 2u);
 }
 
 TEST(BruteForce, QueryTouchingBoxes) {

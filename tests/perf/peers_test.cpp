@@ -1,5 +1,5 @@
 // The perf suite's peers (Box2D, Bullet, when compiled in) and baselines
-// against quadbin's BruteForce: all of them fed the same frames side by side,
+// against the brute-force oracle: all of them fed the same frames side by side,
 // as quadbin-perf runs them, and each must report brute force's pair set
 // exactly (a < b, each pair once) on every frame.
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 #include "world_peers.hpp"
 
 #include "support/pair_diff.hpp"
+#include "support/pair_oracle.hpp"
 
 using namespace quadbin;
 using scenes::SceneKind;
@@ -32,41 +33,12 @@ std::vector<std::string> expectedPeers() {
   return names;
 }
 
-// The exact pair set by a sweep on x (as in broadphase_conformance_test.cpp):
-// brute force's set, fast enough to check every frame at 10,000 boxes in a
-// Debug build. Checked against BruteForce itself on the first and last
-// frames of each scene.
-std::vector<Pair> sweepPairs(std::span<const AABB> boxes) {
-  std::vector<std::uint32_t> order(boxes.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return boxes[a].min.x < boxes[b].min.x || (boxes[a].min.x == boxes[b].min.x && a < b);
-  });
-  std::vector<Pair> out;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    for (std::size_t m = k + 1; m < order.size(); ++m) {
-      if (!(boxes[order[m]].min.x < boxes[order[k]].max.x)) break;
-      if (overlaps(boxes[order[k]], boxes[order[m]]))
-        out.push_back({std::min(order[k], order[m]), std::max(order[k], order[m])});
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<Pair> bruteForcePairs(std::span<const AABB> boxes) {
-  BruteForce bruteForce;
-  bruteForce.update(boxes);
-  std::vector<Pair> pairs;
-  bruteForce.findPairs(pairs);
-  std::sort(pairs.begin(), pairs.end());
-  return pairs;
-}
-
-std::vector<Pair> sorted(std::vector<Pair> pairs) {
-  std::sort(pairs.begin(), pairs.end());
-  return pairs;
-}
+// The exact pair set: the brute-force oracle, and its sweep on x, fast
+// enough to check every frame at 10,000 boxes in a Debug build
+// (support/pair_oracle.hpp).
+using test::bruteForcePairs;
+using test::sorted;
+using test::sweepPairs;
 
 std::string describe(const std::vector<Pair>& got, const std::vector<Pair>& want) {
   return test::describePairDifference(got, want);

@@ -13,34 +13,12 @@
 #include <string>
 
 #include "support/pair_diff.hpp"
+#include "support/pair_oracle.hpp"
 
 using namespace quadbin;
 using scenes::SceneKind;
 
 namespace {
-
-// The exact pair set of strict overlap, by a sweep on x: provably the set
-// brute force reports (BruteForceMatchesTheSweep checks it), fast enough
-// to be the oracle at 10,000 boxes in a Debug build.
-std::vector<Pair> referencePairs(std::span<const AABB> boxes) {
-  std::vector<std::uint32_t> order(boxes.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return boxes[a].min.x < boxes[b].min.x || (boxes[a].min.x == boxes[b].min.x && a < b);
-  });
-  std::vector<Pair> out;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const AABB& a = boxes[order[k]];
-    for (std::size_t m = k + 1; m < order.size(); ++m) {
-      const AABB& b = boxes[order[m]];
-      if (!(b.min.x < a.max.x)) break;
-      if (overlaps(a, b))
-        out.push_back({std::min(order[k], order[m]), std::max(order[k], order[m])});
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 std::vector<Pair> sortedPairs(BroadPhase& bp, std::span<const AABB> boxes) {
   bp.update(boxes);
@@ -101,7 +79,7 @@ class Conformance : public ::testing::TestWithParam<Variant> {
 
   void expectExact(BroadPhase& bp, std::span<const AABB> boxes, const std::string& what) {
     const auto got = sortedPairs(bp, boxes);
-    const auto want = referencePairs(boxes);
+    const auto want = test::sweepPairs(boxes);
     ASSERT_EQ(got.size(), want.size()) << what << ": " << describe(got, want);
     ASSERT_TRUE(got == want) << what << ": " << describe(got, want);
   }
@@ -132,7 +110,8 @@ TEST(Oracle, BruteForceMatchesTheSweep) {
     std::vector<AABB> boxes;
     scenes::boxes(scene, boxes);
     BruteForce bf;
-    EXPECT_EQ(sortedPairs(bf, boxes), referencePairs(boxes));
+    EXPECT_EQ(sortedPairs(bf, boxes), test::sweepPairs(boxes));
+    EXPECT_EQ(test::bruteForcePairs(boxes), test::sweepPairs(boxes));
   }
 }
 

@@ -1,9 +1,9 @@
-# Configures tests/subproject (quadbin added with add_subdirectory) and
+# Configures tests/system/subproject (quadbin added with add_subdirectory) and
 # checks that a consumer gets neither QUADBIN_WERROR nor a default build
 # type, while the library still builds with -ffp-contract=off.
 # -DSOURCE_DIR, -DWORK_DIR
 file(REMOVE_RECURSE ${WORK_DIR})
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/subproject -B ${WORK_DIR} -G Ninja
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/system/subproject -B ${WORK_DIR} -G Ninja
                         -DQUADBIN_SOURCE_DIR=${SOURCE_DIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc)

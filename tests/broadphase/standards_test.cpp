@@ -10,31 +10,16 @@
 #include <quadbin/error.hpp>
 #include <random>
 
+#include "support/pair_diff.hpp"
+#include "support/pair_oracle.hpp"
+
 using namespace quadbin;
 
 namespace {
 
-std::vector<Pair> bruteForcePairs(std::span<const AABB> boxes) {
-  std::vector<Pair> out;
-  for (std::uint32_t i = 0; i < boxes.size(); ++i) {
-    for (std::uint32_t j = i + 1; j < boxes.size(); ++j) {
-      if (overlaps(boxes[i], boxes[j])) out.push_back({i, j});
-    }
-  }
-  return out;
-}
-
-std::vector<Pair> pairsOf(BroadPhase& bp, std::span<const AABB> boxes) {
-  bp.update(boxes);
-  std::vector<Pair> out;
-  bp.findPairs(out);
-  return out;
-}
-
-std::vector<Pair> sorted(std::vector<Pair> pairs) {
-  std::sort(pairs.begin(), pairs.end());
-  return pairs;
-}
+using test::bruteForcePairs;
+using test::pairsOf;
+using test::sorted;
 
 // AVL bound: a tree of n leaves is at most 1.44 log2(n + 2) tall.
 int avlHeightBound(std::size_t n) {

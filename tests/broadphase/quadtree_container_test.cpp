@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/pair_oracle.hpp"
+
 using namespace quadbin;
 
 namespace {
@@ -43,13 +45,11 @@ std::vector<IdPair> normalized(std::vector<IdPair> pairs) {
 template <class Float>
 std::vector<IdPair> brutePairs(const std::vector<std::uint32_t>& live,
                                const std::vector<BasicBox<Float>>& boxes) {
+  std::vector<BasicBox<Float>> liveBoxes;
+  for (std::uint32_t id : live) liveBoxes.push_back(boxes[id]);
   std::vector<IdPair> out;
-  for (std::size_t i = 0; i < live.size(); ++i) {
-    for (std::size_t j = i + 1; j < live.size(); ++j) {
-      if (overlaps(boxes[live[i]], boxes[live[j]])) {
-        out.emplace_back(std::min(live[i], live[j]), std::max(live[i], live[j]));
-      }
-    }
+  for (const Pair& p : test::bruteForcePairs(liveBoxes)) {
+    out.emplace_back(std::min(live[p.a], live[p.b]), std::max(live[p.a], live[p.b]));
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -530,11 +530,9 @@ TEST(QuadtreeContainer, StructValuesInDoubleWithUpdate) {
   }
   std::vector<std::pair<Unit, Unit>> pairs;
   tree.findAllIntersections(pairs);
-  std::size_t brute = 0;
-  for (std::size_t i = 0; i < units.size(); ++i) {
-    for (std::size_t j = i + 1; j < units.size(); ++j)
-      brute += overlaps(units[i].box, units[j].box);
-  }
+  std::vector<BasicBox<double>> unitBoxes;
+  for (const Unit& u : units) unitBoxes.push_back(u.box);
+  const std::size_t brute = test::bruteForcePairs(unitBoxes).size();
   EXPECT_EQ(pairs.size(), brute);
   Unit stale = units[3];
   stale.box.min.x -= 500;

@@ -11,27 +11,12 @@
 #include <random>
 #include <string>
 
+#include "support/pair_diff.hpp"
+#include "support/pair_oracle.hpp"
+
 using namespace quadbin;
 
 namespace {
-
-std::vector<Pair> naivePairs(std::span<const AABB> boxes) {
-  std::vector<Pair> out;
-  for (std::uint32_t i = 0; i < boxes.size(); ++i) {
-    for (std::uint32_t j = i + 1; j < boxes.size(); ++j) {
-      if (overlaps(boxes[i], boxes[j])) out.push_back({i, j});
-    }
-  }
-  return out;
-}
-
-std::vector<Pair> sortedPairs(BroadPhase& bp, std::span<const AABB> boxes) {
-  bp.update(boxes);
-  std::vector<Pair> pairs;
-  bp.findPairs(pairs);
-  std::sort(pairs.begin(), pairs.end());
-  return pairs;
-}
 
 // A region tree with small leaves and deep splits, so that the owner rule
 // is exercised on many cuts.
@@ -177,7 +162,8 @@ TEST(RegionTrees, ExactOnLatticeBoxesWithDeepTrees) {
       }
       auto bp = maker.make();
       if (round >= 2) bp->setBounds({{0, 0}, {step * 40, step * (round >= 4 ? 13 : 40)}});
-      EXPECT_EQ(sortedPairs(*bp, boxes), naivePairs(boxes)) << maker.name << " round " << round;
+      EXPECT_EQ(test::sorted(test::pairsOf(*bp, boxes)), test::bruteForcePairs(boxes))
+          << maker.name << " round " << round;
     }
   }
 }
@@ -226,7 +212,8 @@ TEST(RegionTrees, RandomScenesAgainstNaive) {
         b = {p, p + Vec2{size(rng), size(rng)}};
       }
       if (frame == 5) bp->setBounds({{100, 100}, {200, 200}});  // most boxes outside
-      ASSERT_EQ(sortedPairs(*bp, boxes), naivePairs(boxes)) << maker.name << " frame " << frame;
+      ASSERT_EQ(test::sorted(test::pairsOf(*bp, boxes)), test::bruteForcePairs(boxes))
+          << maker.name << " frame " << frame;
     }
   }
 }
@@ -264,14 +251,14 @@ TEST(RegionTrees, OutsideListAndGrownRoot) {
     }
     boxes.push_back({{-50, -50}, {-40, -40}});  // outside
     boxes.push_back({{-45, -45}, {3, 3}});      // reaching in: pairs inside and outside
-    EXPECT_EQ(sortedPairs(*bp, boxes), naivePairs(boxes)) << maker.name;
+    EXPECT_EQ(test::sorted(test::pairsOf(*bp, boxes)), test::bruteForcePairs(boxes)) << maker.name;
     EXPECT_EQ(statsOf(*bp).outside, 2u) << maker.name;
     // Thousands outside: the root grows to hold them instead.
     for (int i = 0; i < 3000; ++i) {
       const float x = 200 + static_cast<float>(i % 60) * 7, y = static_cast<float>(i / 60) * 7;
       boxes.push_back({{x, y}, {x + 8, y + 8}});
     }
-    EXPECT_EQ(sortedPairs(*bp, boxes), naivePairs(boxes)) << maker.name;
+    EXPECT_EQ(test::sorted(test::pairsOf(*bp, boxes)), test::bruteForcePairs(boxes)) << maker.name;
     EXPECT_EQ(statsOf(*bp).outside, 0u) << maker.name;
   }
 }
@@ -309,7 +296,7 @@ TEST(RegionTrees, DynamicCentreSplitsAtTheMeanAndStopsOnEqualCentres) {
   }
   DynamicCentreQuadtree tree;
   tree.setBounds({{0, 0}, {100, 100}});
-  EXPECT_EQ(sortedPairs(tree, same), naivePairs(same));
+  EXPECT_EQ(test::sorted(test::pairsOf(tree, same)), test::bruteForcePairs(same));
   EXPECT_EQ(tree.stats().nodes, 1u);
   // Two tight clusters far apart in one corner: the mean cut separates them
   // at once, where the middle cut needs several levels.
@@ -323,8 +310,8 @@ TEST(RegionTrees, DynamicCentreSplitsAtTheMeanAndStopsOnEqualCentres) {
   LeafQuadtree middle(LeafQuadtreeOptions{40, 8});
   dynamic.setBounds({{0, 0}, {100, 100}});
   middle.setBounds({{0, 0}, {100, 100}});
-  EXPECT_EQ(sortedPairs(dynamic, clusters), naivePairs(clusters));
-  EXPECT_EQ(sortedPairs(middle, clusters), naivePairs(clusters));
+  EXPECT_EQ(test::sorted(test::pairsOf(dynamic, clusters)), test::bruteForcePairs(clusters));
+  EXPECT_EQ(test::sorted(test::pairsOf(middle, clusters)), test::bruteForcePairs(clusters));
   EXPECT_EQ(dynamic.stats().depth, 1u);
   EXPECT_GT(middle.stats().depth, 1u);
 }
@@ -363,7 +350,7 @@ TEST(LeafQuadtree, SeedPatternClearInsertRetrieve) {
     std::vector<Pair> pairs;
     tree.findPairs(pairs);
     std::vector<Pair> want;
-    for (const Pair& p : naivePairs(boxes)) want.push_back({ids[p.a], ids[p.b]});
+    for (const Pair& p : test::bruteForcePairs(boxes)) want.push_back({ids[p.a], ids[p.b]});
     std::sort(pairs.begin(), pairs.end());
     EXPECT_EQ(pairs, want) << "frame " << frame;
   }
