@@ -12,6 +12,9 @@ namespace {
 
 constexpr std::size_t kSample = 256;         // boxes sampled for the cell size
 constexpr std::uint64_t kMaxCellScan = 100;  // more cells: scan the entries instead
+// Buckets per entry, at least: most buckets a query looks at are empty,
+// rather than holding the entries of other cells.
+constexpr std::size_t kLoad = 4;
 
 double extentOf(const AABB& b) noexcept {
   return std::max(static_cast<double>(b.max.x) - b.min.x, static_cast<double>(b.max.y) - b.min.y);
@@ -25,15 +28,20 @@ std::int64_t QueryDelta::cell(float x) const noexcept {
   return static_cast<std::int64_t>(std::floor(static_cast<double>(x) * invCellSize_));
 }
 
-std::uint32_t QueryDelta::bucket(std::int64_t cx, std::int64_t cy) const noexcept {
-  // splitmix64's finalizer over both coordinates: every bit of each
-  // reaches the low bits the table uses.
-  std::uint64_t h =
-      static_cast<std::uint64_t>(cx) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(cy);
+std::uint64_t QueryDelta::rowHash(std::int64_t cy) noexcept {
+  // splitmix64's finalizer: every bit of the row reaches the low bits the
+  // table uses.
+  auto h = static_cast<std::uint64_t>(cy) * 0x9E3779B97F4A7C15ull;
   h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
   h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-  h ^= h >> 31;
-  return static_cast<std::uint32_t>(h & (heads_.size() - 1));
+  return h ^ (h >> 31);
+}
+
+std::uint32_t QueryDelta::bucket(std::int64_t cx, std::int64_t cy) const noexcept {
+  // A row's cells take consecutive buckets from a random start: the cells
+  // of a query's row are one hash and adjacent heads.
+  return static_cast<std::uint32_t>((rowHash(cy) + static_cast<std::uint64_t>(cx)) &
+                                    (heads_.size() - 1));
 }
 
 namespace {
@@ -55,7 +63,7 @@ void QueryDelta::rebuilt(const BodyStore& bodies) {
   entries_.clear();
   big_.clear();
   // The table starts small and doubles with the entries (growTable).
-  refill(heads_, std::size_t{2} * kMinLimit, kNone);
+  refill(heads_, kLoad * kMinLimit, kNone);
   // Cells about twice the median body: most changed bodies fit one cell,
   // and a query near a body looks at a few cells.
   sample_.clear();
@@ -93,7 +101,7 @@ void QueryDelta::growTable() {
 
 void QueryDelta::add(std::uint32_t body, const AABB& box) {
   if (body >= entryOf_.size()) entryOf_.resize(std::size_t{body} + 1, kNone);
-  if (2 * (entries_.size() + 1) > heads_.size()) growTable();
+  if (kLoad * (entries_.size() + 1) > heads_.size()) growTable();
   const auto e = static_cast<std::uint32_t>(entries_.size());
   Entry entry{box, cell(box.min.x), cell(box.min.y), body, kNone};
   if (!(extentOf(box) < cellSize_)) {
@@ -153,9 +161,12 @@ void QueryDelta::mergeBox(const AABB& box, std::uint32_t n,
     }
     return;
   }
+  const std::uint64_t mask = heads_.size() - 1;
   for (auto cy = static_cast<std::int64_t>(minY); cy <= static_cast<std::int64_t>(maxY); ++cy) {
+    const std::uint64_t row = rowHash(cy);
     for (auto cx = static_cast<std::int64_t>(minX); cx <= static_cast<std::int64_t>(maxX); ++cx) {
-      for (std::uint32_t e = heads_[bucket(cx, cy)]; e != kNone; e = entries_[e].next) {
+      const std::uint32_t head = heads_[(row + static_cast<std::uint64_t>(cx)) & mask];
+      for (std::uint32_t e = head; e != kNone; e = entries_[e].next) {
         // Other cells share the bucket: only this cell's entries, so each
         // entry is taken once.
         if (entries_[e].cellX == cx && entries_[e].cellY == cy) take(e);

@@ -69,6 +69,7 @@ class QueryDelta {
     return entries_.empty() && n == count_;
   }
   [[nodiscard]] std::int64_t cell(float x) const noexcept;
+  [[nodiscard]] static std::uint64_t rowHash(std::int64_t cy) noexcept;
   [[nodiscard]] std::uint32_t bucket(std::int64_t cx, std::int64_t cy) const noexcept;
   // Whether entry e is its body's current one (a body that changes twice
   // leaves a dead entry behind) and the body still exists.
