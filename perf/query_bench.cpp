@@ -4,7 +4,9 @@
 //          against creating the same balls without the queries.
 //   open:  a step of balls spread over 10x and 100x the side of an open
 //          world's bounds, against a world whose bounds fit them.
-// Usage: quadbin-query-bench [spawn|open] [runs (default 5)]
+// Usage: quadbin-query-bench [spawn|open] [runs (default 5)] [structure]
+//        (structure: only that one, by its toString name, e.g. bin-grid)
+#include <sys/resource.h>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +31,13 @@ struct Clock {
   }
 };
 double msSince(double t0) { return Clock::now() - t0; }
+// Minor page faults of the process so far: fresh memory the kernel maps in,
+// several microseconds each on a virtual machine.
+long faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -44,37 +53,70 @@ WorldDef defFor(BroadPhaseType type, const AABB& bounds, Boundary boundary) {
   return def;
 }
 
-void spawn(int runs) {
-  constexpr int kSpawns = 10000;
+struct Timing {
+  double ms = 0;
+  double faults = 0;
+};
+
+// The spawn-if-free loop: a queryRadius before each createBody, until
+// kSpawns balls are placed; `placed` gets their positions.
+constexpr int kSpawns = 10000;
+Timing queryAndCreate(BroadPhaseType type, std::vector<Vec2>& placed) {
+  placed.clear();
+  World world(defFor(type, {{0, 0}, {1000, 1000}}, Boundary::Closed));
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> pos(1, 999);
+  std::vector<BodyId> near;
+  const long f0 = faults();
+  const auto t0 = Clock::now();
+  while (placed.size() < kSpawns) {
+    const Vec2 p{pos(rng), pos(rng)};
+    world.queryRadius(p, 0.5f, near);
+    if (!near.empty()) continue;
+    world.createBody(BodyDef::ball(p, 0.5f));
+    placed.push_back(p);
+  }
+  return {msSince(t0), static_cast<double>(faults() - f0)};
+}
+
+// The same creates without the queries.
+Timing createOnly(BroadPhaseType type, const std::vector<Vec2>& placed) {
+  World world(defFor(type, {{0, 0}, {1000, 1000}}, Boundary::Closed));
+  const long f0 = faults();
+  const auto t0 = Clock::now();
+  for (const Vec2 p : placed) world.createBody(BodyDef::ball(p, 0.5f));
+  return {msSince(t0), static_cast<double>(faults() - f0)};
+}
+
+void spawn(int runs, const std::string& only) {
   std::printf("spawn-if-free, %d balls r = 0.5 in [0, 1000]^2, median of %d (ms)\n", kSpawns, runs);
-  std::printf("%-20s %12s %12s %8s\n", "structure", "create only", "query+create", "ratio");
+  std::printf("%-20s %12s %12s %8s %16s\n", "structure", "create only", "query+create", "ratio",
+              "page faults c/q");
   for (const BroadPhaseType type : {BroadPhaseType::Auto, BroadPhaseType::BinGrid,
                                     BroadPhaseType::Quadtree, BroadPhaseType::DynamicAabbTree}) {
-    std::vector<double> with, without;
+    if (!only.empty() && only != toString(type)) continue;
+    std::vector<double> with, without, faultsWith, faultsWithout;
+    std::vector<Vec2> placed;
+    queryAndCreate(type, placed);  // the positions (the same for every structure)
     for (int run = 0; run < runs; ++run) {
-      std::vector<Vec2> placed;
-      {
-        World world(defFor(type, {{0, 0}, {1000, 1000}}, Boundary::Closed));
-        std::mt19937 rng(1);
-        std::uniform_real_distribution<float> pos(1, 999);
-        std::vector<BodyId> near;
-        const auto t0 = Clock::now();
-        while (placed.size() < kSpawns) {
-          const Vec2 p{pos(rng), pos(rng)};
-          world.queryRadius(p, 0.5f, near);
-          if (!near.empty()) continue;
-          world.createBody(BodyDef::ball(p, 0.5f));
-          placed.push_back(p);
-        }
-        with.push_back(msSince(t0));
+      // Alternate which loop runs first: the second finds the memory the
+      // first freed, already mapped in.
+      Timing a, b;
+      if (run % 2 == 0) {
+        a = createOnly(type, placed);
+        b = queryAndCreate(type, placed);
+      } else {
+        b = queryAndCreate(type, placed);
+        a = createOnly(type, placed);
       }
-      World world(defFor(type, {{0, 0}, {1000, 1000}}, Boundary::Closed));
-      const auto t0 = Clock::now();
-      for (const Vec2 p : placed) world.createBody(BodyDef::ball(p, 0.5f));
-      without.push_back(msSince(t0));
+      without.push_back(a.ms);
+      faultsWithout.push_back(a.faults);
+      with.push_back(b.ms);
+      faultsWith.push_back(b.faults);
     }
     const double a = median(without), b = median(with);
-    std::printf("%-20s %12.2f %12.2f %8.2f\n", std::string(toString(type)).c_str(), a, b, b / a);
+    std::printf("%-20s %12.2f %12.2f %8.2f %7.0f / %-7.0f\n", std::string(toString(type)).c_str(),
+                a, b, b / a, median(faultsWithout), median(faultsWith));
   }
 }
 
@@ -123,7 +165,8 @@ void open(int runs) {
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "all";
   const int runs = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
-  if (what == "spawn" || what == "all") spawn(runs);
+  const std::string only = argc > 3 ? argv[3] : "";
+  if (what == "spawn" || what == "all") spawn(runs, only);
   if (what == "open" || what == "all") open(runs);
   return 0;
 }

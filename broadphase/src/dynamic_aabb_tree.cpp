@@ -309,7 +309,11 @@ void DynamicAabbTree::rebuild(std::span<const AABB> boxes) {
   freeList_ = kNull;
   root_ = kNull;
   if (n == 0) return;
-  nodes_.reserve(2 * std::size_t{n} - 1);
+  // Geometric growth: a tree rebuilt as its proxies grow by a fraction
+  // each time does not reallocate (and fault in fresh pages) every time.
+  if (2 * std::size_t{n} - 1 > nodes_.capacity()) {
+    nodes_.reserve(std::max(2 * std::size_t{n} - 1, 2 * nodes_.capacity()));
+  }
   byX_.resize(n);
   byY_.resize(n);
   buildScratch_.resize(n);

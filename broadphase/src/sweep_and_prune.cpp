@@ -237,7 +237,15 @@ void SweepAndPrune::query(const AABB& given, std::vector<std::uint32_t>& out) co
   const float* first = minA_.data();
   const float* last = first + n;
   const auto begin = static_cast<std::size_t>(std::lower_bound(first, last, lo) - first);
-  const auto end = static_cast<std::size_t>(std::upper_bound(first, last, qHiA) - first);
+  // The end by galloping from begin: a small query's strip is short, and
+  // its entries are next to begin in memory.
+  std::size_t step = 1, below = begin;
+  while (below + step < n && !(qHiA < first[below + step])) {
+    below += step;
+    step *= 2;
+  }
+  const float* stop = first + std::min(n, below + step);
+  const auto end = static_cast<std::size_t>(std::upper_bound(first + below, stop, qHiA) - first);
   for (std::size_t k = begin; k < end; ++k) {
     if (qLoA <= maxA_[k] && minB_[k] <= qHiB && qLoB <= maxB_[k]) out.push_back(ids_[k]);
   }

@@ -24,17 +24,26 @@ class QueryDelta {
   /// or another body swapped into their place); `bodies` holds the new
   /// ones. Falls back to invalidate() when it cannot record them.
   void changed(std::uint32_t first, std::uint32_t end, const BodyStore& bodies) noexcept;
-  /// Whether a query over `n` bodies must refill the structure first.
-  [[nodiscard]] bool needsRebuild(std::uint32_t n) const noexcept {
-    return !built_ || entries_.size() > limit(n);
+  /// Whether a box or radius query must refill the structure first: the
+  /// delta holds more changes than limit().
+  [[nodiscard]] bool needsRebuild() const noexcept { return !built_ || entries_.size() > limit(); }
+  /// Whether a ray over `n` bodies must refill the structure first: a ray
+  /// tests every changed body, so it allows only rayLimit(n) of them.
+  [[nodiscard]] bool needsRebuildForRays(std::uint32_t n) const noexcept {
+    return !built_ || entries_.size() > rayLimit(n);
   }
   /// The structure was just filled with the tight boxes of all `bodies`.
   void rebuilt(const BodyStore& bodies);
 
-  /// The most changes the delta may hold before a query refills the
-  /// structure: max(64, n / 4). A rebuild costs O(n), so refilling every
-  /// n / 4 changes keeps it O(1) per change, amortized.
-  [[nodiscard]] static std::uint32_t limit(std::uint32_t n) noexcept {
+  /// The most changes the delta may hold before a box or radius query
+  /// refills the structure: max(64, bodies in the structure). A refill
+  /// costs O(n), so refilling every n changes keeps it O(1) per change,
+  /// amortized; a box query's cost in the delta does not grow with its size.
+  [[nodiscard]] std::uint32_t limit() const noexcept {
+    return count_ > kMinLimit ? count_ : kMinLimit;
+  }
+  /// The most changes a ray allows: max(64, n / 4).
+  [[nodiscard]] static std::uint32_t rayLimit(std::uint32_t n) noexcept {
     return n / 4 > kMinLimit ? n / 4 : kMinLimit;
   }
   static constexpr std::uint32_t kMinLimit = 64;
@@ -60,6 +69,7 @@ class QueryDelta {
     return entries_.empty() && n == count_;
   }
   [[nodiscard]] std::int64_t cell(float x) const noexcept;
+  [[nodiscard]] static std::uint64_t rowHash(std::int64_t cy) noexcept;
   [[nodiscard]] std::uint32_t bucket(std::int64_t cx, std::int64_t cy) const noexcept;
   // Whether entry e is its body's current one (a body that changes twice
   // leaves a dead entry behind) and the body still exists.
@@ -68,19 +78,23 @@ class QueryDelta {
     return b < n && entryOf_[b] == e;
   }
   void add(std::uint32_t body, const AABB& box);
+  void growTable();
   void dropStale(std::uint32_t n, std::vector<std::uint32_t>& found) const;
 
   bool built_ = false;
   std::uint32_t count_ = 0;          // bodies in the structure: [0, count_)
   std::vector<std::uint8_t> stale_;  // per structure proxy: changed since
   // The changed bodies, in a hash grid of square cells of side cellSize_
-  // (about twice a typical body): each entry in the bucket of its box's min
-  // corner; boxes larger than a cell are kept apart in big_.
+  // (about twice a typical body, a power of two): each entry in the bucket
+  // of its box's min corner; boxes not smaller than a cell are kept apart
+  // in big_.
   double cellSize_ = 1.0, invCellSize_ = 1.0;
   std::vector<Entry> entries_;
   std::vector<std::uint32_t> entryOf_;  // per dense body: its live entry or kNone
-  std::vector<std::uint32_t> heads_;    // per bucket: first entry or kNone
+  std::vector<std::uint32_t> heads_;    // per bucket: first entry or kNone (at
+                                        // least twice the entries, a power of two)
   std::vector<std::uint32_t> big_;      // entries larger than a cell
+  std::vector<double> sample_;          // rebuilt's scratch
 };
 
 }  // namespace quadbin

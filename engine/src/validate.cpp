@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 #include <quadbin/engine/limits.hpp>
+#include <string_view>
 
 namespace quadbin::validate {
 
@@ -12,25 +13,32 @@ using namespace limits;
 
 namespace {
 
+// The checks below build their message only when they refuse: a valid
+// argument costs no allocation (queries run them once per call). A field's
+// name is `field` followed by `suffix` (".x", " origin", ...).
+
 // "field = value is not finite" or "... is outside [lo, hi]", or "".
-std::string inRange(float value, float lo, float hi, const std::string& field) {
-  if (!std::isfinite(value)) return fmt::format("{} = {} is not finite", field, value);
+std::string inRange(float value, float lo, float hi, std::string_view field,
+                    std::string_view suffix = {}) {
+  if (!std::isfinite(value)) return fmt::format("{}{} = {} is not finite", field, suffix, value);
   if (value < lo || value > hi) {
-    return fmt::format("{} = {} is outside [{:g}, {:g}]", field, value, lo, hi);
+    return fmt::format("{}{} = {} is outside [{:g}, {:g}]", field, suffix, value, lo, hi);
   }
   return {};
 }
 
-std::string finite(Vec2 v, const std::string& field) {
-  if (!std::isfinite(v.x)) return fmt::format("{}.x = {} is not finite", field, v.x);
-  if (!std::isfinite(v.y)) return fmt::format("{}.y = {} is not finite", field, v.y);
+std::string finite(Vec2 v, std::string_view field, std::string_view suffix = {}) {
+  if (!std::isfinite(v.x)) return fmt::format("{}{}.x = {} is not finite", field, suffix, v.x);
+  if (!std::isfinite(v.y)) return fmt::format("{}{}.y = {} is not finite", field, suffix, v.y);
   return {};
 }
 
-std::string coordinates(Vec2 p, float limit, const std::string& field) {
-  std::string why = finite(p, field);
-  if (why.empty()) why = inRange(p.x, -limit, limit, field + ".x");
-  if (why.empty()) why = inRange(p.y, -limit, limit, field + ".y");
+std::string coordinates(Vec2 p, float limit, std::string_view field, std::string_view suffix = {}) {
+  // The common case first, without building any name.
+  if (std::abs(p.x) <= limit && std::abs(p.y) <= limit) return {};
+  std::string why = finite(p, field, suffix);
+  if (why.empty()) why = inRange(p.x, -limit, limit, fmt::format("{}{}.x", field, suffix));
+  if (why.empty()) why = inRange(p.y, -limit, limit, fmt::format("{}{}.y", field, suffix));
   return why;
 }
 
@@ -234,8 +242,8 @@ std::string queryPoint(Vec2 p, const char* field) {
 }
 
 std::string queryBox(const AABB& box, const char* field) {
-  std::string why = queryPoint(box.min, fmt::format("{}.min", field).c_str());
-  if (why.empty()) why = queryPoint(box.max, fmt::format("{}.max", field).c_str());
+  std::string why = coordinates(box.min, kMaxQueryCoordinate, field, ".min");
+  if (why.empty()) why = coordinates(box.max, kMaxQueryCoordinate, field, ".max");
   if (why.empty() && (box.min.x > box.max.x || box.min.y > box.max.y)) {
     why = fmt::format("{} = [{}, {}] x [{}, {}] is inverted: it needs min <= max on both axes",
                       field, box.min.x, box.max.x, box.min.y, box.max.y);
@@ -251,13 +259,12 @@ std::string queryRadius(float radius, const char* field) {
 }
 
 std::string ray(const Ray& r, const char* field) {
-  const std::string name = field;
-  std::string why = queryPoint(r.origin, (name + " origin").c_str());
-  if (why.empty()) why = finite(r.direction, name + " direction");
+  std::string why = coordinates(r.origin, kMaxQueryCoordinate, field, " origin");
+  if (why.empty()) why = finite(r.direction, field, " direction");
   if (why.empty() && std::isfinite(r.maxT) && r.maxT < 0.0f) {
     why = fmt::format("{} maxT = {} must be >= 0", field, r.maxT);
   }
-  if (why.empty()) why = inRange(r.maxT, 0.0f, kMaxQueryCoordinate, name + " maxT");
+  if (why.empty()) why = inRange(r.maxT, 0.0f, kMaxQueryCoordinate, field, " maxT");
   if (!why.empty()) return why;
   const double length = magnitude(r.direction);
   if (r.direction == Vec2{}) {

@@ -136,6 +136,9 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   // wait for it and then only read.
   std::mutex queryMutex;
   std::atomic<bool> queryFresh{false};
+  // A ray tests every changed body: once a ray was cast since the last
+  // refill, the delta refills at QueryDelta::rayLimit instead of limit.
+  std::atomic<bool> raysAsked{false};
   std::vector<AABB> queryBoxes;
   // Bodies changed since the broad phase last took the tight boxes: queries
   // check them apart until there are too many (query_delta.hpp).
@@ -248,18 +251,21 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   // them through the delta, refilling the structure only when it is full.
   void markBodiesChanged(std::uint32_t first, std::uint32_t end) noexcept {
     queryDelta.changed(first, end, bodies);
-    if (queryDelta.needsRebuild(static_cast<std::uint32_t>(bodies.size()))) {
-      queryFresh.store(false, std::memory_order_release);
-    }
+    if (deltaFull()) queryFresh.store(false, std::memory_order_release);
     markMoved();
+  }
+  [[nodiscard]] bool deltaFull() const noexcept {
+    return queryDelta.needsRebuild() ||
+           (raysAsked.load(std::memory_order_relaxed) &&
+            queryDelta.needsRebuildForRays(static_cast<std::uint32_t>(bodies.size())));
   }
   void refreshQueryIndex() {
     if (queryFresh.load(std::memory_order_acquire)) return;
     const std::lock_guard lock(queryMutex);
     if (queryFresh.load(std::memory_order_relaxed)) return;
-    const auto n = static_cast<std::uint32_t>(bodies.size());
-    if (queryDelta.needsRebuild(n)) {
+    if (deltaFull()) {
       queryDelta.invalidate();
+      raysAsked.store(false, std::memory_order_relaxed);
       bodies.tightBoxes(queryBoxes, *tasks);
       try {
         broad->update(queryBoxes);
@@ -1487,6 +1493,7 @@ void World::Impl::raycastAll(const Ray& ray, std::vector<RayHit>& out, const Que
   const auto use = w.claimRead("raycast");
   w.check(validate::ray(ray, "raycast"));
   const std::uint32_t skip = w.ignored(filter, "raycast filter.ignore");
+  w.raysAsked.store(true, std::memory_order_relaxed);
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
   w.broad->queryRay(ray, found);

@@ -202,6 +202,45 @@ TEST_P(IncrementalQueries, SpawnIfFreeSeesEveryEarlierSpawn) {
   EXPECT_GT(placed.size(), 500u);
 }
 
+// Long runs of changes between refills: the delta grows to as many
+// entries as the structure holds (its hash table doubling several times),
+// and rays, cast now and then, switch it to the smaller limit rays allow
+// until the next refill. Every answer equals a full rebuild's.
+TEST_P(IncrementalQueries, LongRunsOfChangesAndOccasionalRaysMatchAFullRebuild) {
+  Twins t(GetParam(), Boundary::Open, 1);
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> pos(-20, 220), rad(0.3f, 2.0f), u(0, 1);
+  for (int i = 0; i < 2500; ++i) {
+    const Vec2 p{pos(rng), pos(rng)};
+    if (i % 9 == 8) {
+      t.create(BodyDef::staticBox({p, p + Vec2{rad(rng) * 15, rad(rng)}}));  // some large
+    } else {
+      t.create(BodyDef::ball(p, rad(rng)));
+    }
+    if (i > 600 && i % 5 == 0) {  // moves: a body changed twice leaves a dead entry
+      const auto k =
+          static_cast<std::uint32_t>(u(rng) * static_cast<float>(t.live->bodyCount() - 1));
+      if (t.live->type(t.live->bodyAt(k)) == BodyType::Ball) t.move(k, {pos(rng), pos(rng)});
+    }
+    if (i > 1200 && i % 11 == 0) t.destroy(static_cast<std::uint32_t>(u(rng) * 1000));
+    if (i % 3 == 0) t.checkRadius({pos(rng), pos(rng)}, u(rng) * 4);
+    if (i % 17 == 0) {
+      const Vec2 p0{pos(rng), pos(rng)};
+      t.checkBox({p0, p0 + Vec2{u(rng) * 30, u(rng) * 30}});
+    }
+    if (i % 97 == 0) t.checkNearest({pos(rng), pos(rng)}, 3);
+    // Rays in some stretches only.
+    if ((i / 500) % 2 == 1 && i % 13 == 0) {
+      const float a = u(rng) * 6.2831853f;
+      t.checkRay({{pos(rng), pos(rng)}, {std::cos(a), std::sin(a)}, 300});
+    }
+    if (HasFatalFailure()) {
+      ADD_FAILURE() << "at " << i;
+      return;
+    }
+  }
+}
+
 // ---- open worlds -----------------------------------------------------------
 
 // Boxes around `count` centres spread uniformly over [-side/2, side/2]^2
