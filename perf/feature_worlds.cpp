@@ -64,6 +64,7 @@ World makeFeatureWorld(const scenes::Scene& scene, scenes::SceneKind kind,
 const std::vector<Feature>& allFeatures() {
   static const std::vector<Feature> all = [] {
     std::vector<Feature> v;
+    v.reserve(kFeatures.size());
     for (const auto& f : kFeatures) v.push_back(f.feature);
     return v;
   }();

@@ -65,7 +65,10 @@ std::vector<Feature> parseFeatures(const std::vector<std::string>& names) {
       add(*f);
     } else {
       std::string known;
-      for (const Feature k : allFeatures()) known += std::string(featureName(k)) + ", ";
+      for (const Feature k : allFeatures()) {
+        known += featureName(k);
+        known += ", ";
+      }
       throw UsageError("unknown feature '" + name + "' (" + known + "or all)");
     }
   }
