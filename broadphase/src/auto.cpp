@@ -6,8 +6,14 @@
 
 namespace quadbin {
 
-AutoBroadPhase::AutoBroadPhase(const AutoOptions& options)
-    : options_(options), active_(makeBroadPhase(options.small)) {
+struct AutoBroadPhase::Impl {
+  AutoOptions options;
+  std::unique_ptr<BroadPhase> active;
+  AABB bounds{};
+  bool haveBounds = false;
+};
+
+AutoBroadPhase::AutoBroadPhase(const AutoOptions& options) : impl_(std::make_unique<Impl>()) {
   if (options.smallBelow > options.mediumBelow) {
     throw Error("AutoOptions.smallBelow = " + std::to_string(options.smallBelow) +
                 " must be <= mediumBelow = " + std::to_string(options.mediumBelow));
@@ -20,43 +26,60 @@ AutoBroadPhase::AutoBroadPhase(const AutoOptions& options)
     throw Error("AutoOptions.hysteresis = " + std::to_string(options.hysteresis) +
                 " must be in [0, 1)");
   }
+  impl_->options = options;
+  impl_->active = makeBroadPhase(options.small);
 }
+AutoBroadPhase::~AutoBroadPhase() = default;
 
 void AutoBroadPhase::setTaskSystem(std::shared_ptr<TaskSystem> tasks) {
-  active_->setTaskSystem(tasks);
+  impl_->active->setTaskSystem(tasks);
   BroadPhase::setTaskSystem(std::move(tasks));
 }
 
 void AutoBroadPhase::setBounds(const AABB& bounds) {
-  bounds_ = bounds;
-  haveBounds_ = true;
-  active_->setBounds(bounds);
+  impl_->bounds = bounds;
+  impl_->haveBounds = true;
+  impl_->active->setBounds(bounds);
 }
 
 BroadPhaseType AutoBroadPhase::choose(std::size_t count) const noexcept {
+  const AutoOptions& options = impl_->options;
   const auto n = static_cast<double>(count);
-  const BroadPhaseType now = active_->type();
+  const BroadPhaseType now = impl_->active->type();
   // A threshold is crossed upward at its value and downward only
   // `hysteresis` below it.
   auto below = [&](double threshold, bool currentlyBelow) {
-    return currentlyBelow ? n < threshold : n < threshold * (1.0 - options_.hysteresis);
+    return currentlyBelow ? n < threshold : n < threshold * (1.0 - options.hysteresis);
   };
-  if (below(options_.smallBelow, now == options_.small)) return options_.small;
-  if (below(options_.mediumBelow, now != options_.large)) return options_.medium;
-  return options_.large;
+  if (below(options.smallBelow, now == options.small)) return options.small;
+  if (below(options.mediumBelow, now != options.large)) return options.medium;
+  return options.large;
 }
 
 void AutoBroadPhase::update(std::span<const AABB> boxes) {
   const BroadPhaseType pick = choose(boxes.size());
-  if (pick != active_->type()) {
+  std::unique_ptr<BroadPhase>& active = impl_->active;
+  if (pick != active->type()) {
     // Checked before the switch, so that refused boxes change nothing (the
     // structure checks them again in its own update otherwise).
     detail::requireValidBoxes(boxes, "AutoBroadPhase::update");
-    active_ = makeBroadPhase(pick);
-    if (haveBounds_) active_->setBounds(bounds_);
-    active_->setTaskSystem(sharedTasks());
+    active = makeBroadPhase(pick);
+    if (impl_->haveBounds) active->setBounds(impl_->bounds);
+    active->setTaskSystem(sharedTasks());
   }
-  active_->update(boxes);
+  active->update(boxes);
 }
+
+void AutoBroadPhase::findPairs(std::vector<Pair>& out) { impl_->active->findPairs(out); }
+void AutoBroadPhase::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+  impl_->active->query(box, out);
+}
+void AutoBroadPhase::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  impl_->active->queryRay(ray, out);
+}
+std::size_t AutoBroadPhase::size() const noexcept { return impl_->active->size(); }
+std::size_t AutoBroadPhase::memoryBytes() const noexcept { return impl_->active->memoryBytes(); }
+void AutoBroadPhase::draw(BroadPhaseDraw& out) const { impl_->active->draw(out); }
+BroadPhaseType AutoBroadPhase::active() const noexcept { return impl_->active->type(); }
 
 }  // namespace quadbin

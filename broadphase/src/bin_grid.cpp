@@ -6,13 +6,15 @@
 #include <limits>
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/error.hpp>
+#include <quadbin/tasks/parallel.hpp>
 #include <string>
 #include <utility>
 #if defined(__SSE2__)
 #include <emmintrin.h>
-
-#include "checks.hpp"
 #endif
+
+#include "bin_grid_impl.hpp"
+#include "checks.hpp"
 
 namespace quadbin {
 
@@ -105,7 +107,7 @@ inline void testRange(const AABB& a, std::uint32_t pa, const SortedBoxes& s, std
 
 }  // namespace
 
-BinGrid::BinGrid(const BinGridOptions& options) : options_(options) {
+BinGrid::Impl::Impl(const BinGridOptions& options) : options_(options) {
   if (!(options.cellSize >= 0.0f) || !std::isfinite(options.cellSize)) {
     throw Error("BinGridOptions.cellSize = " + std::to_string(options.cellSize) +
                 " must be finite and >= 0 (0 = automatic)");
@@ -119,7 +121,7 @@ BinGrid::BinGrid(const BinGridOptions& options) : options_(options) {
   bucketStart_.assign(1, 0);
 }
 
-inline std::uint32_t BinGrid::levelOf(const AABB& box) const noexcept {
+inline std::uint32_t BinGrid::Impl::levelOf(const AABB& box) const noexcept {
   const double e = extentOf(box);
   if (!(e > levels_[0].maxExtent)) return 0;  // the common case, and NaN
   std::uint32_t l = 1;
@@ -127,7 +129,7 @@ inline std::uint32_t BinGrid::levelOf(const AABB& box) const noexcept {
   return l;
 }
 
-inline std::uint32_t BinGrid::bucketOf(const AABB& box, std::uint32_t level) const noexcept {
+inline std::uint32_t BinGrid::Impl::bucketOf(const AABB& box, std::uint32_t level) const noexcept {
   const Level& lv = levels_[level];
   return lv.firstBucket + wrap(cellCoord(box.min.y, lv.invCellSize), lv.rows) * lv.columns +
          wrap(cellCoord(box.min.x, lv.invCellSize), lv.columns);
@@ -138,7 +140,7 @@ inline std::uint32_t BinGrid::bucketOf(const AABB& box, std::uint32_t level) con
 // from (box min - 1) to the cell of box max, each bucket once however often
 // the range wraps around the table.
 template <class Visit>
-void BinGrid::forEachReachingBucket(const Level& lv, const AABB& box, Visit&& visit) const {
+void BinGrid::Impl::forEachReachingBucket(const Level& lv, const AABB& box, Visit&& visit) const {
   const std::uint32_t* start = bucketStart_.data() + lv.firstBucket;
   const std::int64_t x0 = cellCoord(box.min.x, lv.invCellSize) - 1;
   const std::int64_t y0 = cellCoord(box.min.y, lv.invCellSize) - 1;
@@ -159,7 +161,7 @@ void BinGrid::forEachReachingBucket(const Level& lv, const AABB& box, Visit&& vi
   }
 }
 
-void BinGrid::chooseCellSize(std::span<const AABB> boxes) {
+void BinGrid::Impl::chooseCellSize(std::span<const AABB> boxes) {
   const std::size_t n = boxes.size();
   double size = options_.cellSize;
   if (!(size > 0.0) && n > 0) {
@@ -203,7 +205,7 @@ void BinGrid::chooseCellSize(std::span<const AABB> boxes) {
   cellSize_ = static_cast<float>(size);
 }
 
-void BinGrid::planLevels(std::span<const AABB> boxes) {
+void BinGrid::Impl::planLevels(std::span<const AABB> boxes) {
   const auto n = static_cast<std::uint32_t>(boxes.size());
   for (std::uint32_t l = 0; l < kLevels; ++l) {
     Level& lv = levels_[l];
@@ -249,7 +251,7 @@ void BinGrid::planLevels(std::span<const AABB> boxes) {
   bucketCount_ = first;
 }
 
-void BinGrid::refreshOrder(std::uint32_t n) {
+void BinGrid::Impl::refreshOrder(std::uint32_t n) {
   // This frame's starting order: the last frame's bucket order, less the
   // proxies that are gone, plus the new ones at the end.
   const auto previous = static_cast<std::uint32_t>(order_.size());
@@ -261,7 +263,7 @@ void BinGrid::refreshOrder(std::uint32_t n) {
   assert(order_.size() == n);
 }
 
-void BinGrid::draw(BroadPhaseDraw& out) const {
+void BinGrid::Impl::draw(BroadPhaseDraw& out) const {
   for (const std::uint32_t l : usedLevels_) {
     const Level& lv = levels_[l];
     const std::uint32_t* start = bucketStart_.data() + lv.firstBucket;
@@ -288,7 +290,7 @@ void BinGrid::draw(BroadPhaseDraw& out) const {
   }
 }
 
-void BinGrid::setBounds(const AABB& bounds) {
+void BinGrid::Impl::setBounds(const AABB& bounds) {
   bounds_ = bounds;
   layoutWidth_ = static_cast<double>(bounds.width());
   layoutHeight_ = static_cast<double>(bounds.height());
@@ -303,7 +305,7 @@ void BinGrid::setBounds(const AABB& bounds) {
 // so a world that hovers keeps its table. The extent is that of the middle 96 % of a strided sample
 // of box centres, so a few far strays do not stretch it. It only sizes the table and bounds the
 // cell size from below: pairs and queries stay exact.
-void BinGrid::adaptLayout(std::span<const AABB> boxes) {
+void BinGrid::Impl::adaptLayout(std::span<const AABB> boxes) {
   constexpr double kRelayout = 2.0;
   constexpr double kHeadroom = 1.5;  // a new layout is this much wider than the boxes
   const bool haveBounds = bounds_.max.x > bounds_.min.x && bounds_.max.y > bounds_.min.y;
@@ -345,7 +347,7 @@ void BinGrid::adaptLayout(std::span<const AABB> boxes) {
   layoutHeight_ = std::min(maxSide, std::max(boundsY, spreadY * kHeadroom));
 }
 
-void BinGrid::update(std::span<const AABB> boxes) {
+void BinGrid::Impl::update(std::span<const AABB> boxes) {
   detail::requireValidBoxes(boxes, "BinGrid::update");
   const auto n = static_cast<std::uint32_t>(boxes.size());
   adaptLayout(boxes);
@@ -355,7 +357,7 @@ void BinGrid::update(std::span<const AABB> boxes) {
   bin(boxes);
 }
 
-void BinGrid::bin(std::span<const AABB> boxes) {
+void BinGrid::Impl::bin(std::span<const AABB> boxes) {
   const auto n = static_cast<std::uint32_t>(boxes.size());
   const std::uint32_t total = bucketCount_;
   // Groups of buckets: at most 2^kGroupBits, and about one per
@@ -454,7 +456,7 @@ void BinGrid::bin(std::span<const AABB> boxes) {
   });
 }
 
-bool BinGrid::searchesFrom(std::uint32_t level, std::uint32_t other) const noexcept {
+bool BinGrid::Impl::searchesFrom(std::uint32_t level, std::uint32_t other) const noexcept {
   // Pairs between a finer level f and a coarser level c are found either by
   // each box of f looking up 3 x 3 cells of c, or by each box of c looking
   // up (2^(c - f) + 2)^2 cells of f: whichever makes fewer lookups.
@@ -464,8 +466,8 @@ bool BinGrid::searchesFrom(std::uint32_t level, std::uint32_t other) const noexc
   return fromFine == (level == f);
 }
 
-void BinGrid::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint32_t end,
-                             std::vector<Pair>& out) const {
+void BinGrid::Impl::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint32_t end,
+                                   std::vector<Pair>& out) const {
   const Level& lv = levels_[level];
   const std::uint32_t* start = bucketStart_.data() + lv.firstBucket;
   const SortedBoxes boxes{minX_.data(), minY_.data(), maxX_.data(), maxY_.data(), order_.data()};
@@ -514,7 +516,7 @@ void BinGrid::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint
   }
 }
 
-void BinGrid::findPairs(std::vector<Pair>& out) {
+void BinGrid::Impl::findPairs(std::vector<Pair>& out) {
   if (order_.size() < 2) return;
   // Tasks: chunks of buckets of each level holding boxes, in bucket order.
   taskLevel_.clear();
@@ -536,7 +538,7 @@ void BinGrid::findPairs(std::vector<Pair>& out) {
   pairBuffers_.appendTo(tasks(), out);
 }
 
-void BinGrid::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+void BinGrid::Impl::query(const AABB& given, std::vector<std::uint32_t>& out) const {
   const AABB box = detail::queryBox(given, "BinGrid::query");
   for (const std::uint32_t l : usedLevels_) {
     forEachReachingBucket(levels_[l], box, [&](std::uint32_t from, std::uint32_t to) {
@@ -547,7 +549,7 @@ void BinGrid::query(const AABB& given, std::vector<std::uint32_t>& out) const {
   }
 }
 
-std::size_t BinGrid::memoryBytes() const noexcept {
+std::size_t BinGrid::Impl::memoryBytes() const noexcept {
   return (order_.capacity() + bucketStart_.capacity() + bucketOfGathered_.capacity() +
           stagedBucket_.capacity() + stagedProxy_.capacity() + chunkCounts_.capacity() +
           groupBegin_.capacity() + usedLevels_.capacity() + lastLevelCount_.capacity() +
@@ -557,6 +559,29 @@ std::size_t BinGrid::memoryBytes() const noexcept {
              sizeof(float) +
          staged_.capacity() * sizeof(AABB) + levels_.capacity() * sizeof(Level) +
          sample_.capacity() * sizeof(float) + pairBuffers_.memoryBytes();
+}
+
+BinGrid::BinGrid(const BinGridOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+BinGrid::~BinGrid() = default;
+
+void BinGrid::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
+void BinGrid::update(std::span<const AABB> boxes) {
+  impl_->tasks_ = &tasks();
+  impl_->update(boxes);
+}
+void BinGrid::findPairs(std::vector<Pair>& out) {
+  impl_->tasks_ = &tasks();
+  impl_->findPairs(out);
+}
+void BinGrid::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+  impl_->query(box, out);
+}
+std::size_t BinGrid::size() const noexcept { return impl_->order_.size(); }
+std::size_t BinGrid::memoryBytes() const noexcept { return sizeof(Impl) + impl_->memoryBytes(); }
+void BinGrid::draw(BroadPhaseDraw& out) const { impl_->draw(out); }
+float BinGrid::cellSize() const noexcept { return impl_->cellSize_; }
+std::uint32_t BinGrid::levelCount() const noexcept {
+  return static_cast<std::uint32_t>(impl_->usedLevels_.size());
 }
 
 }  // namespace quadbin

@@ -184,15 +184,19 @@ class BspPolicy {
 }  // namespace
 
 struct DiagonalBsp::Impl : detail::TreeBroadPhase<BspPolicy> {
-  using TreeBroadPhase::TreeBroadPhase;
+  Impl(const DiagonalBspOptions& o, BspPolicy policy, const detail::TreeLimits& limits)
+      : TreeBroadPhase(std::move(policy), limits), options(o) {}
+  DiagonalBspOptions options;
 };
 
 DiagonalBsp::DiagonalBsp(const DiagonalBspOptions& options)
-    : options_(options),
-      impl_(std::make_unique<Impl>(
-          BspPolicy{}, detail::makeLimits("DiagonalBspOptions", options.threshold, options.maxDepth,
-                                          BspPolicy::kDepthCap, options.maxSplitGrowth, 2))) {}
+    : impl_(std::make_unique<Impl>(
+          options, BspPolicy{},
+          detail::makeLimits("DiagonalBspOptions", options.threshold, options.maxDepth,
+                             BspPolicy::kDepthCap, options.maxSplitGrowth, 2))) {}
 DiagonalBsp::~DiagonalBsp() = default;
+
+const DiagonalBspOptions& DiagonalBsp::options() const noexcept { return impl_->options; }
 
 void DiagonalBsp::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
 void DiagonalBsp::update(std::span<const AABB> boxes) {

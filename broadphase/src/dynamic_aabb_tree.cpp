@@ -5,8 +5,11 @@
 #include <quadbin/broadphase/dynamic_aabb_tree.hpp>
 #include <quadbin/error.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "checks.hpp"
+#include "dynamic_aabb_tree_impl.hpp"
 #include "float_math.hpp"
 #include "sort_keys.hpp"
 
@@ -60,7 +63,7 @@ void checkOption(float value, const char* field) {
 
 }  // namespace
 
-DynamicAabbTree::DynamicAabbTree(const DynamicAabbTreeOptions& options) : options_(options) {
+DynamicAabbTree::Impl::Impl(const DynamicAabbTreeOptions& options) : options_(options) {
   checkOption(options.margin, "margin");
   checkOption(options.absoluteMargin, "absoluteMargin");
   if (!(options.rebuildFraction >= 0.0f && options.rebuildFraction <= 1.0f)) {
@@ -69,9 +72,9 @@ DynamicAabbTree::DynamicAabbTree(const DynamicAabbTreeOptions& options) : option
   }
 }
 
-AABB DynamicAabbTree::fatten(const AABB& tight) const noexcept { return grown(tight, 1.0); }
+AABB DynamicAabbTree::Impl::fatten(const AABB& tight) const noexcept { return grown(tight, 1.0); }
 
-AABB DynamicAabbTree::grown(const AABB& tight, double times) const noexcept {
+AABB DynamicAabbTree::Impl::grown(const AABB& tight, double times) const noexcept {
   // In double and clamped to the float range: the side of a box spanning
   // the range overflows a float (and margin 0 times infinity is NaN).
   // Rounding is monotonic, so the float fat box still holds the tight one.
@@ -82,12 +85,12 @@ AABB DynamicAabbTree::grown(const AABB& tight, double times) const noexcept {
           {detail::clampToFloat(tight.max.x + d), detail::clampToFloat(tight.max.y + d)}};
 }
 
-const AABB& DynamicAabbTree::bound(std::uint32_t node) const noexcept {
+const AABB& DynamicAabbTree::Impl::bound(std::uint32_t node) const noexcept {
   const Node& n = nodes_[node];
   return n.isLeaf() ? fat_[n.child2] : n.box;
 }
 
-std::uint32_t DynamicAabbTree::allocateNode() {
+std::uint32_t DynamicAabbTree::Impl::allocateNode() {
   if (freeList_ != kNull) {
     const std::uint32_t node = freeList_;
     freeList_ = nodes_[node].parent;
@@ -99,14 +102,14 @@ std::uint32_t DynamicAabbTree::allocateNode() {
   return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
-void DynamicAabbTree::freeNode(std::uint32_t node) noexcept {
+void DynamicAabbTree::Impl::freeNode(std::uint32_t node) noexcept {
   nodes_[node].height = -1;
   nodes_[node].child1 = nodes_[node].child2 = kNull;
   nodes_[node].parent = freeList_;
   freeList_ = node;
 }
 
-std::uint32_t DynamicAabbTree::rotate(std::uint32_t a) noexcept {
+std::uint32_t DynamicAabbTree::Impl::rotate(std::uint32_t a) noexcept {
   Node& A = nodes_[a];
   if (A.isLeaf()) return a;  // A's own height may be stale here: look at the children
   const std::uint32_t b = A.child1, c = A.child2;
@@ -148,7 +151,7 @@ std::uint32_t DynamicAabbTree::rotate(std::uint32_t a) noexcept {
   return up;
 }
 
-void DynamicAabbTree::refitUp(std::uint32_t node) noexcept {
+void DynamicAabbTree::Impl::refitUp(std::uint32_t node) noexcept {
   while (node != kNull) {
     const std::uint32_t top = rotate(node);
     Node& n = nodes_[top];
@@ -162,7 +165,7 @@ void DynamicAabbTree::refitUp(std::uint32_t node) noexcept {
   }
 }
 
-void DynamicAabbTree::insertLeaf(std::uint32_t leaf) {
+void DynamicAabbTree::Impl::insertLeaf(std::uint32_t leaf) {
   if (root_ == kNull) {
     root_ = leaf;
     nodes_[leaf].parent = kNull;
@@ -218,7 +221,7 @@ void DynamicAabbTree::insertLeaf(std::uint32_t leaf) {
   refitUp(oldParent);
 }
 
-void DynamicAabbTree::removeLeaf(std::uint32_t leaf) noexcept {
+void DynamicAabbTree::Impl::removeLeaf(std::uint32_t leaf) noexcept {
   if (leaf == root_) {
     root_ = kNull;
     return;
@@ -239,7 +242,7 @@ void DynamicAabbTree::removeLeaf(std::uint32_t leaf) noexcept {
   refitUp(grand);
 }
 
-void DynamicAabbTree::splitRange(std::uint32_t first, std::uint32_t count) noexcept {
+void DynamicAabbTree::Impl::splitRange(std::uint32_t first, std::uint32_t count) noexcept {
   if (count <= 2) return;  // a pair splits one and one in any order
   // Median split of the centres along their wider spread: balanced by
   // construction (it splits by count, so identical boxes cannot make it
@@ -276,7 +279,8 @@ void DynamicAabbTree::splitRange(std::uint32_t first, std::uint32_t count) noexc
   splitRange(first + half, count - half);
 }
 
-void DynamicAabbTree::buildNodes(std::uint32_t node, std::uint32_t first, std::uint32_t count) {
+void DynamicAabbTree::Impl::buildNodes(std::uint32_t node, std::uint32_t first,
+                                       std::uint32_t count) {
   // Same split as splitRange (by count), now that the items are in order.
   // Siblings are allocated side by side (one cache line for both boxes the
   // traversal compares), then each subtree depth-first after them.
@@ -303,7 +307,7 @@ void DynamicAabbTree::buildNodes(std::uint32_t node, std::uint32_t first, std::u
   m.height = 1 + std::max(nodes_[c1].height, nodes_[c2].height);
 }
 
-void DynamicAabbTree::rebuild(std::span<const AABB> boxes) {
+void DynamicAabbTree::Impl::rebuild(std::span<const AABB> boxes) {
   const auto n = static_cast<std::uint32_t>(boxes.size());
   nodes_.clear();
   freeList_ = kNull;
@@ -343,7 +347,7 @@ void DynamicAabbTree::rebuild(std::span<const AABB> boxes) {
   ++rebuilds_;
 }
 
-void DynamicAabbTree::update(std::span<const AABB> boxes) {
+void DynamicAabbTree::Impl::update(std::span<const AABB> boxes) {
   detail::requireValidBoxes(boxes, "DynamicAabbTree::update");
   assert(boxes.size() < kNull / 2);
   const auto n = static_cast<std::uint32_t>(boxes.size());
@@ -395,7 +399,7 @@ void DynamicAabbTree::update(std::span<const AABB> boxes) {
   }
 }
 
-void DynamicAabbTree::findPairs(std::vector<Pair>& out) {
+void DynamicAabbTree::Impl::findPairs(std::vector<Pair>& out) {
   if (root_ == kNull || nodes_[root_].isLeaf()) return;
   const Node* nodes = nodes_.data();
   // Every node's box holds the tight boxes below it (a leaf's box is its
@@ -461,7 +465,7 @@ void DynamicAabbTree::findPairs(std::vector<Pair>& out) {
   }
 }
 
-void DynamicAabbTree::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+void DynamicAabbTree::Impl::query(const AABB& given, std::vector<std::uint32_t>& out) const {
   const AABB box = detail::queryBox(given, "DynamicAabbTree::query");
   if (root_ == kNull) return;
   walk(
@@ -471,7 +475,7 @@ void DynamicAabbTree::query(const AABB& given, std::vector<std::uint32_t>& out) 
       });
 }
 
-void DynamicAabbTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+void DynamicAabbTree::Impl::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
   detail::requireValidRay(ray, "DynamicAabbTree::queryRay");
   if (root_ == kNull) return;
   walk(
@@ -481,7 +485,7 @@ void DynamicAabbTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) 
       });
 }
 
-void DynamicAabbTree::draw(BroadPhaseDraw& out) const {
+void DynamicAabbTree::Impl::draw(BroadPhaseDraw& out) const {
   if (root_ == kNull) return;
   // Pool order with the depth found by walking up: no stack to size, and
   // free nodes (height -1) are skipped on the way.
@@ -494,14 +498,16 @@ void DynamicAabbTree::draw(BroadPhaseDraw& out) const {
   }
 }
 
-int DynamicAabbTree::height() const noexcept { return root_ == kNull ? -1 : nodes_[root_].height; }
+int DynamicAabbTree::Impl::height() const noexcept {
+  return root_ == kNull ? -1 : nodes_[root_].height;
+}
 
-AABB DynamicAabbTree::fatBox(std::uint32_t proxy) const noexcept {
+AABB DynamicAabbTree::Impl::fatBox(std::uint32_t proxy) const noexcept {
   assert(proxy < leafOf_.size());
   return fat_[proxy];
 }
 
-bool DynamicAabbTree::isValid() const {
+bool DynamicAabbTree::Impl::isValid() const {
   const auto n = static_cast<std::uint32_t>(leafOf_.size());
   if (root_ == kNull) return n == 0;
   if (nodes_[root_].parent != kNull) return false;
@@ -537,12 +543,35 @@ bool DynamicAabbTree::isValid() const {
   return leaves == n && reached + free == nodes_.size();
 }
 
-std::size_t DynamicAabbTree::memoryBytes() const noexcept {
+std::size_t DynamicAabbTree::Impl::memoryBytes() const noexcept {
   return nodes_.capacity() * sizeof(Node) +
          (leafOf_.capacity() + moved_.capacity()) * sizeof(std::uint32_t) +
          (fat_.capacity() + buildFat_.capacity() + buildTight_.capacity()) * sizeof(AABB) +
          (byX_.capacity() + byY_.capacity() + buildScratch_.capacity()) * sizeof(std::uint64_t) +
          side_.capacity() + pairStack_.capacity() * sizeof(pairStack_[0]);
 }
+
+DynamicAabbTree::DynamicAabbTree(const DynamicAabbTreeOptions& options)
+    : impl_(std::make_unique<Impl>(options)) {}
+DynamicAabbTree::~DynamicAabbTree() = default;
+
+void DynamicAabbTree::update(std::span<const AABB> boxes) { impl_->update(boxes); }
+void DynamicAabbTree::findPairs(std::vector<Pair>& out) { impl_->findPairs(out); }
+void DynamicAabbTree::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+  impl_->query(box, out);
+}
+void DynamicAabbTree::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  impl_->queryRay(ray, out);
+}
+std::size_t DynamicAabbTree::size() const noexcept { return impl_->leafOf_.size(); }
+std::size_t DynamicAabbTree::memoryBytes() const noexcept {
+  return sizeof(Impl) + impl_->memoryBytes();
+}
+void DynamicAabbTree::draw(BroadPhaseDraw& out) const { impl_->draw(out); }
+int DynamicAabbTree::height() const noexcept { return impl_->height(); }
+AABB DynamicAabbTree::fatBox(std::uint32_t proxy) const noexcept { return impl_->fatBox(proxy); }
+bool DynamicAabbTree::isValid() const { return impl_->isValid(); }
+std::uint64_t DynamicAabbTree::rebuilds() const noexcept { return impl_->rebuilds_; }
+std::uint64_t DynamicAabbTree::reinsertions() const noexcept { return impl_->reinsertions_; }
 
 }  // namespace quadbin

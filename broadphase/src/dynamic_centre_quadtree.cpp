@@ -132,16 +132,21 @@ using Policy = detail::RectGridPolicy<MeanCutter>;
 }  // namespace
 
 struct DynamicCentreQuadtree::Impl : detail::TreeBroadPhase<Policy> {
-  using TreeBroadPhase::TreeBroadPhase;
+  Impl(const DynamicCentreQuadtreeOptions& o, Policy policy, const detail::TreeLimits& limits)
+      : TreeBroadPhase(std::move(policy), limits), options(o) {}
+  DynamicCentreQuadtreeOptions options;
 };
 
 DynamicCentreQuadtree::DynamicCentreQuadtree(const DynamicCentreQuadtreeOptions& options)
-    : options_(options),
-      impl_(std::make_unique<Impl>(
-          Policy(MeanCutter(options.sampleSize)),
+    : impl_(std::make_unique<Impl>(
+          options, Policy(MeanCutter(options.sampleSize)),
           detail::makeLimits("DynamicCentreQuadtreeOptions", options.threshold, options.maxDepth,
                              Policy::kDepthCap, options.maxSplitGrowth, 4))) {}
 DynamicCentreQuadtree::~DynamicCentreQuadtree() = default;
+
+const DynamicCentreQuadtreeOptions& DynamicCentreQuadtree::options() const noexcept {
+  return impl_->options;
+}
 
 void DynamicCentreQuadtree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
 void DynamicCentreQuadtree::update(std::span<const AABB> boxes) {

@@ -32,16 +32,19 @@ using Policy = detail::RectGridPolicy<MiddleCutter>;
 }  // namespace
 
 struct LeafQuadtree::Impl : detail::TreeBroadPhase<Policy> {
-  using TreeBroadPhase::TreeBroadPhase;
+  Impl(const LeafQuadtreeOptions& o, Policy policy, const detail::TreeLimits& limits)
+      : TreeBroadPhase(std::move(policy), limits), options(o) {}
+  LeafQuadtreeOptions options;
 };
 
 LeafQuadtree::LeafQuadtree(const LeafQuadtreeOptions& options)
-    : options_(options),
-      impl_(std::make_unique<Impl>(
-          Policy(MiddleCutter{}),
+    : impl_(std::make_unique<Impl>(
+          options, Policy(MiddleCutter{}),
           detail::makeLimits("LeafQuadtreeOptions", options.threshold, options.maxDepth,
                              Policy::kDepthCap, options.maxSplitGrowth, 4))) {}
 LeafQuadtree::~LeafQuadtree() = default;
+
+const LeafQuadtreeOptions& LeafQuadtree::options() const noexcept { return impl_->options; }
 
 void LeafQuadtree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
 void LeafQuadtree::update(std::span<const AABB> boxes) {

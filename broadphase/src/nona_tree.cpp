@@ -33,16 +33,19 @@ using Policy = detail::RectGridPolicy<ThirdsCutter>;
 }  // namespace
 
 struct NonaTree::Impl : detail::TreeBroadPhase<Policy> {
-  using TreeBroadPhase::TreeBroadPhase;
+  Impl(const NonaTreeOptions& o, Policy policy, const detail::TreeLimits& limits)
+      : TreeBroadPhase(std::move(policy), limits), options(o) {}
+  NonaTreeOptions options;
 };
 
 NonaTree::NonaTree(const NonaTreeOptions& options)
-    : options_(options),
-      impl_(std::make_unique<Impl>(
-          Policy(ThirdsCutter{}),
+    : impl_(std::make_unique<Impl>(
+          options, Policy(ThirdsCutter{}),
           detail::makeLimits("NonaTreeOptions", options.threshold, options.maxDepth,
                              Policy::kDepthCap, options.maxSplitGrowth, 9))) {}
 NonaTree::~NonaTree() = default;
+
+const NonaTreeOptions& NonaTree::options() const noexcept { return impl_->options; }
 
 void NonaTree::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
 void NonaTree::update(std::span<const AABB> boxes) {

@@ -2,76 +2,16 @@
 #include <array>
 #include <cassert>
 #include <cmath>
-#include <quadbin/broadphase/quadtree.hpp>
 #include <quadbin/error.hpp>
 #include <string>
 
 #include "checks.hpp"
 #include "float_math.hpp"
+#include "quadtree_impl.hpp"
 
 namespace quadbin {
 
-namespace {
-
-constexpr std::uint32_t kMaxDepthLimit = 24;
-// Looser nodes overlap more of their siblings: at 4 a node's box is as wide
-// as its parent's cell, past that looseness only costs.
-constexpr float kMaxLooseness = 4.0f;
-// Depth-first traversals push at most 4 children per level and pop one:
-// the stack never holds more than 3 * depth + 4 nodes.
-constexpr std::size_t kStackSize = 3 * kMaxDepthLimit + 8;
-// Work split: constants, never the thread count.
-constexpr std::uint32_t kProxyChunk = 16384;    // proxies per task of the change scan
-constexpr std::uint32_t kTaskValues = 1024;     // values per pair-search task
-constexpr std::uint32_t kOutsideChunk = 256;    // outside values per pair-search task
-constexpr std::uint32_t kSubtreeValues = 4096;  // a node reached by this few is one build task
-
-struct NodeStack {
-  std::array<std::int32_t, kStackSize> items{};
-  std::size_t size = 0;
-  void push(std::int32_t n) noexcept {
-    assert(size < items.size());
-    items[size++] = n;
-  }
-  [[nodiscard]] bool empty() const noexcept { return size == 0; }
-  std::int32_t pop() noexcept { return items[--size]; }
-};
-
-// Where a cell is cut: its centre, in double so that a cell spanning the
-// float range has one (min + max overflows a float).
-Vec2 cut(const AABB& cell) noexcept {
-  return {detail::midpoint(cell.min.x, cell.max.x), detail::midpoint(cell.min.y, cell.max.y)};
-}
-
-// Quadrant q (x then y: 0 low-low, 1 high-low, 2 low-high, 3 high-high)
-// of a cell, cut at its centre.
-AABB quadrant(const AABB& cell, int q) noexcept {
-  const Vec2 c = cut(cell);
-  switch (q) {
-    case 0:
-      return {cell.min, c};
-    case 1:
-      return {{c.x, cell.min.y}, {cell.max.x, c.y}};
-    case 2:
-      return {{cell.min.x, c.y}, {c.x, cell.max.y}};
-    default:
-      return {c, cell.max};
-  }
-}
-
-// In double, clamped to the float range (every box is finite, so a clamped
-// side still holds what the grown one would).
-AABB grow(const AABB& cell, float looseness) noexcept {
-  const double g = 0.5 * (static_cast<double>(looseness) - 1.0);
-  const double gx = g * detail::span(cell.min.x, cell.max.x);
-  const double gy = g * detail::span(cell.min.y, cell.max.y);
-  return {{detail::clampToFloat(cell.min.x - gx), detail::clampToFloat(cell.min.y - gy)},
-          {detail::clampToFloat(cell.max.x + gx), detail::clampToFloat(cell.max.y + gy)}};
-}
-
-}  // namespace
-
-QuadtreeBroadPhase::QuadtreeBroadPhase(const QuadtreeOptions& options) : options_(options) {
+QuadtreeBroadPhase::Impl::Impl(const QuadtreeOptions& options) : options_(options) {
   if (options.threshold == 0) throw Error("QuadtreeOptions.threshold = 0 must be >= 1");
   if (options.maxDepth > kMaxDepthLimit) {
     throw Error("QuadtreeOptions.maxDepth = " + std::to_string(options.maxDepth) +
@@ -83,7 +23,7 @@ QuadtreeBroadPhase::QuadtreeBroadPhase(const QuadtreeOptions& options) : options
   }
 }
 
-void QuadtreeBroadPhase::setBounds(const AABB& bounds) {
+void QuadtreeBroadPhase::Impl::setBounds(const AABB& bounds) {
   if (!isFinite(bounds) || !(bounds.min.x < bounds.max.x) || !(bounds.min.y < bounds.max.y)) {
     throw Error("QuadtreeBroadPhase::setBounds: bounds need finite min < max");
   }
@@ -93,7 +33,7 @@ void QuadtreeBroadPhase::setBounds(const AABB& bounds) {
   rootReady_ = false;  // rebuilt around the new root at the next update
 }
 
-void QuadtreeBroadPhase::resetRoot(const AABB& cell) {
+void QuadtreeBroadPhase::Impl::resetRoot(const AABB& cell) {
   nodes_.resize(1);
   freeBlocks_.clear();
   Node& root = nodes_[0];
@@ -108,7 +48,7 @@ void QuadtreeBroadPhase::resetRoot(const AABB& cell) {
   rootReady_ = true;
 }
 
-void QuadtreeBroadPhase::rebuildAll() {
+void QuadtreeBroadPhase::Impl::rebuildAll() {
   const auto n = static_cast<std::uint32_t>(minX_.size());
   AABB cell = bounds_;
   if (!haveBounds_ || outside_.size() > std::max<std::size_t>(64, n / 4)) {
@@ -136,272 +76,7 @@ void QuadtreeBroadPhase::rebuildAll() {
   buildTopDown();
 }
 
-// The tree that inserting the boxes one by one in index order would give
-// (a node splits when more than `threshold` boxes reach it; every node's
-// list in index order), built top-down and in parallel: nodes reached by
-// many boxes are split level by level (boxes sorted to their quadrants by
-// chunks: per-chunk counts, prefix sums, stable scatter), and every node
-// reached by at most kSubtreeValues boxes becomes one task that builds its
-// whole subtree alone; the subtrees are then appended to the node pool in
-// task order. Only the node numbering differs from one-by-one insertion,
-// and it is the same for any thread count.
-void QuadtreeBroadPhase::buildTopDown() {
-  const auto n = static_cast<std::uint32_t>(minX_.size());
-  TaskSystem& ts = tasks();
-  // The boxes in the root, and the outside list, both in index order.
-  const std::uint32_t chunks = chunkCount(n, kProxyChunk);
-  chunkCounts_.resize(2 * std::size_t{chunks});
-  const AABB rootBox = nodes_[0].loose;
-  forEachChunk(ts, n, kProxyChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-    std::uint32_t in = 0;
-    for (std::uint32_t i = begin; i < end; ++i) in += contains(rootBox, box(i)) ? 1u : 0u;
-    chunkCounts_[2 * std::size_t{c}] = in;
-    chunkCounts_[2 * std::size_t{c} + 1] = (end - begin) - in;
-  });
-  std::uint32_t inTree = 0, outside = 0;
-  for (std::uint32_t c = 0; c < chunks; ++c) {
-    const std::uint32_t in = chunkCounts_[2 * std::size_t{c}],
-                        out = chunkCounts_[2 * std::size_t{c} + 1];
-    chunkCounts_[2 * std::size_t{c}] = inTree;
-    chunkCounts_[2 * std::size_t{c} + 1] = outside;
-    inTree += in;
-    outside += out;
-  }
-  level_.resize(inTree);
-  outside_.resize(outside);
-  forEachChunk(ts, n, kProxyChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-    std::uint32_t in = chunkCounts_[2 * std::size_t{c}], out = chunkCounts_[2 * std::size_t{c} + 1];
-    for (std::uint32_t i = begin; i < end; ++i) {
-      if (contains(rootBox, box(i))) {
-        level_[in++] = i;
-      } else {
-        node_[i] = kOutside;
-        slot_[i] = out;
-        outside_[out++] = i;
-      }
-    }
-  });
-  nodes_[0].subtreeCount = inTree;
-  subtreeCount_ = 0;
-  subtreeValues_.clear();
-  frontier_.clear();
-  if (splitsInLevels(inTree, 0)) {
-    frontier_.push_back({0, 0, inTree});
-  } else {
-    addSubtree(0, level_.data(), inTree);
-  }
-  while (!frontier_.empty()) splitLevel();
-  buildSubtrees();
-}
-
-bool QuadtreeBroadPhase::splitsInLevels(std::uint32_t count, std::uint32_t depth) const noexcept {
-  return count > kSubtreeValues && count > options_.threshold && depth < options_.maxDepth;
-}
-
-void QuadtreeBroadPhase::addSubtree(std::int32_t root, const std::uint32_t* values,
-                                    std::uint32_t count) {
-  if (subtrees_.size() <= subtreeCount_) subtrees_.resize(subtreeCount_ + 1);
-  Subtree& t = subtrees_[subtreeCount_++];
-  t.root = root;
-  t.begin = static_cast<std::uint32_t>(subtreeValues_.size());
-  t.end = t.begin + count;
-  if (values != nullptr) {
-    subtreeValues_.insert(subtreeValues_.end(), values, values + count);
-  } else {
-    subtreeValues_.resize(t.end);
-  }
-}
-
-// One level of the nodes reached by many boxes: children made (in frontier
-// order), each box sorted to its quadrant or kept, by chunks.
-void QuadtreeBroadPhase::splitLevel() {
-  TaskSystem& ts = tasks();
-  const auto frontierCount = static_cast<std::uint32_t>(frontier_.size());
-  for (const Frontier& f : frontier_) {
-    const std::int32_t first = allocateChildren();  // may reallocate nodes_
-    initChildren(f.node, first);
-  }
-  levelChunks_.clear();
-  for (std::uint32_t i = 0; i < frontierCount; ++i) {
-    for (std::uint32_t b = frontier_[i].begin; b < frontier_[i].end; b += kProxyChunk) {
-      levelChunks_.push_back({i, b, std::min(frontier_[i].end, b + kProxyChunk)});
-    }
-  }
-  const auto chunkTotal = static_cast<std::uint32_t>(levelChunks_.size());
-  quadrant_.resize(level_.size());
-  chunkCounts_.resize(std::size_t{chunkTotal} * 5);
-  ts.forkJoin(chunkTotal, [&](std::uint32_t k) {
-    const LevelChunk ch = levelChunks_[k];
-    const AABB cell = nodes_[frontier_[ch.frontier].node].cell;
-    std::uint32_t* counts = chunkCounts_.data() + std::size_t{k} * 5;
-    std::fill(counts, counts + 5, 0u);
-    for (std::uint32_t j = ch.begin; j < ch.end; ++j) {
-      const int q = quadrantFor(cell, box(level_[j]));
-      const auto code = static_cast<std::uint8_t>(q < 0 ? 4 : q);  // 4: stays in the node
-      quadrant_[j] = code;
-      ++counts[code];
-    }
-  });
-  nextFrontier_.clear();
-  std::uint32_t nextSize = 0;
-  std::uint32_t k = 0;
-  for (std::uint32_t i = 0; i < frontierCount; ++i) {
-    Frontier& f = frontier_[i];
-    const std::uint32_t firstChunk = k;
-    while (k < chunkTotal && levelChunks_[k].frontier == i) ++k;
-    std::array<std::uint32_t, 5> totals{};
-    for (std::uint32_t j = firstChunk; j < k; ++j) {
-      for (std::uint32_t q = 0; q < 5; ++q) totals[q] += chunkCounts_[std::size_t{j} * 5 + q];
-    }
-    const std::int32_t first = nodes_[f.node].firstChild;
-    nodes_[f.node].values.resize(totals[4]);
-    std::array<std::uint32_t, 5> dest{};
-    for (std::uint32_t q = 0; q < 4; ++q) {
-      const std::int32_t child = first + static_cast<std::int32_t>(q);
-      nodes_[child].subtreeCount = totals[q];
-      if (splitsInLevels(totals[q], nodes_[child].depth)) {
-        nextFrontier_.push_back({child, nextSize, nextSize + totals[q]});
-        f.toNextLevel[q] = 1;
-        dest[q] = nextSize;
-        nextSize += totals[q];
-      } else {
-        f.toNextLevel[q] = 0;
-        dest[q] = static_cast<std::uint32_t>(subtreeValues_.size());
-        addSubtree(child, nullptr, totals[q]);
-      }
-    }
-    for (std::uint32_t j = firstChunk; j < k; ++j) {
-      std::uint32_t* cursor = chunkCounts_.data() + std::size_t{j} * 5;
-      for (std::uint32_t q = 0; q < 5; ++q) {
-        const std::uint32_t here = cursor[q];
-        cursor[q] = dest[q];
-        dest[q] += here;
-      }
-    }
-  }
-  nextLevel_.resize(nextSize);
-  ts.forkJoin(chunkTotal, [&](std::uint32_t j) {
-    const LevelChunk ch = levelChunks_[j];
-    const Frontier& f = frontier_[ch.frontier];
-    Node& node = nodes_[f.node];
-    std::uint32_t* cursor = chunkCounts_.data() + std::size_t{j} * 5;
-    std::array<std::uint32_t*, 4> dst{};
-    for (std::uint32_t q = 0; q < 4; ++q) {
-      dst[q] = (f.toNextLevel[q] ? nextLevel_.data() : subtreeValues_.data()) + cursor[q];
-    }
-    std::uint32_t kept = cursor[4];
-    for (std::uint32_t i = ch.begin; i < ch.end; ++i) {
-      const std::uint32_t v = level_[i];
-      const std::uint8_t code = quadrant_[i];
-      if (code == 4) {
-        node.values[kept] = v;
-        node_[v] = f.node;
-        slot_[v] = kept++;
-      } else {
-        *dst[code]++ = v;
-      }
-    }
-  });
-  level_.swap(nextLevel_);
-  frontier_.swap(nextFrontier_);
-}
-
-// Each subtree alone (local node numbers, 0 = its root), then all appended
-// to the pool in task order.
-void QuadtreeBroadPhase::buildSubtrees() {
-  TaskSystem& ts = tasks();
-  const std::uint32_t count = subtreeCount_;
-  ts.forkJoin(count, [&](std::uint32_t t) {
-    Subtree& st = subtrees_[t];
-    st.nodes.clear();
-    const Node& root = nodes_[st.root];
-    Node local;
-    local.cell = root.cell;
-    local.loose = root.loose;
-    local.depth = root.depth;
-    st.nodes.push_back(std::move(local));
-    st.work.assign(subtreeValues_.begin() + st.begin, subtreeValues_.begin() + st.end);
-    buildLocal(st, 0, 0, st.end - st.begin);
-  });
-  auto total = static_cast<std::int32_t>(nodes_.size());
-  for (std::uint32_t t = 0; t < count; ++t) {
-    subtrees_[t].base = total;
-    total += static_cast<std::int32_t>(subtrees_[t].nodes.size()) - 1;
-  }
-  nodes_.resize(static_cast<std::size_t>(total));
-  ts.forkJoin(count, [&](std::uint32_t t) {
-    Subtree& st = subtrees_[t];
-    auto place = [&](std::int32_t local) { return local == 0 ? st.root : st.base + local - 1; };
-    for (std::int32_t local = 0; local < static_cast<std::int32_t>(st.nodes.size()); ++local) {
-      Node& from = st.nodes[static_cast<std::size_t>(local)];
-      const std::int32_t at = place(local);
-      Node& to = nodes_[at];
-      to.cell = from.cell;
-      to.loose = from.loose;
-      to.depth = from.depth;
-      to.subtreeCount = from.subtreeCount;
-      to.firstChild = from.firstChild == kNone ? kNone : place(from.firstChild);
-      if (local != 0) to.parent = place(from.parent);
-      to.values = std::move(from.values);
-      for (std::uint32_t k = 0; k < to.values.size(); ++k) {
-        node_[to.values[k]] = at;
-        slot_[to.values[k]] = k;
-      }
-    }
-  });
-}
-
-// Depth first inside one subtree: the node's boxes are st.work[begin, end);
-// its children's are stacked above `end`, each child's subtree above those.
-void QuadtreeBroadPhase::buildLocal(Subtree& st, std::int32_t at, std::uint32_t begin,
-                                    std::uint32_t end) {
-  const std::uint32_t count = end - begin;
-  st.nodes[static_cast<std::size_t>(at)].subtreeCount = count;
-  const std::uint32_t depth = st.nodes[static_cast<std::size_t>(at)].depth;
-  if (count <= options_.threshold || depth >= options_.maxDepth) {
-    st.nodes[static_cast<std::size_t>(at)].values.assign(st.work.begin() + begin,
-                                                         st.work.begin() + end);
-    return;
-  }
-  const AABB cell = st.nodes[static_cast<std::size_t>(at)].cell;
-  const auto first = static_cast<std::int32_t>(st.nodes.size());
-  st.nodes.resize(st.nodes.size() + 4);
-  initChildren(st.nodes, at, first);
-  // Count per quadrant, then a stable scatter above the stack's top.
-  std::array<std::uint32_t, 5> counts{};
-  for (std::uint32_t i = begin; i < end; ++i) {
-    const int q = quadrantFor(cell, box(st.work[i]));
-    ++counts[q < 0 ? 4 : static_cast<std::uint32_t>(q)];
-  }
-  std::vector<std::uint32_t>& kept = st.nodes[static_cast<std::size_t>(at)].values;
-  kept.clear();
-  kept.reserve(counts[4]);
-  const auto base = static_cast<std::uint32_t>(st.work.size());
-  std::array<std::uint32_t, 4> fill{};
-  std::uint32_t offset = base;
-  for (std::uint32_t q = 0; q < 4; ++q) {
-    fill[q] = offset;
-    offset += counts[q];
-  }
-  st.work.resize(offset);
-  for (std::uint32_t i = begin; i < end; ++i) {
-    const std::uint32_t v = st.work[i];
-    const int q = quadrantFor(cell, box(v));
-    if (q < 0) {
-      st.nodes[static_cast<std::size_t>(at)].values.push_back(v);
-    } else {
-      st.work[fill[static_cast<std::size_t>(q)]++] = v;
-    }
-  }
-  std::uint32_t from = base;
-  for (std::uint32_t q = 0; q < 4; ++q) {
-    buildLocal(st, first + static_cast<std::int32_t>(q), from, from + counts[q]);
-    from += counts[q];
-  }
-  st.work.resize(base);
-}
-
-int QuadtreeBroadPhase::quadrantFor(const AABB& cell, const AABB& b) const noexcept {
+int QuadtreeBroadPhase::Impl::quadrantFor(const AABB& cell, const AABB& b) const noexcept {
   const Vec2 c = cut(cell);
   if (options_.looseness == 1.0f) {
     // Tight: the box must lie on one side of both split lines.
@@ -428,12 +103,12 @@ int QuadtreeBroadPhase::quadrantFor(const AABB& cell, const AABB& b) const noexc
   return contains(grow(quadrant(cell, q), options_.looseness), b) ? q : -1;
 }
 
-void QuadtreeBroadPhase::initChildren(std::int32_t parent, std::int32_t first) {
+void QuadtreeBroadPhase::Impl::initChildren(std::int32_t parent, std::int32_t first) {
   initChildren(nodes_, parent, first);
 }
 
-void QuadtreeBroadPhase::initChildren(std::vector<Node>& nodes, std::int32_t parent,
-                                      std::int32_t first) const {
+void QuadtreeBroadPhase::Impl::initChildren(std::vector<Node>& nodes, std::int32_t parent,
+                                            std::int32_t first) const {
   const AABB cell = nodes[static_cast<std::size_t>(parent)].cell;
   const std::uint32_t depth = nodes[static_cast<std::size_t>(parent)].depth + 1;
   for (int q = 0; q < 4; ++q) {
@@ -449,13 +124,13 @@ void QuadtreeBroadPhase::initChildren(std::vector<Node>& nodes, std::int32_t par
   nodes[static_cast<std::size_t>(parent)].firstChild = first;
 }
 
-std::int32_t QuadtreeBroadPhase::childFor(const Node& node, const AABB& b) const noexcept {
+std::int32_t QuadtreeBroadPhase::Impl::childFor(const Node& node, const AABB& b) const noexcept {
   if (node.firstChild == kNone) return kNone;
   const int q = quadrantFor(node.cell, b);
   return q < 0 ? kNone : node.firstChild + q;
 }
 
-std::int32_t QuadtreeBroadPhase::allocateChildren() {
+std::int32_t QuadtreeBroadPhase::Impl::allocateChildren() {
   if (!freeBlocks_.empty()) {
     const std::int32_t first = freeBlocks_.back();
     freeBlocks_.pop_back();
@@ -466,7 +141,7 @@ std::int32_t QuadtreeBroadPhase::allocateChildren() {
   return first;
 }
 
-void QuadtreeBroadPhase::insert(std::uint32_t i) {
+void QuadtreeBroadPhase::Impl::insert(std::uint32_t i) {
   const AABB b = box(i);
   if (!contains(nodes_[0].loose, b)) {
     node_[i] = kOutside;
@@ -491,7 +166,7 @@ void QuadtreeBroadPhase::insert(std::uint32_t i) {
   }
 }
 
-void QuadtreeBroadPhase::split(std::int32_t at) {
+void QuadtreeBroadPhase::Impl::split(std::int32_t at) {
   const std::int32_t first = allocateChildren();  // may reallocate nodes_
   initChildren(at, first);
   // Move down the values that fit a child; the rest stay, in order.
@@ -520,7 +195,7 @@ void QuadtreeBroadPhase::split(std::int32_t at) {
   }
 }
 
-void QuadtreeBroadPhase::remove(std::uint32_t i) {
+void QuadtreeBroadPhase::Impl::remove(std::uint32_t i) {
   const std::int32_t at = node_[i];
   std::vector<std::uint32_t>& list = at == kOutside ? outside_ : nodes_[at].values;
   const std::uint32_t s = slot_[i];
@@ -540,7 +215,7 @@ void QuadtreeBroadPhase::remove(std::uint32_t i) {
   if (mergeAt != kNone) collapse(mergeAt);
 }
 
-void QuadtreeBroadPhase::collapse(std::int32_t at) {
+void QuadtreeBroadPhase::Impl::collapse(std::int32_t at) {
   // Free every block of four below `at`, moving their values up into it.
   NodeStack blocks;
   blocks.push(nodes_[at].firstChild);
@@ -562,7 +237,7 @@ void QuadtreeBroadPhase::collapse(std::int32_t at) {
   }
 }
 
-bool QuadtreeBroadPhase::staysPut(std::uint32_t i) const noexcept {
+bool QuadtreeBroadPhase::Impl::staysPut(std::uint32_t i) const noexcept {
   const std::int32_t at = node_[i];
   const AABB b = box(i);
   if (at == kOutside) return !contains(nodes_[0].loose, b);
@@ -570,7 +245,7 @@ bool QuadtreeBroadPhase::staysPut(std::uint32_t i) const noexcept {
   return contains(node.loose, b) && childFor(node, b) == kNone;
 }
 
-void QuadtreeBroadPhase::update(std::span<const AABB> boxes) {
+void QuadtreeBroadPhase::Impl::update(std::span<const AABB> boxes) {
   detail::requireValidBoxes(boxes, "QuadtreeBroadPhase::update");
   const auto n = static_cast<std::uint32_t>(boxes.size());
   const auto old = static_cast<std::uint32_t>(minX_.size());
@@ -595,7 +270,7 @@ void QuadtreeBroadPhase::update(std::span<const AABB> boxes) {
   if (outside_.size() > std::max<std::size_t>(64, n / 4)) rebuildAll();
 }
 
-void QuadtreeBroadPhase::updateIncrementally(std::span<const AABB> boxes, std::uint32_t old) {
+void QuadtreeBroadPhase::Impl::updateIncrementally(std::span<const AABB> boxes, std::uint32_t old) {
   const auto n = static_cast<std::uint32_t>(boxes.size());
   // Proxies that disappeared.
   for (std::uint32_t i = n; i < old; ++i) remove(i);
@@ -637,7 +312,7 @@ void QuadtreeBroadPhase::updateIncrementally(std::span<const AABB> boxes, std::u
   moved_ = static_cast<std::uint32_t>(movers_.size());
 }
 
-void QuadtreeBroadPhase::findPairs(std::vector<Pair>& out) {
+void QuadtreeBroadPhase::Impl::findPairs(std::vector<Pair>& out) {
   if (!rootReady_) return;
   // The nodes' values in depth-first order, cut into segments of one node's
   // values and grouped into tasks of about kTaskValues values: each task
@@ -693,8 +368,8 @@ void QuadtreeBroadPhase::findPairs(std::vector<Pair>& out) {
   pairBuffers_.appendTo(tasks(), out);
 }
 
-void QuadtreeBroadPhase::pairsTight(std::int32_t at, std::uint32_t k,
-                                    std::vector<Pair>& out) const {
+void QuadtreeBroadPhase::Impl::pairsTight(std::int32_t at, std::uint32_t k,
+                                          std::vector<Pair>& out) const {
   // The value against the later values of its node and against the values
   // of the descendants its box overlaps. Two tight boxes can only overlap
   // when one's node is an ancestor of (or is) the other's, so each pair is
@@ -729,8 +404,8 @@ void QuadtreeBroadPhase::pairsTight(std::int32_t at, std::uint32_t k,
   }
 }
 
-void QuadtreeBroadPhase::pairsLoose(std::int32_t at, std::uint32_t k,
-                                    std::vector<Pair>& out) const {
+void QuadtreeBroadPhase::Impl::pairsLoose(std::int32_t at, std::uint32_t k,
+                                          std::vector<Pair>& out) const {
   // Loose siblings overlap, so each value queries the whole tree; the pair
   // is kept by the value in the shallower node (ties: lower node index,
   // then earlier position), which sees it exactly once.
@@ -757,8 +432,8 @@ void QuadtreeBroadPhase::pairsLoose(std::int32_t at, std::uint32_t k,
   }
 }
 
-void QuadtreeBroadPhase::pairsOutside(std::uint32_t begin, std::uint32_t end,
-                                      std::vector<Pair>& out) const {
+void QuadtreeBroadPhase::Impl::pairsOutside(std::uint32_t begin, std::uint32_t end,
+                                            std::vector<Pair>& out) const {
   for (std::uint32_t k = begin; k < end; ++k) {
     const std::uint32_t a = outside_[k];
     const AABB ab = box(a);
@@ -782,7 +457,7 @@ void QuadtreeBroadPhase::pairsOutside(std::uint32_t begin, std::uint32_t end,
   }
 }
 
-void QuadtreeBroadPhase::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+void QuadtreeBroadPhase::Impl::query(const AABB& given, std::vector<std::uint32_t>& out) const {
   const AABB q = detail::queryBox(given, "QuadtreeBroadPhase::query");
   for (const std::uint32_t v : outside_) {
     if (touches(q, box(v))) out.push_back(v);
@@ -802,7 +477,7 @@ void QuadtreeBroadPhase::query(const AABB& given, std::vector<std::uint32_t>& ou
   }
 }
 
-void QuadtreeBroadPhase::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+void QuadtreeBroadPhase::Impl::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
   detail::requireValidRay(ray, "QuadtreeBroadPhase::queryRay");
   for (const std::uint32_t v : outside_) {
     if (raycast(ray, box(v))) out.push_back(v);
@@ -822,7 +497,7 @@ void QuadtreeBroadPhase::queryRay(const Ray& ray, std::vector<std::uint32_t>& ou
   }
 }
 
-void QuadtreeBroadPhase::draw(BroadPhaseDraw& out) const {
+void QuadtreeBroadPhase::Impl::draw(BroadPhaseDraw& out) const {
   if (!rootReady_ || nodes_.empty()) return;
   NodeStack stack;
   stack.push(0);
@@ -834,11 +509,11 @@ void QuadtreeBroadPhase::draw(BroadPhaseDraw& out) const {
   }
 }
 
-std::uint32_t QuadtreeBroadPhase::nodeCount() const noexcept {
+std::uint32_t QuadtreeBroadPhase::Impl::nodeCount() const noexcept {
   return static_cast<std::uint32_t>(nodes_.size() - 4 * freeBlocks_.size());
 }
 
-std::size_t QuadtreeBroadPhase::memoryBytes() const noexcept {
+std::size_t QuadtreeBroadPhase::Impl::memoryBytes() const noexcept {
   std::size_t bytes = nodes_.capacity() * sizeof(Node);
   for (const auto& n : nodes_) bytes += n.values.capacity() * sizeof(std::uint32_t);
   bytes +=
@@ -860,5 +535,33 @@ std::size_t QuadtreeBroadPhase::memoryBytes() const noexcept {
   }
   return bytes;
 }
+
+QuadtreeBroadPhase::QuadtreeBroadPhase(const QuadtreeOptions& options)
+    : impl_(std::make_unique<Impl>(options)) {}
+QuadtreeBroadPhase::~QuadtreeBroadPhase() = default;
+
+void QuadtreeBroadPhase::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
+void QuadtreeBroadPhase::update(std::span<const AABB> boxes) {
+  impl_->tasks_ = &tasks();
+  impl_->update(boxes);
+}
+void QuadtreeBroadPhase::findPairs(std::vector<Pair>& out) {
+  impl_->tasks_ = &tasks();
+  impl_->findPairs(out);
+}
+void QuadtreeBroadPhase::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+  impl_->query(box, out);
+}
+void QuadtreeBroadPhase::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const {
+  impl_->queryRay(ray, out);
+}
+std::size_t QuadtreeBroadPhase::size() const noexcept { return impl_->node_.size(); }
+std::size_t QuadtreeBroadPhase::memoryBytes() const noexcept {
+  return sizeof(Impl) + impl_->memoryBytes();
+}
+void QuadtreeBroadPhase::draw(BroadPhaseDraw& out) const { impl_->draw(out); }
+std::uint32_t QuadtreeBroadPhase::nodeCount() const noexcept { return impl_->nodeCount(); }
+std::size_t QuadtreeBroadPhase::outsideCount() const noexcept { return impl_->outside_.size(); }
+std::uint32_t QuadtreeBroadPhase::movedLastUpdate() const noexcept { return impl_->moved_; }
 
 }  // namespace quadbin

@@ -34,7 +34,34 @@ constexpr std::size_t kPad = 16;
 
 }  // namespace
 
-SweepAndPrune::SweepAndPrune(const SweepAndPruneOptions& options) : options_(options) {
+struct SweepAndPrune::Impl {
+  explicit Impl(const SweepAndPruneOptions& options);
+  void update(std::span<const AABB> boxes);
+  void findPairs(std::vector<Pair>& out);
+  void query(const AABB& box, std::vector<std::uint32_t>& out) const;
+  [[nodiscard]] std::size_t memoryBytes() const noexcept;
+  void draw(BroadPhaseDraw& out) const;
+
+  void fullSort(std::span<const AABB> boxes);
+  [[nodiscard]] bool insertionSort(std::size_t maxShifts) noexcept;
+  void gather(std::span<const AABB> boxes);
+
+  SweepAndPruneOptions options_;
+  int axis_ = 0;
+  // Sorted keys: order-preserving bits of min on the axis (high 32 bits),
+  // proxy index (low 32 bits). One 64-bit compare orders by (min, index).
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::uint64_t> scratch_;  // radix sort / merge buffer
+  // Structure of arrays in sorted order, plus one +inf sentinel in minA_ so
+  // the sweep needs no bounds check.
+  std::vector<float> minA_, maxA_, minB_, maxB_;
+  std::vector<std::uint32_t> ids_;
+  float maxExtentA_ = 0.0f;  // widest box on the axis: bounds query's scan
+  std::uint64_t fullSorts_ = 0;
+  std::uint64_t incrementalSorts_ = 0;
+};
+
+SweepAndPrune::Impl::Impl(const SweepAndPruneOptions& options) : options_(options) {
   if (options.maxShiftsPerProxy == 0) {
     throw Error("SweepAndPruneOptions.maxShiftsPerProxy must be > 0, got 0");
   }
@@ -46,7 +73,7 @@ SweepAndPrune::SweepAndPrune(const SweepAndPruneOptions& options) : options_(opt
   minA_.assign(kPad, kInf);
 }
 
-void SweepAndPrune::fullSort(std::span<const AABB> boxes) {
+void SweepAndPrune::Impl::fullSort(std::span<const AABB> boxes) {
   const std::size_t n = boxes.size();
   if (options_.axis == SweepAndPruneOptions::Axis::Auto) {
     // The axis of larger spread of the centres: fewer boxes share a window.
@@ -75,7 +102,7 @@ void SweepAndPrune::fullSort(std::span<const AABB> boxes) {
   ++fullSorts_;
 }
 
-bool SweepAndPrune::insertionSort(std::size_t maxShifts) noexcept {
+bool SweepAndPrune::Impl::insertionSort(std::size_t maxShifts) noexcept {
   std::uint64_t* k = keys_.data();
   const std::size_t n = keys_.size();
   std::size_t shifts = 0;
@@ -94,7 +121,7 @@ bool SweepAndPrune::insertionSort(std::size_t maxShifts) noexcept {
   return true;
 }
 
-void SweepAndPrune::update(std::span<const AABB> boxes) {
+void SweepAndPrune::Impl::update(std::span<const AABB> boxes) {
   detail::requireValidBoxes(boxes, "SweepAndPrune::update");
   const std::size_t n = boxes.size();
   assert(n <= std::numeric_limits<std::uint32_t>::max());
@@ -135,7 +162,7 @@ void SweepAndPrune::update(std::span<const AABB> boxes) {
   gather(boxes);
 }
 
-void SweepAndPrune::gather(std::span<const AABB> boxes) {
+void SweepAndPrune::Impl::gather(std::span<const AABB> boxes) {
   const std::size_t n = keys_.size();
   minA_.resize(n + kPad);
   maxA_.resize(n + kPad);
@@ -164,12 +191,12 @@ void SweepAndPrune::gather(std::span<const AABB> boxes) {
   maxExtentA_ = widest;
 }
 
-void SweepAndPrune::draw(BroadPhaseDraw& out) const {
+void SweepAndPrune::Impl::draw(BroadPhaseDraw& out) const {
   const auto axis = static_cast<std::uint32_t>(axis_);
   for (std::uint32_t k = 0; k < ids_.size(); ++k) out.interval(axis, minA_[k], maxA_[k], k);
 }
 
-void SweepAndPrune::findPairs(std::vector<Pair>& out) {
+void SweepAndPrune::Impl::findPairs(std::vector<Pair>& out) {
   const std::size_t n = ids_.size();
   const float* minA = minA_.data();
   const float* maxA = maxA_.data();
@@ -222,7 +249,7 @@ void SweepAndPrune::findPairs(std::vector<Pair>& out) {
   }
 }
 
-void SweepAndPrune::query(const AABB& given, std::vector<std::uint32_t>& out) const {
+void SweepAndPrune::Impl::query(const AABB& given, std::vector<std::uint32_t>& out) const {
   const AABB box = detail::queryBox(given, "SweepAndPrune::query");
   const std::size_t n = ids_.size();
   if (n == 0) return;
@@ -251,11 +278,29 @@ void SweepAndPrune::query(const AABB& given, std::vector<std::uint32_t>& out) co
   }
 }
 
-std::size_t SweepAndPrune::memoryBytes() const noexcept {
+std::size_t SweepAndPrune::Impl::memoryBytes() const noexcept {
   return (keys_.capacity() + scratch_.capacity()) * sizeof(std::uint64_t) +
          (minA_.capacity() + maxA_.capacity() + minB_.capacity() + maxB_.capacity()) *
              sizeof(float) +
          ids_.capacity() * sizeof(std::uint32_t);
 }
+
+SweepAndPrune::SweepAndPrune(const SweepAndPruneOptions& options)
+    : impl_(std::make_unique<Impl>(options)) {}
+SweepAndPrune::~SweepAndPrune() = default;
+
+void SweepAndPrune::update(std::span<const AABB> boxes) { impl_->update(boxes); }
+void SweepAndPrune::findPairs(std::vector<Pair>& out) { impl_->findPairs(out); }
+void SweepAndPrune::query(const AABB& box, std::vector<std::uint32_t>& out) const {
+  impl_->query(box, out);
+}
+std::size_t SweepAndPrune::size() const noexcept { return impl_->ids_.size(); }
+std::size_t SweepAndPrune::memoryBytes() const noexcept {
+  return sizeof(Impl) + impl_->memoryBytes();
+}
+void SweepAndPrune::draw(BroadPhaseDraw& out) const { impl_->draw(out); }
+int SweepAndPrune::sortAxis() const noexcept { return impl_->axis_; }
+std::uint64_t SweepAndPrune::fullSorts() const noexcept { return impl_->fullSorts_; }
+std::uint64_t SweepAndPrune::incrementalSorts() const noexcept { return impl_->incrementalSorts_; }
 
 }  // namespace quadbin

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <quadbin/error.hpp>
 #include <quadbin/tasks.hpp>
+#include <quadbin/tasks/parallel.hpp>
 #include <random>
 #include <stdexcept>
 #include <thread>

@@ -1,6 +1,5 @@
 #pragma once
 /// \file
-/// Everything of the tasks layer: the TaskSystem seam and its helpers.
+/// Everything of the tasks layer: the TaskSystem seam.
 
-#include <quadbin/tasks/parallel.hpp>
 #include <quadbin/tasks/task_system.hpp>

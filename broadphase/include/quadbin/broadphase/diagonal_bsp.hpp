@@ -63,13 +63,12 @@ class DiagonalBsp final : public BroadPhase {
   /// docs/concurrency.md); the same tree and pairs for any thread count.
   [[nodiscard]] bool usesTaskSystem() const noexcept override { return true; }
 
-  [[nodiscard]] const DiagonalBspOptions& options() const noexcept { return options_; }
+  [[nodiscard]] const DiagonalBspOptions& options() const noexcept;
   /// The tree of the last update.
   [[nodiscard]] RegionTreeStats stats() const noexcept;
 
  private:
   struct Impl;
-  DiagonalBspOptions options_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -35,8 +35,8 @@
 ///   re-insert one by one unless more proxies changed than remain.
 
 #include <cstdint>
+#include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
-#include <utility>
 #include <vector>
 
 namespace quadbin {
@@ -52,6 +52,7 @@ class DynamicAabbTree final : public BroadPhase {
   /// Throws quadbin::Error when an option is negative, not finite, or
   /// rebuildFraction is not in [0, 1].
   explicit DynamicAabbTree(const DynamicAabbTreeOptions& options = {});
+  ~DynamicAabbTree() override;
 
   [[nodiscard]] BroadPhaseType type() const noexcept override {
     return BroadPhaseType::DynamicAabbTree;
@@ -63,7 +64,7 @@ class DynamicAabbTree final : public BroadPhase {
   /// Walks only the nodes whose box the ray crosses; the leaves hold the
   /// tight boxes, so the result is the exact hit set.
   void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
-  [[nodiscard]] std::size_t size() const noexcept override { return leafOf_.size(); }
+  [[nodiscard]] std::size_t size() const noexcept override;
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;
   /// One treeBox per node in use, in pool order: internal nodes' boxes and
   /// the leaves' fat boxes, each with its depth (root 0).
@@ -78,63 +79,12 @@ class DynamicAabbTree final : public BroadPhase {
   /// O(n).
   [[nodiscard]] bool isValid() const;
   /// Full top-down rebuilds and single re-insertions since construction.
-  [[nodiscard]] std::uint64_t rebuilds() const noexcept { return rebuilds_; }
-  [[nodiscard]] std::uint64_t reinsertions() const noexcept { return reinsertions_; }
+  [[nodiscard]] std::uint64_t rebuilds() const noexcept;
+  [[nodiscard]] std::uint64_t reinsertions() const noexcept;
 
  private:
-  static constexpr std::uint32_t kNull = 0xffffffffu;
-
-  // 32 bytes: two nodes per cache line. An internal node's box bounds the
-  // fat boxes below it. A leaf has child1 == kNull, its proxy in child2 and
-  // the proxy's TIGHT box in box (the fat one is in fat_), so that two
-  // leaves meeting in the descent are tested exactly. A free node has
-  // height -1 and the next free node in parent.
-  struct Node {
-    AABB box;
-    std::uint32_t parent = kNull;
-    std::uint32_t child1 = kNull;
-    std::uint32_t child2 = kNull;
-    std::int32_t height = 0;
-    [[nodiscard]] bool isLeaf() const noexcept { return child1 == kNull; }
-  };
-
-  [[nodiscard]] AABB fatten(const AABB& tight) const noexcept;
-  /// The tight box grown by `times` the fattening margin.
-  [[nodiscard]] AABB grown(const AABB& tight, double times) const noexcept;
-  /// The box a node's parent must contain: the fat box for a leaf, the
-  /// node's own box otherwise.
-  [[nodiscard]] const AABB& bound(std::uint32_t node) const noexcept;
-  [[nodiscard]] std::uint32_t allocateNode();
-  void freeNode(std::uint32_t node) noexcept;
-  void insertLeaf(std::uint32_t leaf);
-  void removeLeaf(std::uint32_t leaf) noexcept;
-  void refitUp(std::uint32_t node) noexcept;
-  [[nodiscard]] std::uint32_t rotate(std::uint32_t a) noexcept;
-  void rebuild(std::span<const AABB> boxes);
-  void splitRange(std::uint32_t first, std::uint32_t count) noexcept;
-  void buildNodes(std::uint32_t node, std::uint32_t first, std::uint32_t count);
-
-  DynamicAabbTreeOptions options_;
-  std::vector<Node> nodes_;
-  std::uint32_t root_ = kNull;
-  std::uint32_t freeList_ = kNull;
-  std::vector<std::uint32_t> leafOf_;  // proxy -> its leaf node
-  // The fat box of each proxy, by proxy: what the leaf's parent bounds, and
-  // what the per-frame containment test streams (instead of chasing leaves
-  // through the node pool).
-  std::vector<AABB> fat_;
-  // Reused scratch (capacity kept between frames): proxies to re-insert,
-  // the build's arrays, the descent stack of findPairs.
-  std::vector<std::uint32_t> moved_;
-  // The build: proxies sorted by centre x and by centre y (keys of
-  // detail::sortKey), a side flag per proxy, scratch, fat and tight boxes
-  // in leaf order.
-  std::vector<std::uint64_t> byX_, byY_, buildScratch_;
-  std::vector<std::uint8_t> side_;
-  std::vector<AABB> buildFat_, buildTight_;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairStack_;
-  std::uint64_t rebuilds_ = 0;
-  std::uint64_t reinsertions_ = 0;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace quadbin

@@ -60,13 +60,12 @@ class DynamicCentreQuadtree final : public BroadPhase {
   /// docs/concurrency.md); the same tree and pairs for any thread count.
   [[nodiscard]] bool usesTaskSystem() const noexcept override { return true; }
 
-  [[nodiscard]] const DynamicCentreQuadtreeOptions& options() const noexcept { return options_; }
+  [[nodiscard]] const DynamicCentreQuadtreeOptions& options() const noexcept;
   /// The tree of the last update.
   [[nodiscard]] RegionTreeStats stats() const noexcept;
 
  private:
   struct Impl;
-  DynamicCentreQuadtreeOptions options_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// LeafQuadtree: the per-frame quadtree of seeds 001 and 003, rebuilt every
+/// LeafQuadtree: a quadtree that stores boxes in its leaves, rebuilt every
 /// frame. A box is stored in every leaf its box reaches; a leaf with more than
 /// `threshold` boxes splits at the middle of its cell into four, down to
 /// `maxDepth`; pairs are found by brute force inside each leaf, and a pair
@@ -11,7 +11,7 @@
 ///
 /// Pick it for a few hundred to tens of thousands of bodies spread over a
 /// known world, when bodies move a lot (nothing is kept between frames).
-/// Besides the BroadPhase interface it offers the seeds' per-frame pattern:
+/// Besides the BroadPhase interface it offers a per-frame pattern of its own:
 /// clear(), insert(index, box) for each body, then findPairs() or
 /// retrieve(box) (the tree is built on the first of those after an insert).
 
@@ -68,13 +68,12 @@ class LeafQuadtree final : public BroadPhase {
   /// query()). Builds the tree if boxes were inserted since the last build.
   void retrieve(const AABB& box, std::vector<std::uint32_t>& out);
 
-  [[nodiscard]] const LeafQuadtreeOptions& options() const noexcept { return options_; }
+  [[nodiscard]] const LeafQuadtreeOptions& options() const noexcept;
   /// The tree of the last build.
   [[nodiscard]] RegionTreeStats stats() const noexcept;
 
  private:
   struct Impl;
-  LeafQuadtreeOptions options_;
   std::unique_ptr<Impl> impl_;
 };
 

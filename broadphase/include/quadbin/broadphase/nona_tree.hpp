@@ -52,13 +52,12 @@ class NonaTree final : public BroadPhase {
   /// docs/concurrency.md); the same tree and pairs for any thread count.
   [[nodiscard]] bool usesTaskSystem() const noexcept override { return true; }
 
-  [[nodiscard]] const NonaTreeOptions& options() const noexcept { return options_; }
+  [[nodiscard]] const NonaTreeOptions& options() const noexcept;
   /// The tree of the last update.
   [[nodiscard]] RegionTreeStats stats() const noexcept;
 
  private:
   struct Impl;
-  NonaTreeOptions options_;
   std::unique_ptr<Impl> impl_;
 };
 

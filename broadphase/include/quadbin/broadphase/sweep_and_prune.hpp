@@ -31,6 +31,7 @@
 ///   appeared or disappeared is fully re-sorted (default 0.25).
 
 #include <cstdint>
+#include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <vector>
 
@@ -48,6 +49,7 @@ class SweepAndPrune final : public BroadPhase {
   /// Throws quadbin::Error when an option is out of range
   /// (maxShiftsPerProxy == 0, fullSortFraction not in [0, 1]).
   explicit SweepAndPrune(const SweepAndPruneOptions& options = {});
+  ~SweepAndPrune() override;
 
   [[nodiscard]] BroadPhaseType type() const noexcept override {
     return BroadPhaseType::SweepAndPrune;
@@ -56,37 +58,22 @@ class SweepAndPrune final : public BroadPhase {
   /// Pairs in sweep order (by (min, index) of the earlier proxy on the axis).
   void findPairs(std::vector<Pair>& out) override;
   void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
-  [[nodiscard]] std::size_t size() const noexcept override { return ids_.size(); }
+  [[nodiscard]] std::size_t size() const noexcept override;
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;
   /// One interval per proxy on the sort axis, in sweep order: how long
   /// each proxy's window is shows in how many intervals overlap it.
   void draw(BroadPhaseDraw& out) const override;
 
   /// 0 for x, 1 for y: the axis the proxies are sorted on now.
-  [[nodiscard]] int sortAxis() const noexcept { return axis_; }
+  [[nodiscard]] int sortAxis() const noexcept;
   /// Full sorts done since construction (for tests and tuning).
-  [[nodiscard]] std::uint64_t fullSorts() const noexcept { return fullSorts_; }
+  [[nodiscard]] std::uint64_t fullSorts() const noexcept;
   /// Frames repaired by the incremental path since construction.
-  [[nodiscard]] std::uint64_t incrementalSorts() const noexcept { return incrementalSorts_; }
+  [[nodiscard]] std::uint64_t incrementalSorts() const noexcept;
 
  private:
-  void fullSort(std::span<const AABB> boxes);
-  [[nodiscard]] bool insertionSort(std::size_t maxShifts) noexcept;
-  void gather(std::span<const AABB> boxes);
-
-  SweepAndPruneOptions options_;
-  int axis_ = 0;
-  // Sorted keys: order-preserving bits of min on the axis (high 32 bits),
-  // proxy index (low 32 bits). One 64-bit compare orders by (min, index).
-  std::vector<std::uint64_t> keys_;
-  std::vector<std::uint64_t> scratch_;  // radix sort / merge buffer
-  // Structure of arrays in sorted order, plus one +inf sentinel in minA_ so
-  // the sweep needs no bounds check.
-  std::vector<float> minA_, maxA_, minB_, maxB_;
-  std::vector<std::uint32_t> ids_;
-  float maxExtentA_ = 0.0f;  // widest box on the axis: bounds query's scan
-  std::uint64_t fullSorts_ = 0;
-  std::uint64_t incrementalSorts_ = 0;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace quadbin

@@ -4,6 +4,7 @@
 /// chunks whose size is a constant of the caller (never the thread count),
 /// each chunk writes only its own output, and outputs are merged in chunk
 /// order; so results are the same, bit for bit, on any task system.
+/// Internal to quadbin's layers (not installed).
 
 #include <algorithm>
 #include <array>

@@ -1,0 +1,84 @@
+#pragma once
+// The state of BinGrid (bin_grid.hpp) and its algorithms, defined in bin_grid.cpp.
+
+#include <cstdint>
+#include <quadbin/broadphase/bin_grid.hpp>
+#include <quadbin/tasks/parallel.hpp>
+#include <span>
+#include <vector>
+
+namespace quadbin {
+
+struct BinGrid::Impl {
+  explicit Impl(const BinGridOptions& options);
+  void setBounds(const AABB& bounds);
+  void update(std::span<const AABB> boxes);
+  void findPairs(std::vector<Pair>& out);
+  void query(const AABB& box, std::vector<std::uint32_t>& out) const;
+  [[nodiscard]] std::size_t memoryBytes() const noexcept;
+  void draw(BroadPhaseDraw& out) const;
+
+  // The task system of the update or findPairs running now.
+  [[nodiscard]] TaskSystem& tasks() const noexcept { return *tasks_; }
+  TaskSystem* tasks_ = nullptr;
+
+  struct Level {
+    double cellSize = 0.0;
+    double invCellSize = 0.0;
+    double maxExtent = 0.0;         // boxes up to this extent belong here (or finer)
+    std::uint32_t firstBucket = 0;  // buckets [firstBucket, firstBucket + columns * rows)
+    std::uint32_t columns = 4;      // the table wraps: cell (x, y) is bucket
+    std::uint32_t rows = 4;         // (y mod rows) * columns + (x mod columns)
+    [[nodiscard]] std::uint32_t buckets() const noexcept { return columns * rows; }
+  };
+
+  void adaptLayout(std::span<const AABB> boxes);
+  void chooseCellSize(std::span<const AABB> boxes);
+  void planLevels(std::span<const AABB> boxes);
+  void refreshOrder(std::uint32_t n);
+  void bin(std::span<const AABB> boxes);
+  [[nodiscard]] std::uint32_t levelOf(const AABB& box) const noexcept;
+  [[nodiscard]] std::uint32_t bucketOf(const AABB& box, std::uint32_t level) const noexcept;
+  template <class Visit>
+  void forEachReachingBucket(const Level& lv, const AABB& box, Visit&& visit) const;
+  /// Whether the boxes of `level` search the cells of `other` for pairs
+  /// (otherwise those of `other` search `level`'s).
+  [[nodiscard]] bool searchesFrom(std::uint32_t level, std::uint32_t other) const noexcept;
+  /// Pairs of the items in buckets [begin, end) of level `level`, with
+  /// their own level and with the levels it searches.
+  void pairsInBuckets(std::uint32_t level, std::uint32_t begin, std::uint32_t end,
+                      std::vector<Pair>& out) const;
+
+  BinGridOptions options_;
+  AABB bounds_{{0.0f, 0.0f}, {0.0f, 0.0f}};
+  // The extent the table is laid out over: the bounds', or the boxes' own
+  // once they spread well past the bounds (open worlds).
+  double layoutWidth_ = 0.0, layoutHeight_ = 0.0;
+  float cellSize_ = 1.0f;
+  std::vector<Level> levels_;              // every possible level, finest first
+  std::vector<std::uint32_t> usedLevels_;  // levels holding boxes, finest first
+  std::uint32_t bucketCount_ = 0;          // buckets of all levels
+  // The frame's items in bucket order: item k is proxy order_[k], its box
+  // (minX_[k], minY_[k]) - (maxX_[k], maxY_[k]); bucket b holds items [bucketStart_[b],
+  // bucketStart_[b + 1]). The order is also where the next frame's sort starts from.
+  std::vector<std::uint32_t> order_;
+  std::vector<float> minX_, minY_, maxX_, maxY_;  // the sorted boxes (+ padding)
+  std::vector<std::uint32_t> bucketStart_;
+  // Scratch of the sort: boxes and buckets in the previous order, then
+  // staged by groups of buckets.
+  std::vector<AABB> gathered_;
+  std::vector<std::uint32_t> bucketOfGathered_;
+  std::vector<AABB> staged_;
+  std::vector<std::uint32_t> stagedProxy_;
+  std::vector<std::uint32_t> stagedBucket_;
+  std::vector<std::uint32_t> chunkCounts_;  // per chunk of boxes: per group, then per level
+  std::vector<std::uint32_t> groupBegin_;
+  std::uint32_t groupShift_ = 0;
+  std::uint32_t groupCount_ = 0;
+  std::vector<float> sample_;
+  std::vector<std::uint32_t> lastLevelCount_;  // items per level in the last frame
+  OrderedBuffers<Pair> pairBuffers_;
+  std::vector<std::uint32_t> taskLevel_, taskBegin_, taskEnd_;  // pair tasks
+};
+
+}  // namespace quadbin
