@@ -198,7 +198,7 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
     for (std::uint32_t i = begin; i < end; ++i) state_[i].p += shift_[i];
   });
   // The rows' shift impulses are read from shiftRows_ when the contacts
-  // are stored (finishPositions); the extra rows keep theirs here.
+  // are stored (storeContacts); the extra rows keep theirs here.
   for (std::uint32_t e = 0; e < extraCount; ++e) {
     extraRows_[e].shift = shiftRows_[rowCount + e].shift;
   }
@@ -262,7 +262,8 @@ void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
   }
 }
 
-void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
+void ContactSolver::integratePositions(const BodyStore& bodies, const SolverSettings& s,
+                                       TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
@@ -270,6 +271,10 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
       if (kinematic::isKinematic(bodies, i)) state_[i].p += state_[i].v * s.dt;
     }
   });
+}
+
+void ContactSolver::correctOverlaps(const BodyStore& bodies, const SolverSettings& s,
+                                    TaskSystem& tasks) {
   const bool corrected = s.positionPasses > 0;
   const std::uint32_t calm = corrected ? correctPositions(bodies, s, tasks) : 0;
   // Calm contacts (a pile's): nonlinear passes, each overlap measured from
@@ -279,6 +284,10 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
         forEachRow(tasks, kResting, [&](Row& r) { return isCalm(s, r) && settle(bodies, s, r); });
     if (moved == 0) break;
   }
+}
+
+void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
   // A closed world's walls first, then the boxes: a ball whose impact
   // passes ran out may end outside the world, and its path to the clamped
   // end is the one that must not cross a box.
@@ -317,6 +326,10 @@ void ContactSolver::finishPositions(BodyStore& bodies, const SolverSettings& s, 
       }
     }
   });
+}
+
+void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
+  const bool corrected = s.positionPasses > 0;
   // What persists: the iterations' impulses and whether the pair touched;
   // then the extra contacts join the canonical list.
   std::atomic<std::uint32_t> pushed{0};

@@ -15,6 +15,22 @@ void World::Impl::updateEvents() {
     sensors.updateAsleep(worldId);
     return;
   }
+  findTouching();
+  diffTouching();
+  touchingChanged = true;
+  addPendingEnds();
+  // Begin events' geometry and hit events, from the velocities the step
+  // started with (saved for the strong guarantee, before gravity).
+  const EventGeometry geometry{bodies,    undo.vx, undo.vy, undo.awake, def.gravity * stepDt,
+                               def.bounds};
+  for (ContactEvent& e : nextBegin) geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
+  geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, hitBuffers, nextHits, *tasks);
+  sensors.update(bodies, pairs, idMap(), *tasks);
+}
+
+// The pairs touching at the end of the step, sorted, into touching (with
+// the pairs that sleep touching); stats.contacts counts them.
+void World::Impl::findTouching() {
   // Touching pairs as keys slotA << bits | slotB (slotA < slotB), gathered
   // per chunk of contacts, radix-sorted: a slot pair is unique, so this is
   // the TouchKey order.
@@ -63,7 +79,11 @@ void World::Impl::updateEvents() {
     touching.swap(touchMerged);
   }
   stats.contacts = static_cast<std::uint32_t>(touching.size());
+}
 
+// Begin and end events: the pairs in only one of touching and
+// previousTouching, in TouchKey order.
+void World::Impl::diffTouching() {
   auto toEvent = [&](const TouchKey& k) {
     return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
   };
@@ -80,15 +100,6 @@ void World::Impl::updateEvents() {
       ++j;
     }
   }
-  touchingChanged = true;
-  addPendingEnds();
-  // Begin events' geometry and hit events, from the velocities the step
-  // started with (saved for the strong guarantee, before gravity).
-  const EventGeometry geometry{bodies,    undo.vx, undo.vy, undo.awake, def.gravity * stepDt,
-                               def.bounds};
-  for (ContactEvent& e : nextBegin) geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
-  geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, hitBuffers, nextHits, *tasks);
-  sensors.update(bodies, pairs, idMap(), *tasks);
 }
 
 // The contacts of bodies destroyed since the last step end now, in order.

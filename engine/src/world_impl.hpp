@@ -367,16 +367,23 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void rollBack(const StepStats& before, bool moved) noexcept;
   bool someAsleep = false;            // set by step(): a sleeping ball may need waking
   std::uint32_t movingKinematic = 0;  // set by step(): kinematic bodies with a velocity
-  // The step's stages, in order (docs/architecture.md).
+  // The step's stages, in order (docs/architecture.md), each timed into its
+  // StepStats field by runStages.
+  void runStages(const SolverSettings& s);
   void integrate(const SolverSettings& s);
+  void sweptBoxes(const SolverSettings& s);
   void findPairs();
   void checkCrowding(std::uint64_t limit);
-  void narrowPhase(const SolverSettings& s);
+  void buildContacts(const SolverSettings& s);
   void solve(const SolverSettings& s);
-  void finishPositions(const SolverSettings& s);
+  void integratePositions(const SolverSettings& s);
+  void correctPositions(const SolverSettings& s);
+  void clampPositions(const SolverSettings& s);
   void sleep(const SolverSettings& s);
   void countOutside();
   void updateEvents();
+  void findTouching();
+  void diffTouching();
   void addPendingEnds();
   [[nodiscard]] SolverSettings settingsFor(float dt) const;
   /// Wakes the island of dense body i (a static box: every island, since

@@ -64,17 +64,7 @@ void World::Impl::step(float dt) {
     stats.awakeBodies = awake;
     if (active) {  // a world that sleeps whole costs (almost) nothing
       markChanged();
-      auto timed = [](double& ms, auto&& stage) {
-        const auto t0 = Clock::now();
-        stage();
-        ms = millisSince(t0);
-      };
-      timed(stats.integrateMs, [&] { integrate(settings); });
-      timed(stats.broadPhaseMs, [&] { findPairs(); });
-      timed(stats.narrowPhaseMs, [&] { narrowPhase(settings); });
-      timed(stats.solverMs, [&] { solve(settings); });
-      timed(stats.positionMs, [&] { finishPositions(settings); });
-      if (def.enableSleep) timed(stats.sleepMs, [&] { sleep(settings); });
+      runStages(settings);
       countOutside();
     }
     const auto t0 = Clock::now();
@@ -93,6 +83,26 @@ void World::Impl::step(float dt) {
   pendingEnd.clear();
   forces::clearForces(bodies);  // used by this step (or by none: the ball slept)
   stats.totalMs = millisSince(start);
+}
+
+// The stages of a step in which something moves, in order, each timed.
+void World::Impl::runStages(const SolverSettings& s) {
+  auto timed = [](double& ms, auto&& stage) {
+    const auto t0 = Clock::now();
+    stage();
+    ms = millisSince(t0);
+  };
+  timed(stats.integrateMs, [&] { integrate(s); });
+  timed(stats.sweptBoxesMs, [&] { sweptBoxes(s); });
+  timed(stats.broadPhaseMs, [&] { findPairs(); });
+  timed(stats.contactsMs, [&] { buildContacts(s); });
+  stats.narrowPhaseMs = stats.contactsMs;  // the field's former name
+  timed(stats.solverMs, [&] { solve(s); });
+  timed(stats.integratePositionsMs, [&] { integratePositions(s); });
+  timed(stats.positionCorrectionMs, [&] { correctPositions(s); });
+  timed(stats.wallClampMs, [&] { clampPositions(s); });
+  stats.positionMs = stats.integratePositionsMs + stats.positionCorrectionMs + stats.wallClampMs;
+  if (def.enableSleep) timed(stats.sleepMs, [&] { sleep(s); });
 }
 
 // A step threw (out of memory, the task system, a refused state): the world
@@ -114,11 +124,16 @@ void World::Impl::rollBack(const StepStats& before, bool moved) noexcept {
   markChanged();
 }
 
-// Gravity first (symplectic Euler), then each ball's box grows by the
-// distance it can travel this step, in every direction: a ball that
-// bounces keeps its speed and so stays inside its box.
+// Gravity, forces and damping into the velocities (symplectic Euler: the
+// positions move with the solved velocities, in integratePositions).
 void World::Impl::integrate(const SolverSettings& s) {
   forces::integrateVelocities(bodies, def.gravity, s.dt, *tasks);
+}
+
+// Each ball's box grows by the distance it can travel this step, in every
+// direction: a ball that bounces keeps its speed and so stays inside its
+// box.
+void World::Impl::sweptBoxes(const SolverSettings& s) {
   // Static boxes are grown by what a ball may outrun its own box by before
   // it is looked at again, so that every box such a ball can reach has a
   // contact (and the guard against entering it).
@@ -190,7 +205,12 @@ void World::Impl::checkCrowding(std::uint64_t limit) {
   }
 }
 
-void World::Impl::narrowPhase(const SolverSettings& s) {
+// The step's contacts from the candidate pairs: sleeping islands within
+// reach wake, then the pairs that can touch within the step (a distance
+// test on the swept gap) and the walls become contacts, in canonical order,
+// with the last step's impulses and colours. The exact shape tests (time of
+// impact) run in the solve stage.
+void World::Impl::buildContacts(const SolverSettings& s) {
   if (someAsleep) {
     stats.awakeBodies += solver.wakeTouched(bodies, s.dt, pairs, *tasks);
     if (movingKinematic > 0) stats.awakeBodies += kinematic::wakeTouched(bodies, s.dt, pairs);
@@ -213,8 +233,19 @@ void World::Impl::solve(const SolverSettings& s) {
   }
 }
 
-void World::Impl::finishPositions(const SolverSettings& s) {
-  solver.finishPositions(bodies, s, *tasks);
+void World::Impl::integratePositions(const SolverSettings& s) {
+  solver.integratePositions(bodies, s, *tasks);
+}
+
+void World::Impl::correctPositions(const SolverSettings& s) {
+  solver.correctOverlaps(bodies, s, *tasks);
+}
+
+// The walls of a closed world and the static-box guard, then the bodies
+// and the contacts written back for the next step.
+void World::Impl::clampPositions(const SolverSettings& s) {
+  solver.clampPositions(bodies, s, *tasks);
+  solver.storeContacts(s, *tasks);
   stats.impulses += solver.pushedContacts();
 }
 
