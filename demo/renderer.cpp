@@ -381,14 +381,14 @@ void Renderer::drawText(sf::RenderTarget& target, const Simulation& sim, const V
   if (const auto* picker = dynamic_cast<const quadbin::AutoBroadPhase*>(&bp)) {
     name += " -> " + std::string(quadbin::toString(picker->active()));
   }
-  const double other = std::max(0.0, s.totalMs - s.broadPhaseMs - s.narrowPhaseMs - s.solverMs);
+  const double other = std::max(0.0, s.totalMs - s.broadPhaseMs - s.contactsMs - s.solverMs);
   std::string text = name + (view.overlay ? "" : "  (overlay off)") + "\n";
   text += std::to_string(w.bodyCount()) + " balls | " +
           std::string(quadbin::scenes::toString(sim.sceneKind())) + " | " +
           std::to_string(sim.threads()) + (sim.threads() == 1 ? " thread" : " threads") +
           " | step " + std::to_string(sim.steps()) + "\n";
-  text += "step " + fixed(s.totalMs, 2) + " ms: broad " + fixed(s.broadPhaseMs, 2) + ", narrow " +
-          fixed(s.narrowPhaseMs, 2) + ", solver " + fixed(s.solverMs, 2) + ", other " +
+  text += "step " + fixed(s.totalMs, 2) + " ms: broad " + fixed(s.broadPhaseMs, 2) + ", contacts " +
+          fixed(s.contactsMs, 2) + ", solver " + fixed(s.solverMs, 2) + ", other " +
           fixed(other, 2) + "\n";
   text += "pairs " + std::to_string(s.candidatePairs) + " | contacts " + std::to_string(s.contacts);
   // Achieved (the window runs at most 60 frames per second) and what the

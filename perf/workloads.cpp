@@ -45,8 +45,14 @@ class QuadbinStepper final : public WorldStepper {
   }
   [[nodiscard]] std::optional<StageTimes> stageTimes() const override {
     const StepStats& st = world_.stats();
-    return StageTimes{st.integrateMs, st.broadPhaseMs, st.narrowPhaseMs, st.solverMs,
-                      st.positionMs,  st.sleepMs,      st.eventsMs};
+    // "integrate" keeps its meaning across peers: velocities and swept boxes.
+    return StageTimes{st.integrateMs + st.sweptBoxesMs,
+                      st.broadPhaseMs,
+                      st.contactsMs,
+                      st.solverMs,
+                      st.positionMs,
+                      st.sleepMs,
+                      st.eventsMs};
   }
   [[nodiscard]] std::size_t broadPhaseBytes() const noexcept override {
     return world_.broadPhase().memoryBytes();

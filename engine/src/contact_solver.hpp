@@ -160,10 +160,20 @@ class ContactSolver {
   /// are queried again with a bigger box.
   SolverResult solve(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
                      std::vector<AABB>& boxes, TaskSystem& tasks);
-  /// Moves the balls to their end-of-step positions, removes overlaps
-  /// (position only), clamps to the walls of a closed world, and stores
-  /// the contacts for the next step.
-  void finishPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// After solve, the step's last four stages, in this order.
+  /// Moves the awake balls and the kinematic bodies to their end-of-step
+  /// positions (the solved velocities and the impacts' corrections).
+  void integratePositions(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// Removes overlaps by moving positions only (shift passes, then the
+  /// settling passes of calm contacts).
+  void correctOverlaps(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// Clamps the balls to the walls of a closed world, keeps them out of
+  /// static boxes (guardBoxes) and writes positions, velocities, spin and
+  /// angles back to the bodies.
+  void clampPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// Stores the contacts for the next step: impulses, shifts, whether they
+  /// touched; the contacts found by looking again join the canonical list.
+  void storeContacts(const SolverSettings& s, TaskSystem& tasks);
   /// Forgets the persistent contacts (body indices changed).
   void forget() noexcept;
   /// The colours each ball's contacts hold (for World::snapshot).
@@ -229,7 +239,7 @@ class ContactSolver {
   // A ball's state during the solve, in one cache line with its neighbours;
   // every field is written before it is read.
   struct BallState {  // NOLINT(cppcoreguidelines-pro-type-member-init)
-    Vec2 p;           // position at the start of the step; at the end after finishPositions
+    Vec2 p;           // position at the start of the step; at the end after integratePositions
     Vec2 v;           // velocity
     Vec2 corr;        // end-of-step position shift from impacts
     float tLast;      // time of the ball's last impact in this step

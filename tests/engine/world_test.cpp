@@ -230,3 +230,47 @@ TEST_F(WorldApi, StatsAreFilled) {
   EXPECT_GT(world.stats().candidatePairs, 0u);
   EXPECT_EQ(world.broadPhase().type(), BroadPhaseType::Auto);
 }
+
+// Each stage of the step has its own timer; positionMs is the sum of the
+// three position stages and narrowPhaseMs the old name of contactsMs.
+TEST_F(WorldApi, StepStatsTimeEachStage) {
+  World world;
+  for (int i = 0; i < 20; ++i) {
+    world.createBody(BodyDef::ball({5.0f + 2.5f * static_cast<float>(i), 50}, 1, {30, 0}));
+  }
+  world.createBody(BodyDef::staticBox(AABB{{40, 18}, {60, 22}}));
+  world.step(1.0f / 60.0f);
+  const StepStats& st = world.stats();
+  const double stages[] = {st.integrateMs,
+                           st.sweptBoxesMs,
+                           st.broadPhaseMs,
+                           st.contactsMs,
+                           st.solverMs,
+                           st.integratePositionsMs,
+                           st.positionCorrectionMs,
+                           st.wallClampMs,
+                           st.sleepMs,
+                           st.eventsMs};
+  double sum = 0.0;
+  for (const double ms : stages) {
+    EXPECT_GE(ms, 0.0);
+    sum += ms;
+  }
+  EXPECT_GT(st.totalMs, 0.0);
+  EXPECT_LE(sum, st.totalMs);
+  EXPECT_EQ(st.positionMs, st.integratePositionsMs + st.positionCorrectionMs + st.wallClampMs);
+  EXPECT_EQ(st.narrowPhaseMs, st.contactsMs);
+  EXPECT_GT(st.integrateMs + st.sweptBoxesMs + st.broadPhaseMs + st.contactsMs + st.solverMs +
+                st.integratePositionsMs + st.positionCorrectionMs + st.wallClampMs,
+            0.0);
+
+  // A world whose balls all sleep runs only the events stage.
+  for (std::uint32_t i = 0; i < world.bodyCount(); ++i) world.setAwake(world.bodyAt(i), false);
+  world.step(1.0f / 60.0f);
+  EXPECT_EQ(world.stats().integrateMs, 0.0);
+  EXPECT_EQ(world.stats().sweptBoxesMs, 0.0);
+  EXPECT_EQ(world.stats().contactsMs, 0.0);
+  EXPECT_EQ(world.stats().wallClampMs, 0.0);
+  EXPECT_EQ(world.stats().positionMs, 0.0);
+  EXPECT_GE(world.stats().eventsMs, 0.0);
+}

@@ -288,15 +288,30 @@ struct StepStats {
   std::uint32_t bodiesOutside = 0;   ///< bodies whose centre is outside the bounds
   std::uint32_t awakeBodies = 0;     ///< balls simulated this step (not asleep)
   std::uint32_t colours = 0;         ///< parallel batches of the contact solver
-  // Wall-clock time of each stage of the step, in the order they run.
-  double integrateMs = 0.0;    ///< gravity, wake-ups, swept boxes
-  double broadPhaseMs = 0.0;   ///< structure update and candidate pairs
-  double narrowPhaseMs = 0.0;  ///< contacts from pairs: gaps, persistence, colours
-  double solverMs = 0.0;       ///< contact iterations and exact impacts
-  double positionMs = 0.0;     ///< integration, position correction, wall clamp
-  double sleepMs = 0.0;        ///< islands and sleeping
-  double eventsMs = 0.0;       ///< begin/end contact events
-  double totalMs = 0.0;
+  // Wall-clock time of each stage of the step in milliseconds, in the order
+  // they run (docs/architecture.md). A step in which nothing moves runs
+  // only the events stage.
+  double integrateMs = 0.0;   ///< gravity, forces and damping into the balls' velocities
+  double sweptBoxesMs = 0.0;  ///< each body's box grown by how far it can move this step
+  double broadPhaseMs = 0.0;  ///< structure update, candidate pairs, collision filters
+  /// Contacts from candidate pairs: sleeping balls within reach woken, the
+  /// pairs close enough to touch within the step kept (a distance test),
+  /// wall contacts, last step's impulses carried over, parallel batches.
+  double contactsMs = 0.0;
+  double narrowPhaseMs = 0.0;  ///< the former name of contactsMs, kept equal to it
+  /// Contact iterations and exact impacts: the time of impact of each
+  /// pair that collides during the step, and its impulse.
+  double solverMs = 0.0;
+  double integratePositionsMs = 0.0;  ///< bodies moved by their solved velocities
+  double positionCorrectionMs = 0.0;  ///< overlaps removed by moving positions
+  /// Balls kept inside a closed world's walls and out of static boxes; the
+  /// bodies and contacts written back for the next step.
+  double wallClampMs = 0.0;
+  /// integratePositionsMs + positionCorrectionMs + wallClampMs
+  double positionMs = 0.0;
+  double sleepMs = 0.0;   ///< islands and sleeping
+  double eventsMs = 0.0;  ///< begin/end contact events, hit and sensor events
+  double totalMs = 0.0;   ///< the whole step
 };
 
 class World {

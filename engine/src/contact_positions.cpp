@@ -1,0 +1,366 @@
+// Position correction, the static-box guard and the end of the step's
+// positions (see contact_solver.hpp).
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <quadbin/narrowphase/contact.hpp>
+
+#include "contact_solver.hpp"
+#include "contact_solver_rows.hpp"
+#include "kinematic.hpp"
+
+namespace quadbin {
+
+namespace {
+// Position correction, two parts. The shift passes aim to remove each
+// overlap whole in a step (at most kMaxShift of the smaller radius), warm
+// started from the last step's shift impulses. Calm contacts (one that
+// carried a load in the last step, or, in a world with a restitution
+// threshold, one resting) only hold there: settle() then lifts a loaded
+// overlap by kGentle of it per pass and another by all of it (at most
+// kMaxLift of the smaller radius per pass), cold, since lifting a loaded
+// ball out of an overlap at once turns into kinetic energy when it falls
+// back, and warm started lifts make a tall pile pop.
+constexpr float kMaxShift = 1.0f;
+constexpr float kGentle = 0.2f;
+constexpr float kMaxLift = 0.5f;
+// An overlap under this fraction of the smaller radius does not keep the
+// settling passes going.
+constexpr float kSettled = 1e-3f;
+// guardBoxes(): a path that only grazes a box (by this fraction of the
+// radius) does not enter it.
+constexpr float kGuardTolerance = 1e-3f;
+constexpr float kTwoPi = 6.28318530717958647692f;
+}  // namespace
+
+// One pass of nonlinear Gauss-Seidel on a calm contact: the pair is moved
+// apart along the line of centres by kGentle of its overlap if it is
+// loaded, else by all of it (at most kMaxLift of the smaller radius), in
+// inverse proportion to the masses.
+bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row& r) {
+  const std::uint32_t a = r.a;
+  const Vec2 pa = state_[a].p;
+  const float ra = bodies.radius[a];
+  const float share = r.lambda > 0.0f ? kGentle : 1.0f;
+  auto lift = [share](float overlap, float radius) {
+    return std::min(overlap * share, kMaxLift * radius);
+  };
+  if (r.kind == kBall) {
+    const float rb = bodies.radius[r.b];
+    const Vec2 d = state_[r.b].p - pa;
+    const float dist = length(d);
+    const float overlap = ra + rb - dist;
+    if (!(overlap > 0.0f)) return false;
+    const float smaller = std::min(ra, rb);
+    const Vec2 n = dist > 0.0f ? d / dist : Vec2{r.nx, r.ny};
+    const float push = lift(overlap, smaller) * r.mEff;
+    state_[a].p -= n * (push * r.ima);
+    state_[r.b].p += n * (push * r.imb);
+    return overlap > kSettled * smaller;
+  }
+  if (r.kind == kKinematic) {  // where the body ends the step
+    const kinematic::Touch t = kinematic::touch(bodies, r.b, state_[r.b].p, pa, ra);
+    if (!(t.gap < 0.0f)) return false;
+    state_[a].p -= t.normal * lift(-t.gap, ra);
+    return -t.gap > kSettled * ra;
+  }
+  if (r.kind == kBox) {
+    const auto hit = collide(Circle{pa, ra}, bodies.tightBox(r.b));
+    if (!hit || !(hit->depth > 0.0f)) return false;
+    state_[a].p -= hit->normal * lift(hit->depth, ra);
+    return hit->depth > kSettled * ra;
+  }
+  const float gap = s.wallGap(pa, ra, r.b - kWallBase);
+  if (!(gap < 0.0f)) return false;
+  state_[a].p += Vec2{r.nx, r.ny} * gap;  // back inside, all the way: a wall does not give
+  return false;
+}
+
+ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
+                                                    const SolverSettings& s, Row& r,
+                                                    std::uint32_t staticSlot) const {
+  const Vec2 pa = state_[r.a].p;
+  const float ra = bodies.radius[r.a];
+  Vec2 n{r.nx, r.ny};
+  float gap = 0.0f, smaller = ra;
+  if (r.kind == kBall) {
+    const float rb = bodies.radius[r.b];
+    const Vec2 d = state_[r.b].p - pa;
+    const float dist = length(d);
+    if (dist > 0.0f) n = d / dist;
+    gap = dist - ra - rb;
+    smaller = std::min(ra, rb);
+  } else if (r.kind == kKinematic) {  // where the body ends the step
+    const kinematic::Touch t = kinematic::touch(bodies, r.b, state_[r.b].p, pa, ra);
+    n = t.normal;
+    gap = t.gap;
+  } else if (r.kind == kBox) {
+    const AABB box = bodies.tightBox(r.b);
+    const auto hit = collide(Circle{pa, ra}, box);
+    if (hit && hit->depth > 0.0f) {
+      n = hit->normal;
+      gap = -hit->depth;
+    } else {
+      const Vec2 d = closestPoint(box, pa) - pa;
+      const float dist = length(d);
+      if (dist > 0.0f) n = d / dist;
+      gap = dist - ra;
+    }
+  } else {
+    gap = s.wallGap(pa, ra, r.b - kWallBase);
+  }
+  const bool calm = isCalm(s, r);
+  ShiftRow out{};
+  out.a = r.a;
+  out.b = r.kind == kBall ? r.b : staticSlot;
+  out.nx = n.x;
+  out.ny = n.y;
+  out.ima = r.ima;
+  out.imb = r.imb;
+  out.mEff = r.mEff;
+  if (gap < 0.0f) {
+    r.touched = 1;
+    // A calm contact only holds (its overlap grows no deeper); settle()
+    // lifts it out afterwards.
+    out.goal = calm ? 0.0f : std::min(-gap, kMaxShift * smaller);
+  } else {
+    out.goal = -gap;  // may close the gap, no more
+  }
+  // Warm started, except where it would pull an open gap shut (the shift
+  // impulse only lessens after a warm start): in a world with a restitution
+  // threshold only overlapping contacts keep theirs, or a resting pile would
+  // jitter; without one (gases, crowds) near-touching contacts keep theirs
+  // too, and a crowd's "pressure" carries across them.
+  const bool warm = !calm && (gap < 0.0f || !(s.restitutionThreshold > 0.0f));
+  out.shift = warm ? r.shift : 0.0f;
+  return out;
+}
+
+// Sequential impulses on position shifts: each contact aims for its goal
+// (its normal shift) with a non-negative total impulse, mass-weighted, so
+// the shifts keep the centre of mass; velocities are untouched, so no
+// kinetic energy is added.
+std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const SolverSettings& s,
+                                              TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  const auto rowCount = static_cast<std::uint32_t>(rows_.size());
+  const auto extraCount = static_cast<std::uint32_t>(extraRows_.size());
+  shiftRows_.resize(std::size_t{rowCount} + extraCount);
+  // Rows with work: an overlap to remove or a shift impulse to start from.
+  auto acts = [](const ShiftRow& r) { return r.goal > 0.0f || r.shift > 0.0f; };
+  std::atomic<std::uint32_t> calm{0}, active{0};
+  tasks.parallelFor(rowCount, kContactGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t calmHere = 0, activeHere = 0;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      shiftRows_[k] = makeShiftRow(bodies, s, rows_[k], n);
+      calmHere += isCalm(s, rows_[k]) ? 1u : 0u;
+      activeHere += acts(shiftRows_[k]) ? 1u : 0u;
+    }
+    if (calmHere != 0) calm.fetch_add(calmHere, std::memory_order_relaxed);
+    if (activeHere != 0) active.fetch_add(activeHere, std::memory_order_relaxed);
+  });
+  bool any = active.load(std::memory_order_relaxed) != 0;
+  for (std::uint32_t e = 0; e < extraCount; ++e) {
+    shiftRows_[rowCount + e] = makeShiftRow(bodies, s, extraRows_[e], n);
+    any = any || acts(shiftRows_[rowCount + e]);
+  }
+  if (!any) return calm.load(std::memory_order_relaxed);  // nothing overlaps: no shift
+  shift_.assign(std::size_t{n} + 1, Vec2{});
+  Vec2* sh = shift_.data();
+  // Colour after colour like the rows; the extra rows follow the overflow
+  // group (serially).
+  auto forEachShiftRow = [&](auto&& f) {
+    return forEachRowIn(tasks, kApart, shiftRows_.data(), extraCount, f);
+  };
+  forEachShiftRow([sh](ShiftRow& r) {  // warm start
+    if (r.shift == 0.0f) return false;
+    const Vec2 p{r.nx * r.shift, r.ny * r.shift};
+    sh[r.a] -= p * r.ima;
+    if (r.imb != 0.0f) sh[r.b] += p * r.imb;
+    return false;
+  });
+  for (std::uint32_t pass = 0; pass < s.positionPasses; ++pass) {
+    const std::uint32_t changed = forEachShiftRow([sh](ShiftRow& r) {
+      const Vec2 sa = sh[r.a], sb = sh[r.b];
+      const float u = (sb.x - sa.x) * r.nx + (sb.y - sa.y) * r.ny;
+      const float total = std::max(r.shift + r.mEff * (r.goal - u), 0.0f);
+      const float d = total - r.shift;
+      if (d == 0.0f) return false;
+      r.shift = total;
+      const Vec2 p{r.nx * d, r.ny * d};
+      sh[r.a] = sa - p * r.ima;
+      if (r.imb != 0.0f) sh[r.b] = sb + p * r.imb;
+      return true;
+    });
+    if (changed == 0) break;
+  }
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) state_[i].p += shift_[i];
+  });
+  // The rows' shift impulses are read from shiftRows_ when the contacts
+  // are stored (storeContacts); the extra rows keep theirs here.
+  for (std::uint32_t e = 0; e < extraCount; ++e) {
+    extraRows_[e].shift = shiftRows_[rowCount + e].shift;
+  }
+  return calm.load(std::memory_order_relaxed);
+}
+
+// The last word on static boxes: a ball's straight path from where it
+// started the step to where it ends must not enter a box it has a contact
+// with. In a crowd, a collision after the ball's impact with the box,
+// impact passes that ran out or a position shift could carry it in or
+// through. Where the path enters, the ball stops where it first touches
+// the box and its velocity into the box is reflected as in an impact.
+// Serially, in row order: the box contacts are few, and one ball's box
+// contacts are guarded one after the other.
+void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
+                               TaskSystem& tasks) {
+  const auto rowCount = static_cast<std::uint32_t>(rows_.size());
+  indexBuffers_.reset(chunkCount(rowCount, kContactChunk));
+  forEachChunk(tasks, rowCount, kContactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   if (rows_[k].kind == kBox || rows_[k].kind == kKinematic) {
+                     indexBuffers_[c].push_back(k);
+                   }
+                 }
+               });
+  auto guard = [&](const Row& r) {
+    const std::uint32_t a = r.a;
+    if (r.kind == kKinematic) {
+      const Vec2 start{bodies.px[r.b], bodies.py[r.b]};
+      kinematic::guard(bodies, s, a, r.b, start, state_[r.b].p, {bodies.px[a], bodies.py[a]},
+                       state_[a].p, state_[a].v);
+      return;
+    }
+    const float ra = bodies.radius[a];
+    const AABB box = bodies.tightBox(r.b);
+    const Vec2 p0{bodies.px[a], bodies.py[a]};
+    Vec2& p1 = state_[a].p;
+    const float inner = ra * (1.0f - kGuardTolerance);  // grazing is not entering
+    if (collide(Circle{p0, inner}, box)) {
+      // It started the step overlapping the box: only its end is guarded.
+      const auto hit = collide(Circle{p1, inner}, box);
+      if (!hit) return;
+      p1 -= hit->normal * (hit->depth + ra - inner);
+    } else {
+      const auto t = timeOfImpact(Circle{p0, inner}, p1 - p0, box, 1.0f);
+      if (!t || !(*t < 1.0f)) return;
+      p1 = p0 + (p1 - p0) * *t;  // touching with the inner radius
+      p1 += outwardNormal(box, p1) * (ra - inner);
+    }
+    Vec2& v = state_[a].v;
+    const Vec2 n = outwardNormal(box, p1);
+    const float vn = dot(v, n);
+    if (vn < 0.0f) v -= n * ((1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, r.b))) * vn);
+  };
+  for (std::uint32_t c = 0; c < indexBuffers_.size(); ++c) {
+    for (const std::uint32_t k : indexBuffers_[c]) guard(rows_[k]);
+  }
+  for (const Row& r : extraRows_) {
+    if (r.kind == kBox || r.kind == kKinematic) guard(r);
+  }
+}
+
+void ContactSolver::integratePositions(const BodyStore& bodies, const SolverSettings& s,
+                                       TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (bodies.awake[i] != 0) state_[i].p += state_[i].corr + state_[i].v * s.dt;
+      if (kinematic::isKinematic(bodies, i)) state_[i].p += state_[i].v * s.dt;
+    }
+  });
+}
+
+void ContactSolver::correctOverlaps(const BodyStore& bodies, const SolverSettings& s,
+                                    TaskSystem& tasks) {
+  const bool corrected = s.positionPasses > 0;
+  const std::uint32_t calm = corrected ? correctPositions(bodies, s, tasks) : 0;
+  // Calm contacts (a pile's): nonlinear passes, each overlap measured from
+  // the current positions.
+  for (std::uint32_t pass = 0; calm != 0 && pass < s.positionPasses; ++pass) {
+    const std::uint32_t moved =
+        forEachRow(tasks, kResting, [&](Row& r) { return isCalm(s, r) && settle(bodies, s, r); });
+    if (moved == 0) break;
+  }
+}
+
+void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  // A closed world's walls first, then the boxes: a ball whose impact
+  // passes ran out may end outside the world, and its path to the clamped
+  // end is the one that must not cross a box.
+  auto clampToWalls = [&](std::uint32_t i) {
+    Vec2& p = state_[i].p;
+    const float r = bodies.radius[i];
+    p.x = std::clamp(p.x, s.bounds.min.x + r, s.bounds.max.x - r);
+    p.y = std::clamp(p.y, s.bounds.min.y + r, s.bounds.max.y - r);
+  };
+  if (bodies.boxCount != 0) {
+    if (s.closedWorld) {
+      tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t i = begin; i < end; ++i) {
+          if (bodies.awake[i] != 0) clampToWalls(i);
+        }
+      });
+    }
+    guardBoxes(bodies, s, tasks);
+  }
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (kinematic::isKinematic(bodies, i)) {  // where its velocity took it
+        bodies.px[i] = state_[i].p.x;
+        bodies.py[i] = state_[i].p.y;
+        if (bodies.w[i] != 0.0f) {  // a spinning kinematic ball turns at the game's rate
+          bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
+        }
+      }
+      if (bodies.awake[i] == 0) continue;
+      if (s.closedWorld) clampToWalls(i);  // after a guard's last push
+      const Vec2 p = state_[i].p;
+      bodies.px[i] = p.x;
+      bodies.py[i] = p.y;
+      bodies.vx[i] = state_[i].v.x;
+      bodies.vy[i] = state_[i].v.y;
+      if (s.friction) bodies.w[i] = spin_[i];
+      if (bodies.w[i] != 0.0f) {
+        bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
+      }
+    }
+  });
+}
+
+void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
+  const bool corrected = s.positionPasses > 0;
+  // What persists: the iterations' impulses and whether the pair touched;
+  // then the extra contacts join the canonical list.
+  std::atomic<std::uint32_t> pushed{0};
+  tasks.parallelFor(static_cast<std::uint32_t>(rows_.size()), kBodyGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      std::uint32_t local = 0;
+                      for (std::uint32_t k = begin; k < end; ++k) {
+                        const Row& r = rows_[k];
+                        Contact& c = contacts_[r.contact];
+                        c.lambda = r.lambda;
+                        c.shift = corrected ? shiftRows_[k].shift : r.shift;
+                        c.tangent = s.friction ? frictionRows_[k].lambda : 0.0f;
+                        c.rolling = s.friction ? frictionRows_[k].rollLambda : 0.0f;
+                        c.touched = r.touched;
+                        local += r.lambda > 0.0f ? 1u : 0u;
+                      }
+                      pushed.fetch_add(local, std::memory_order_relaxed);
+                    });
+  pushed_ = pushed.load(std::memory_order_relaxed);
+  if (extra_.empty()) return;
+  for (std::size_t k = 0; k < extra_.size(); ++k) {
+    extra_[k].touched = extraRows_[k].touched;
+    extra_[k].shift = extraRows_[k].shift;
+  }
+  std::sort(extra_.begin(), extra_.end());
+  const auto mid = static_cast<std::ptrdiff_t>(contacts_.size());
+  contacts_.insert(contacts_.end(), extra_.begin(), extra_.end());
+  std::inplace_merge(contacts_.begin(), contacts_.begin() + mid, contacts_.end());
+}
+
+}  // namespace quadbin

@@ -1,0 +1,149 @@
+// Contact events: the events stage of the step and their accessors.
+#include "world_impl.hpp"
+
+namespace quadbin {
+
+// Into nextBegin, nextEnd and touching: step() swaps them in at the end.
+void World::Impl::updateEvents() {
+  nextBegin.clear();
+  nextEnd.clear();
+  nextHits.clear();
+  touchingChanged = false;
+  if (stats.awakeBodies == 0) {  // nothing moved: the same pairs touch
+    stats.contacts = static_cast<std::uint32_t>(previousTouching.size());
+    addPendingEnds();
+    sensors.updateAsleep(worldId);
+    return;
+  }
+  findTouching();
+  diffTouching();
+  touchingChanged = true;
+  addPendingEnds();
+  // Begin events' geometry and hit events, from the velocities the step
+  // started with (saved for the strong guarantee, before gravity).
+  const EventGeometry geometry{bodies,    undo.vx, undo.vy, undo.awake, def.gravity * stepDt,
+                               def.bounds};
+  for (ContactEvent& e : nextBegin) geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
+  geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, hitBuffers, nextHits, *tasks);
+  sensors.update(bodies, undo.px, undo.py, pairs, idMap(), *tasks);
+}
+
+// The pairs touching at the end of the step, sorted, into touching (with
+// the pairs that sleep touching); stats.contacts counts them.
+void World::Impl::findTouching() {
+  // Touching pairs as keys slotA << bits | slotB (slotA < slotB), gathered
+  // per chunk of contacts, radix-sorted: a slot pair is unique, so this is
+  // the TouchKey order.
+  TaskSystem& ts = *tasks;
+  const std::span<const ContactSolver::Contact> contacts = solver.contacts();
+  const auto count = static_cast<std::uint32_t>(contacts.size());
+  const auto slotBits = static_cast<unsigned>(std::bit_width(denseOf.size()));
+  constexpr std::uint32_t kChunk = 16384;
+  touchBuffers.reset(chunkCount(count, kChunk));
+  forEachChunk(ts, count, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const ContactSolver::Contact& con = contacts[k];
+      if (!con.touched || con.b >= ContactSolver::kWallBase) continue;
+      std::uint32_t sa = slotOf[con.a], sb = slotOf[con.b];
+      if (sb < sa) std::swap(sa, sb);
+      touchBuffers[c].push_back((std::uint64_t{sa} << slotBits) | sb);
+    }
+  });
+  touchKeys.clear();
+  touchBuffers.appendTo(ts, touchKeys);
+  parallelRadixSort(ts, touchKeys, touchScratch, touchCounts, 2 * slotBits);
+  touching.resize(touchKeys.size());
+  const std::uint64_t lowMask = (std::uint64_t{1} << slotBits) - 1;
+  ts.parallelFor(static_cast<std::uint32_t>(touchKeys.size()), 4096,
+                 [&](std::uint32_t begin, std::uint32_t end) {
+                   for (std::uint32_t k = begin; k < end; ++k) {
+                     const auto sa = static_cast<std::uint32_t>(touchKeys[k] >> slotBits);
+                     const auto sb = static_cast<std::uint32_t>(touchKeys[k] & lowMask);
+                     touching[k] = {sa, generation[sa], sb, generation[sb]};
+                   }
+                 });
+  // Pairs that touched when they fell asleep still touch: no end event.
+  auto asleep = [&](std::uint32_t slot) {
+    const std::uint32_t i = denseOf[slot];
+    return bodies.awake[i] == 0 && bodies.isBall(i);
+  };
+  sleepingTouch.clear();
+  for (const TouchKey& k : previousTouching) {
+    if (asleep(k.slotA) && asleep(k.slotB)) sleepingTouch.push_back(k);
+  }
+  if (!sleepingTouch.empty()) {
+    // (A pair that fell asleep in this step is in both lists.)
+    touchMerged.clear();
+    std::set_union(touching.begin(), touching.end(), sleepingTouch.begin(), sleepingTouch.end(),
+                   std::back_inserter(touchMerged));
+    touching.swap(touchMerged);
+  }
+  stats.contacts = static_cast<std::uint32_t>(touching.size());
+}
+
+// Begin and end events: the pairs in only one of touching and
+// previousTouching, in TouchKey order.
+void World::Impl::diffTouching() {
+  auto toEvent = [&](const TouchKey& k) {
+    return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
+  };
+  // Merge walk over the two sorted sets.
+  std::size_t i = 0, j = 0;
+  while (i < touching.size() || j < previousTouching.size()) {
+    if (j == previousTouching.size() ||
+        (i < touching.size() && touching[i] < previousTouching[j])) {
+      nextBegin.push_back(toEvent(touching[i++]));
+    } else if (i == touching.size() || previousTouching[j] < touching[i]) {
+      nextEnd.push_back(toEvent(previousTouching[j++]));
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+}
+
+// The contacts of bodies destroyed since the last step end now, in order.
+void World::Impl::addPendingEnds() {
+  if (pendingEnd.empty()) return;
+  for (const TouchKey& k : pendingEnd) {
+    nextEnd.push_back(ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}});
+  }
+  std::sort(nextEnd.begin(), nextEnd.end(), [](const ContactEvent& l, const ContactEvent& r) {
+    return TouchKey{l.a.index, l.a.generation, l.b.index, l.b.generation} <
+           TouchKey{r.a.index, r.a.generation, r.b.index, r.b.generation};
+  });
+}
+
+// The noexcept accessors answer for a moved-from world as for an empty one.
+std::span<const ContactEvent> World::contactBeginEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->beginEvents;
+}
+std::span<const ContactEvent> World::contactEndEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->endEvents;
+}
+std::span<const ContactHitEvent> World::contactHitEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->hitEvents;
+}
+std::span<const SensorEvent> World::sensorBeginEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->sensors.beginEvents();
+}
+std::span<const SensorEvent> World::sensorEndEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->sensors.endEvents();
+}
+bool World::isSensor(BodyId id) const {
+  Impl& w = live("isSensor");
+  const auto use = w.claimRead("isSensor");
+  return w.bodies.sensor[w.denseIndex(id, "isSensor")] != 0;
+}
+void World::setPreSolve(PreSolveFn fn) {
+  Impl& w = live("setPreSolve");
+  const auto use = w.claimChange("setPreSolve");
+  w.preSolve = std::move(fn);
+}
+
+}  // namespace quadbin

@@ -1,0 +1,206 @@
+// Spatial queries and World::draw.
+#include "world_impl.hpp"
+
+namespace quadbin {
+
+// ---- spatial queries -------------------------------------------------------
+
+void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
+  Impl& w = live("draw");
+  const auto use = w.claimRead("draw");
+  if (options.region) w.check(validate::queryBox(*options.region, "draw region"));
+  w.refreshQueryIndex();
+  drawWorld({w.bodies, w.slotOf, w.generation, w.worldId, w.def, *w.broad, w.queryDelta,
+             w.sensors.overlaps(), w.denseOf, *w.tasks},
+            options, out);
+}
+
+void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
+  live("queryBox").queryBox(box, out, nullptr);
+}
+void World::queryBox(const AABB& box, std::vector<BodyId>& out, const QueryFilter& filter) const {
+  live("queryBox").queryBox(box, out, &filter);
+}
+void World::Impl::queryBox(const AABB& box, std::vector<BodyId>& out, const QueryFilter* filter) {
+  Impl& w = *this;
+  const auto use = w.claimRead("queryBox");
+  w.check(validate::queryBox(box, "queryBox box"));
+  const std::uint32_t skip = w.ignored(filter, "queryBox filter.ignore");
+  w.refreshQueryIndex();
+  // Per-thread scratch: a query loop allocates nothing once warm.
+  thread_local std::vector<std::uint32_t> found;
+  found.clear();
+  w.broad->query(box, found);
+  w.queryDelta.mergeBox(box, static_cast<std::uint32_t>(w.bodies.size()), found);
+  const BodyStore& b = w.bodies;
+  std::erase_if(found, [&](std::uint32_t i) {
+    if (!w.reports(filter, skip, i)) return true;
+    if (b.radius[i] == 0.0f) return !touches(b.tightBox(i), box);  // a static or kinematic box
+    const Vec2 c{b.px[i], b.py[i]};
+    return lengthSquared(c - closestPoint(box, c)) > b.radius[i] * b.radius[i];
+  });
+  std::sort(found.begin(), found.end());
+  out.clear();
+  for (const std::uint32_t i : found) out.push_back(w.bodyIdAt(i));
+}
+
+void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const {
+  live("queryRadius").queryRadius(center, radius, out, nullptr);
+}
+void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out,
+                        const QueryFilter& filter) const {
+  live("queryRadius").queryRadius(center, radius, out, &filter);
+}
+void World::Impl::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out,
+                              const QueryFilter* filter) {
+  Impl& w = *this;
+  const auto use = w.claimRead("queryRadius");
+  w.check(validate::queryPoint(center, "queryRadius center"));
+  w.check(validate::queryRadius(radius, "queryRadius radius"));
+  const std::uint32_t skip = w.ignored(filter, "queryRadius filter.ignore");
+  w.refreshQueryIndex();
+  // Per-thread scratch: a query loop allocates nothing once warm.
+  thread_local std::vector<std::uint32_t> found;
+  found.clear();
+  w.broad->query(AABB::fromCircle(center, radius), found);
+  w.queryDelta.mergeBox(AABB::fromCircle(center, radius),
+                        static_cast<std::uint32_t>(w.bodies.size()), found);
+  const BodyStore& b = w.bodies;
+  std::erase_if(found, [&](std::uint32_t i) {
+    if (!w.reports(filter, skip, i)) return true;
+    if (b.radius[i] == 0.0f) {  // a static or kinematic box
+      return lengthSquared(center - closestPoint(b.tightBox(i), center)) > radius * radius;
+    }
+    const float reach = radius + b.radius[i];
+    return lengthSquared(Vec2{b.px[i], b.py[i]} - center) > reach * reach;
+  });
+  std::sort(found.begin(), found.end());
+  out.clear();
+  for (const std::uint32_t i : found) out.push_back(w.bodyIdAt(i));
+}
+
+std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
+  const Vec2 back = -normalizeOr(ray.direction);
+  if (bodies.radius[i] == 0.0f) {  // a static or kinematic box
+    const AABB box = bodies.tightBox(i);
+    const auto t = quadbin::raycast(ray, box);
+    if (!t) return std::nullopt;
+    const Vec2 p = ray.at(*t);
+    return RayHit{bodyIdAt(i), *t, p, *t > 0.0f ? outwardNormal(box, p) : back};
+  }
+  const Vec2 c{bodies.px[i], bodies.py[i]};
+  const auto t = quadbin::raycast(ray, Circle{c, bodies.radius[i]});
+  if (!t) return std::nullopt;
+  const Vec2 p = ray.at(*t);
+  return RayHit{bodyIdAt(i), *t, p, *t > 0.0f ? normalizeOr(p - c, back) : back};
+}
+
+void World::raycastAll(const Ray& ray, std::vector<RayHit>& out) const {
+  live("raycast").raycastAll(ray, out, nullptr);
+}
+void World::raycastAll(const Ray& ray, std::vector<RayHit>& out, const QueryFilter& filter) const {
+  live("raycast").raycastAll(ray, out, &filter);
+}
+void World::Impl::raycastAll(const Ray& ray, std::vector<RayHit>& out, const QueryFilter* filter) {
+  Impl& w = *this;
+  const auto use = w.claimRead("raycast");
+  w.check(validate::ray(ray, "raycast"));
+  const std::uint32_t skip = w.ignored(filter, "raycast filter.ignore");
+  w.raysAsked.store(true, std::memory_order_relaxed);
+  w.refreshQueryIndex();
+  std::vector<std::uint32_t> found;
+  w.broad->queryRay(ray, found);
+  w.queryDelta.mergeAll(static_cast<std::uint32_t>(w.bodies.size()), found);
+  std::sort(found.begin(), found.end());
+  out.clear();
+  std::vector<std::uint32_t> dense;
+  for (const std::uint32_t i : found) {
+    if (!w.reports(filter, skip, i)) continue;
+    if (auto h = w.hit(ray, i)) {
+      out.push_back(*h);
+      dense.push_back(i);
+    }
+  }
+  // Closest first; equal distances in creation order.
+  std::vector<std::uint32_t> order(out.size());
+  for (std::uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return out[a].t != out[b].t ? out[a].t < out[b].t : dense[a] < dense[b];
+  });
+  std::vector<RayHit> sorted;
+  sorted.reserve(out.size());
+  for (const std::uint32_t k : order) sorted.push_back(out[k]);
+  out.swap(sorted);
+}
+
+std::optional<RayHit> World::raycast(const Ray& ray) const {
+  std::vector<RayHit> hits;
+  raycastAll(ray, hits);
+  if (hits.empty()) return std::nullopt;
+  return hits.front();
+}
+std::optional<RayHit> World::raycast(const Ray& ray, const QueryFilter& filter) const {
+  std::vector<RayHit> hits;
+  raycastAll(ray, hits, filter);
+  if (hits.empty()) return std::nullopt;
+  return hits.front();
+}
+
+void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const {
+  live("nearest").nearest(point, k, out, nullptr);
+}
+void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
+                    const QueryFilter& filter) const {
+  live("nearest").nearest(point, k, out, &filter);
+}
+void World::Impl::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
+                          const QueryFilter* filter) {
+  Impl& w = *this;
+  const auto use = w.claimRead("nearest");
+  w.check(validate::queryPoint(point, "nearest point"));
+  w.check(validate::nearestCount(k, "nearest k"));
+  const std::uint32_t skip = w.ignored(filter, "nearest filter.ignore");
+  out.clear();
+  const auto n = static_cast<std::uint32_t>(w.bodies.size());
+  if (n == 0) return;
+  k = std::min(k, n);
+  w.refreshQueryIndex();
+  const BodyStore& b = w.bodies;
+  auto distance = [&](std::uint32_t i) {
+    if (b.radius[i] == 0.0f) return length(point - closestPoint(b.tightBox(i), point));
+    return std::max(0.0f, length(Vec2{b.px[i], b.py[i]} - point) - b.radius[i]);
+  };
+  // Search squares that double until they hold k bodies within their
+  // half-size: a body outside the square is farther than that from the
+  // point, so those k are the nearest.
+  const AABB& bounds = w.def.bounds;
+  float r = std::sqrt(bounds.area() * static_cast<float>(k) / static_cast<float>(n));
+  if (!(r > 0.0f) || !std::isfinite(r)) r = 1.0f;
+  std::vector<std::uint32_t> found;
+  std::vector<std::pair<float, std::uint32_t>> near;
+  for (;;) {
+    found.clear();
+    w.broad->query(AABB::fromCircle(point, r), found);
+    w.queryDelta.mergeBox(AABB::fromCircle(point, r), n, found);
+    near.clear();
+    for (const std::uint32_t i : found) {
+      if (!w.reports(filter, skip, i)) continue;
+      const float d = distance(i);
+      if (d <= r) near.emplace_back(d, i);
+    }
+    if (near.size() >= k || found.size() >= n || !std::isfinite(r * 2.0f)) break;
+    r *= 2.0f;
+  }
+  if (near.size() < k) {
+    // Unbounded growth stopped (float range): rank every body.
+    near.clear();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (w.reports(filter, skip, i)) near.emplace_back(distance(i), i);
+    }
+  }
+  std::sort(near.begin(), near.end());
+  k = std::min(k, static_cast<std::uint32_t>(near.size()));  // a filter may accept fewer
+  for (std::uint32_t j = 0; j < k; ++j) out.push_back(w.bodyIdAt(near[j].second));
+}
+
+}  // namespace quadbin
