@@ -377,9 +377,17 @@ void BinGrid::Impl::bin(std::span<const AABB> boxes) {
   bucketStart_.resize(std::size_t{total} + 1);
   bucketStart_[0] = 0;
   groupBegin_.resize(std::size_t{groupCount_} + 1);
+  gatherAndCount(boxes, chunks, stride);
+  scatterToGroups(n, stride);
+  sortGroups();
+}
 
-  // Pass 1: gather the boxes in the starting order (the sorted arrays are scratch
-  // until pass 3) and count them per chunk, group of buckets and level.
+// Pass 1: gather the boxes in the starting order (the sorted arrays are
+// scratch until pass 3) and count them per chunk, group of buckets and
+// level; then the groups' offsets and the levels in use.
+void BinGrid::Impl::gatherAndCount(std::span<const AABB> boxes, std::uint32_t chunks,
+                                   std::uint32_t stride) {
+  const auto n = static_cast<std::uint32_t>(boxes.size());
   const std::uint32_t shift = groupShift_;
   std::uint32_t* counts = chunkCounts_.data();
   forEachChunk(tasks(), n, kBoxChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
@@ -414,8 +422,13 @@ void BinGrid::Impl::bin(std::span<const AABB> boxes) {
     lastLevelCount_[l] = items;
     if (items > 0) usedLevels_.push_back(l);
   }
+}
 
-  // Pass 2: scatter into groups.
+// Pass 2: scatter into groups (stable: each chunk writes from its own
+// cursors, which gatherAndCount's prefix sums left in chunkCounts_).
+void BinGrid::Impl::scatterToGroups(std::uint32_t n, std::uint32_t stride) {
+  const std::uint32_t shift = groupShift_;
+  std::uint32_t* counts = chunkCounts_.data();
   forEachChunk(tasks(), n, kBoxChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
     std::uint32_t* cursor = counts + std::size_t{c} * stride;
     for (std::uint32_t k = begin; k < end; ++k) {
@@ -426,9 +439,13 @@ void BinGrid::Impl::bin(std::span<const AABB> boxes) {
       stagedProxy_[dst] = order_[k];
     }
   });
+}
 
-  // Pass 3: each group sorted into its buckets, as one task. Group g owns
-  // bucketStart_[first + 1 .. last + 1]: no two tasks write one slot.
+// Pass 3: each group sorted into its buckets, as one task. Group g owns
+// bucketStart_[first + 1 .. last + 1]: no two tasks write one slot.
+void BinGrid::Impl::sortGroups() {
+  const std::uint32_t total = bucketCount_;
+  const std::uint32_t shift = groupShift_;
   tasks().forkJoin(groupCount_, [&](std::uint32_t g) {
     const std::uint32_t firstBucket = g << shift;
     const std::uint32_t endBucket = std::min(total, (g + 1) << shift);

@@ -37,6 +37,9 @@ struct BinGrid::Impl {
   void planLevels(std::span<const AABB> boxes);
   void refreshOrder(std::uint32_t n);
   void bin(std::span<const AABB> boxes);
+  void gatherAndCount(std::span<const AABB> boxes, std::uint32_t chunks, std::uint32_t stride);
+  void scatterToGroups(std::uint32_t n, std::uint32_t stride);
+  void sortGroups();
   [[nodiscard]] std::uint32_t levelOf(const AABB& box) const noexcept;
   [[nodiscard]] std::uint32_t bucketOf(const AABB& box, std::uint32_t level) const noexcept;
   template <class Visit>
