@@ -87,22 +87,25 @@ void QuadtreeBroadPhase::Impl::addSubtree(std::int32_t root, const std::uint32_t
 // One level of the nodes reached by many boxes: children made (in frontier
 // order), each box sorted to its quadrant or kept, by chunks.
 void QuadtreeBroadPhase::Impl::splitLevel() {
-  TaskSystem& ts = tasks();
-  const auto frontierCount = static_cast<std::uint32_t>(frontier_.size());
+  const std::uint32_t chunkTotal = classifyLevel();
+  const std::uint32_t nextSize = planLevel();
+  scatterLevel(chunkTotal, nextSize);
+  level_.swap(nextLevel_);
+  frontier_.swap(nextFrontier_);
+}
+
+// The frontier's children made, its boxes cut into chunks, and each box's
+// quadrant (4: it stays in the node) found and counted per chunk.
+std::uint32_t QuadtreeBroadPhase::Impl::classifyLevel() {
   for (const Frontier& f : frontier_) {
     const std::int32_t first = allocateChildren();  // may reallocate nodes_
     initChildren(f.node, first);
   }
-  levelChunks_.clear();
-  for (std::uint32_t i = 0; i < frontierCount; ++i) {
-    for (std::uint32_t b = frontier_[i].begin; b < frontier_[i].end; b += kProxyChunk) {
-      levelChunks_.push_back({i, b, std::min(frontier_[i].end, b + kProxyChunk)});
-    }
-  }
+  detail::chunkLevel(frontier_, kProxyChunk, levelChunks_);
   const auto chunkTotal = static_cast<std::uint32_t>(levelChunks_.size());
   quadrant_.resize(level_.size());
   chunkCounts_.resize(std::size_t{chunkTotal} * 5);
-  ts.forkJoin(chunkTotal, [&](std::uint32_t k) {
+  tasks().forkJoin(chunkTotal, [&](std::uint32_t k) {
     const LevelChunk ch = levelChunks_[k];
     const AABB cell = nodes_[frontier_[ch.frontier].node].cell;
     std::uint32_t* counts = chunkCounts_.data() + std::size_t{k} * 5;
@@ -114,17 +117,23 @@ void QuadtreeBroadPhase::Impl::splitLevel() {
       ++counts[code];
     }
   });
+  return chunkTotal;
+}
+
+// Per frontier node: its quadrants' totals decide which children split
+// again (next level) and which become subtrees; the chunks' counts become
+// their write cursors. Returns the size of the next level.
+std::uint32_t QuadtreeBroadPhase::Impl::planLevel() {
+  const auto frontierCount = static_cast<std::uint32_t>(frontier_.size());
   nextFrontier_.clear();
   std::uint32_t nextSize = 0;
   std::uint32_t k = 0;
   for (std::uint32_t i = 0; i < frontierCount; ++i) {
     Frontier& f = frontier_[i];
     const std::uint32_t firstChunk = k;
-    while (k < chunkTotal && levelChunks_[k].frontier == i) ++k;
+    k = detail::chunksEnd(levelChunks_, firstChunk, i);
     std::array<std::uint32_t, 5> totals{};
-    for (std::uint32_t j = firstChunk; j < k; ++j) {
-      for (std::uint32_t q = 0; q < 5; ++q) totals[q] += chunkCounts_[std::size_t{j} * 5 + q];
-    }
+    detail::sumChunkCounts(chunkCounts_.data(), 5, firstChunk, k, 5, totals.data());
     const std::int32_t first = nodes_[f.node].firstChild;
     nodes_[f.node].values.resize(totals[4]);
     std::array<std::uint32_t, 5> dest{};
@@ -142,17 +151,15 @@ void QuadtreeBroadPhase::Impl::splitLevel() {
         addSubtree(child, nullptr, totals[q]);
       }
     }
-    for (std::uint32_t j = firstChunk; j < k; ++j) {
-      std::uint32_t* cursor = chunkCounts_.data() + std::size_t{j} * 5;
-      for (std::uint32_t q = 0; q < 5; ++q) {
-        const std::uint32_t here = cursor[q];
-        cursor[q] = dest[q];
-        dest[q] += here;
-      }
-    }
+    detail::countsToCursors(chunkCounts_.data(), 5, firstChunk, k, 5, dest.data());
   }
+  return nextSize;
+}
+
+// Each chunk writes its boxes where planLevel's cursors say.
+void QuadtreeBroadPhase::Impl::scatterLevel(std::uint32_t chunkTotal, std::uint32_t nextSize) {
   nextLevel_.resize(nextSize);
-  ts.forkJoin(chunkTotal, [&](std::uint32_t j) {
+  tasks().forkJoin(chunkTotal, [&](std::uint32_t j) {
     const LevelChunk ch = levelChunks_[j];
     const Frontier& f = frontier_[ch.frontier];
     Node& node = nodes_[f.node];
@@ -174,8 +181,6 @@ void QuadtreeBroadPhase::Impl::splitLevel() {
       }
     }
   });
-  level_.swap(nextLevel_);
-  frontier_.swap(nextFrontier_);
 }
 
 // Each subtree alone (local node numbers, 0 = its root), then all appended

@@ -7,11 +7,13 @@
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <quadbin/broadphase/block_free_list.hpp>
 #include <quadbin/broadphase/quadtree.hpp>
 #include <quadbin/tasks/parallel.hpp>
 #include <vector>
 
 #include "float_math.hpp"
+#include "level_split.hpp"
 
 namespace quadbin {
 
@@ -117,6 +119,9 @@ struct QuadtreeBroadPhase::Impl {
   void buildTopDown();
   void addSubtree(std::int32_t root, const std::uint32_t* values, std::uint32_t count);
   void splitLevel();
+  [[nodiscard]] std::uint32_t classifyLevel();
+  [[nodiscard]] std::uint32_t planLevel();
+  void scatterLevel(std::uint32_t chunkTotal, std::uint32_t nextSize);
   void buildSubtrees();
   void buildLocal(Subtree& st, std::int32_t at, std::uint32_t begin, std::uint32_t end);
   [[nodiscard]] bool splitsInLevels(std::uint32_t count, std::uint32_t depth) const noexcept;
@@ -134,7 +139,8 @@ struct QuadtreeBroadPhase::Impl {
   bool haveBounds_ = false;
   bool rootReady_ = false;
   std::vector<Node> nodes_;
-  std::vector<std::int32_t> freeBlocks_;  // first node of each free block of four
+  detail::BlockFreeList<std::int32_t>
+      freeBlocks_;  // the free blocks of four (shared with the container)
   std::vector<float> minX_, minY_, maxX_, maxY_;
   std::vector<std::int32_t> node_;   // node of each proxy, or kOutside
   std::vector<std::uint32_t> slot_;  // position in its node's (or outside) list
@@ -158,9 +164,7 @@ struct QuadtreeBroadPhase::Impl {
     std::uint32_t begin = 0, end = 0;
     std::array<std::uint8_t, 4> toNextLevel{};  // per quadrant: next level, or a subtree
   };
-  struct LevelChunk {
-    std::uint32_t frontier, begin, end;
-  };
+  using LevelChunk = detail::LevelChunk;
   struct Subtree {
     std::int32_t root = 0;    // its root's node
     std::uint32_t begin = 0;  // its boxes in subtreeValues_

@@ -173,6 +173,17 @@ void RegionTree<Policy>::addFragment(std::uint32_t node, std::uint32_t begin, st
 // subtree tasks. All stable, so the tree never depends on the split of work.
 template <RegionCutPolicy Policy>
 void RegionTree<Policy>::splitLevel(TaskSystem& tasks) {
+  const std::uint32_t chunkTotal = classifyLevel(tasks);
+  const std::uint32_t nextSize = planLevel();
+  scatterLevel(tasks, chunkTotal, nextSize);
+  std::swap(level_, nextLevel_);
+  std::swap(frontier_, nextFrontier_);
+}
+
+// Each frontier node's split chosen by the policy, its boxes cut into
+// chunks, masked (a box may go to several children) and counted per child.
+template <RegionCutPolicy Policy>
+std::uint32_t RegionTree<Policy>::classifyLevel(TaskSystem& tasks) {
   const auto frontierCount = static_cast<std::uint32_t>(frontier_.size());
   tasks.forkJoin(frontierCount, [&](std::uint32_t i) {
     FrontierNode& f = frontier_[i];
@@ -183,12 +194,7 @@ void RegionTree<Policy>::splitLevel(TaskSystem& tasks) {
                             f.children.data(), f.childCount);
     assert(!f.split || (f.childCount >= 2 && f.childCount <= kMaxChildren));
   });
-  chunks_.clear();
-  for (std::uint32_t i = 0; i < frontierCount; ++i) {
-    for (std::uint32_t b = frontier_[i].begin; b < frontier_[i].end; b += kItemChunk) {
-      chunks_.push_back({i, b, std::min(frontier_[i].end, b + kItemChunk)});
-    }
-  }
+  detail::chunkLevel(frontier_, kItemChunk, chunks_);
   const auto chunkTotal = static_cast<std::uint32_t>(chunks_.size());
   levelMasks_.resize(level_.size());
   chunkCounts_.resize(std::size_t{chunkTotal} * kMaxChildren);
@@ -206,24 +212,28 @@ void RegionTree<Policy>::splitLevel(TaskSystem& tasks) {
       counts[c] = sum;
     }
   });
+  return chunkTotal;
+}
 
-  // Children, their destinations, and each chunk's cursor per child.
+// Children, their destinations, and each chunk's cursor per child; a node
+// whose split would copy too many boxes stays a leaf. Returns the size of
+// the next level.
+template <RegionCutPolicy Policy>
+std::uint32_t RegionTree<Policy>::planLevel() {
+  const auto frontierCount = static_cast<std::uint32_t>(frontier_.size());
   nextFrontier_.clear();
   std::uint32_t nextSize = 0;
   std::uint32_t k = 0;
   for (std::uint32_t i = 0; i < frontierCount; ++i) {
     FrontierNode& f = frontier_[i];
     const std::uint32_t firstChunk = k;
-    while (k < chunkTotal && chunks_[k].frontier == i) ++k;
+    k = detail::chunksEnd(chunks_, firstChunk, i);
     const std::uint32_t count = f.end - f.begin;
     std::array<std::uint32_t, kMaxChildren> totals{};
     std::uint32_t total = 0;
     if (f.split) {
-      for (std::uint32_t j = firstChunk; j < k; ++j) {
-        for (std::uint32_t c = 0; c < f.childCount; ++c) {
-          totals[c] += chunkCounts_[std::size_t{j} * kMaxChildren + c];
-        }
-      }
+      detail::sumChunkCounts(chunkCounts_.data(), kMaxChildren, firstChunk, k, f.childCount,
+                             totals.data());
       for (std::uint32_t c = 0; c < f.childCount; ++c) total += totals[c];
       if (static_cast<double>(total) > static_cast<double>(limits_.growthPerSplit) * count ||
           !fitsBudgets(nodes_[f.node], f.childCount, total)) {
@@ -262,17 +272,17 @@ void RegionTree<Policy>::splitLevel(TaskSystem& tasks) {
     }
     nodes_[f.node].firstChild = first;
     nodes_[f.node].childCount = static_cast<std::uint8_t>(f.childCount);
-    for (std::uint32_t j = firstChunk; j < k; ++j) {
-      std::uint32_t* cursor = chunkCounts_.data() + std::size_t{j} * kMaxChildren;
-      for (std::uint32_t c = 0; c < f.childCount; ++c) {
-        const std::uint32_t here = cursor[c];
-        cursor[c] = dest[c];
-        dest[c] += here;
-      }
-    }
+    detail::countsToCursors(chunkCounts_.data(), kMaxChildren, firstChunk, k, f.childCount,
+                            dest.data());
   }
+  return nextSize;
+}
 
-  // Scatter: each box copied only into its own children.
+// Scatter: each box copied only into its own children (or, for a leaf,
+// into its subtree task).
+template <RegionCutPolicy Policy>
+void RegionTree<Policy>::scatterLevel(TaskSystem& tasks, std::uint32_t chunkTotal,
+                                      std::uint32_t nextSize) {
   nextLevel_.resize(nextSize);
   tasks.forkJoin(chunkTotal, [&](std::uint32_t j) {
     const LevelChunk ch = chunks_[j];
@@ -292,8 +302,6 @@ void RegionTree<Policy>::splitLevel(TaskSystem& tasks) {
       for (std::uint32_t m = masks[i]; m != 0; m &= m - 1) *dst[std::countr_zero(m)]++ = items[i];
     }
   });
-  std::swap(level_, nextLevel_);
-  std::swap(frontier_, nextFrontier_);
 }
 
 // Every subtree task builds alone, then the subtrees are appended to the

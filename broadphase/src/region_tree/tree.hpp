@@ -42,6 +42,7 @@
 #include <quadbin/tasks/parallel.hpp>
 #include <vector>
 
+#include "../level_split.hpp"
 #include "../scratch_buffer.hpp"
 #include "boxes.hpp"
 #include "cut_policy.hpp"
@@ -235,9 +236,7 @@ class RegionTree {
     }
   };
   // One chunk of a level's boxes: frontier node `frontier`, boxes [begin, end).
-  struct LevelChunk {
-    std::uint32_t frontier, begin, end;
-  };
+  using LevelChunk = detail::LevelChunk;
   // A node of the level being split: its boxes [begin, end) in the level
   // buffer, its split and, per child, where the child's boxes go.
   struct FrontierNode {
@@ -251,6 +250,9 @@ class RegionTree {
   [[nodiscard]] AABB chooseRoot(TaskSystem& tasks);
   void stageItems(TaskSystem& tasks);
   void splitLevel(TaskSystem& tasks);
+  [[nodiscard]] std::uint32_t classifyLevel(TaskSystem& tasks);
+  [[nodiscard]] std::uint32_t planLevel();
+  void scatterLevel(TaskSystem& tasks, std::uint32_t chunkTotal, std::uint32_t nextSize);
   void addFragment(std::uint32_t node, std::uint32_t begin, std::uint32_t end, bool leafOnly);
   void buildFragments(TaskSystem& tasks);
   [[nodiscard]] bool isFrontier(std::uint32_t count, std::uint32_t depth) const noexcept {
