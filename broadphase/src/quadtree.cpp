@@ -131,14 +131,7 @@ std::int32_t QuadtreeBroadPhase::Impl::childFor(const Node& node, const AABB& b)
 }
 
 std::int32_t QuadtreeBroadPhase::Impl::allocateChildren() {
-  if (!freeBlocks_.empty()) {
-    const std::int32_t first = freeBlocks_.back();
-    freeBlocks_.pop_back();
-    return first;
-  }
-  const auto first = static_cast<std::int32_t>(nodes_.size());
-  nodes_.resize(nodes_.size() + 4);
-  return first;
+  return freeBlocks_.take(nodes_.size(), [this] { nodes_.resize(nodes_.size() + 4); });
 }
 
 void QuadtreeBroadPhase::Impl::insert(std::uint32_t i) {
@@ -222,7 +215,7 @@ void QuadtreeBroadPhase::Impl::collapse(std::int32_t at) {
   nodes_[at].firstChild = kNone;
   while (!blocks.empty()) {
     const std::int32_t first = blocks.pop();
-    freeBlocks_.push_back(first);
+    freeBlocks_.give(first);
     for (int q = 0; q < 4; ++q) {
       Node& node = nodes_[first + q];
       for (const std::uint32_t v : node.values) {
@@ -510,7 +503,7 @@ void QuadtreeBroadPhase::Impl::draw(BroadPhaseDraw& out) const {
 }
 
 std::uint32_t QuadtreeBroadPhase::Impl::nodeCount() const noexcept {
-  return static_cast<std::uint32_t>(nodes_.size() - 4 * freeBlocks_.size());
+  return static_cast<std::uint32_t>(freeBlocks_.liveNodes(nodes_.size()));
 }
 
 std::size_t QuadtreeBroadPhase::Impl::memoryBytes() const noexcept {
@@ -518,7 +511,7 @@ std::size_t QuadtreeBroadPhase::Impl::memoryBytes() const noexcept {
   for (const auto& n : nodes_) bytes += n.values.capacity() * sizeof(std::uint32_t);
   bytes +=
       (minX_.capacity() + minY_.capacity() + maxX_.capacity() + maxY_.capacity()) * sizeof(float);
-  bytes += (node_.capacity() + freeBlocks_.capacity()) * sizeof(std::int32_t);
+  bytes += node_.capacity() * sizeof(std::int32_t) + freeBlocks_.memoryBytes();
   bytes +=
       (slot_.capacity() + outside_.capacity() + movers_.capacity() + taskFirstSegment_.capacity()) *
       sizeof(std::uint32_t);

@@ -29,6 +29,7 @@
 /// findAllIntersections() also checks: they are never lost, they only cost a
 /// linear scan. See docs/quadtree_container.md.
 
+#include <quadbin/broadphase/block_free_list.hpp>
 #include <quadbin/error.hpp>
 #include <quadbin/geometry/aabb.hpp>
 
@@ -280,11 +281,8 @@ class Quadtree {
       node.entries.clear();
       node.firstChild = kNoChild;
     }  // reach_ keeps stale boxes for free nodes: split() rewrites them
-    freeBlocks_.clear();
-    // Every block after the root is free; popped lowest first.
-    for (std::size_t first = nodes_.size(); first > 1; first -= 4) {
-      freeBlocks_.push_back(static_cast<std::uint32_t>(first - 4));
-    }
+    // Every block after the root is free; taken lowest first.
+    freeBlocks_.freeAllAfter(1, nodes_.size());
     outside_.clear();
     size_ = 0;
   }
@@ -295,7 +293,7 @@ class Quadtree {
 
   /// Live nodes (root included): 1 + 4 per split node. O(1).
   [[nodiscard]] std::size_t nodeCount() const noexcept {
-    return nodes_.size() - 4 * freeBlocks_.size();
+    return freeBlocks_.liveNodes(nodes_.size());
   }
   /// Depth of the deepest live node (0 when only the root exists).
   [[nodiscard]] std::size_t depth() const { return stats().depth; }
@@ -326,8 +324,7 @@ class Quadtree {
   /// Heap bytes held (capacities), free nodes and spare capacity included.
   [[nodiscard]] std::size_t memoryBytes() const noexcept {
     std::size_t bytes = nodes_.capacity() * sizeof(Node) + reach_.capacity() * sizeof(Box) +
-                        freeBlocks_.capacity() * sizeof(std::uint32_t) +
-                        outside_.capacity() * sizeof(Entry);
+                        freeBlocks_.memoryBytes() + outside_.capacity() * sizeof(Entry);
     for (const Node& node : nodes_) bytes += node.entries.capacity() * sizeof(Entry);
     return bytes;
   }
@@ -463,101 +460,20 @@ class Quadtree {
     entries.pop_back();
   }
 
-  void insert(Entry&& entry) {
-    if (!fitsRoot(entry.box)) {
-      outside_.push_back(std::move(entry));
-      ++size_;
-      return;
-    }
-    const Vec centre = entry.box.center();
-    Box cell = root_;
-    std::uint32_t index = 0;
-    std::uint32_t depth = 0;
-    for (;;) {
-      if (nodes_[index].firstChild == kNoChild) {
-        if (depth >= options_.maxDepth || nodes_[index].entries.size() < options_.threshold) {
-          nodes_[index].entries.push_back(std::move(entry));
-          break;
-        }
-        split(index, cell);  // now an inner node: look at its children
-      }
-      const int q = fittingChild(cell, nodes_[index].firstChild, entry.box, centre);
-      if (q < 0) {
-        nodes_[index].entries.push_back(std::move(entry));
-        break;
-      }
-      cell = childCell(cell, cell.center(), static_cast<std::uint32_t>(q));
-      index = nodes_[index].firstChild + static_cast<std::uint32_t>(q);
-      ++depth;
-    }
-    ++size_;
-  }
-
-  std::uint32_t allocateBlock() {
-    if (!freeBlocks_.empty()) {
-      const std::uint32_t first = freeBlocks_.back();
-      freeBlocks_.pop_back();
-      return first;
-    }
-    const auto first = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.resize(nodes_.size() + 4);
-    reach_.resize(reach_.size() + 4);
-    return first;
-  }
-
-  void split(std::uint32_t index, const Box& cell) {
-    assert(nodes_[index].firstChild == kNoChild);
-    const std::uint32_t first = allocateBlock();  // may move nodes_: index only
-    const Vec mid = cell.center();
-    for (std::uint32_t q = 0; q < 4; ++q) reach_[first + q] = looseBox(childCell(cell, mid, q));
-    std::vector<Entry>& entries = nodes_[index].entries;
-    std::array<int, 4> counts{};
-    std::vector<int> destination;  // small, once per split
-    destination.reserve(entries.size());
-    for (const Entry& entry : entries) {
-      const int q = fittingChild(cell, first, entry.box, entry.box.center());
-      destination.push_back(q);
-      if (q >= 0) ++counts[static_cast<std::size_t>(q)];
-    }
-    // Reserve first so that nothing below allocates (and throws) half-way.
-    for (std::uint32_t q = 0; q < 4; ++q) {
-      nodes_[first + q].entries.reserve(static_cast<std::size_t>(counts[q]));
-    }
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      if (destination[i] >= 0) {
-        nodes_[first + static_cast<std::uint32_t>(destination[i])].entries.push_back(
-            std::move(entries[i]));
-      } else {
-        if (kept != i) entries[kept] = std::move(entries[i]);
-        ++kept;
-      }
-    }
-    entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(kept), entries.end());
-    nodes_[index].firstChild = first;
-  }
-
+  // Adds the entry to the node its box fits, splitting full leaves on the
+  // way (quadtree_container_nodes.hpp, with split and tryMerge).
+  void insert(Entry&& entry);
+  // Gives a leaf four children and moves down the entries that fit one.
+  void split(std::uint32_t index, const Box& cell);
   // Takes back the values of the four children if they are all leaves and,
   // with the node's own, hold threshold values or fewer.
-  bool tryMerge(std::uint32_t index) {
-    const std::uint32_t first = nodes_[index].firstChild;
-    assert(first != kNoChild);
-    std::size_t total = nodes_[index].entries.size();
-    for (std::uint32_t q = 0; q < 4; ++q) {
-      if (nodes_[first + q].firstChild != kNoChild) return false;
-      total += nodes_[first + q].entries.size();
-    }
-    if (total > options_.threshold) return false;
-    std::vector<Entry>& entries = nodes_[index].entries;
-    entries.reserve(total);
-    for (std::uint32_t q = 0; q < 4; ++q) {
-      std::vector<Entry>& child = nodes_[first + q].entries;
-      for (Entry& entry : child) entries.push_back(std::move(entry));
-      child.clear();  // keeps its capacity for the block's next use
-    }
-    nodes_[index].firstChild = kNoChild;
-    freeBlocks_.push_back(first);
-    return true;
+  bool tryMerge(std::uint32_t index);
+
+  std::uint32_t allocateBlock() {
+    return freeBlocks_.take(nodes_.size(), [this] {
+      nodes_.resize(nodes_.size() + 4);
+      reach_.resize(reach_.size() + 4);
+    });
   }
 
   void erase(const T& value, const Box& box, const char* operation) {
@@ -657,11 +573,13 @@ class Quadtree {
   // every value stored in the node or below it lies inside. Kept apart from
   // nodes_ so that traversals read a dense array of boxes.
   std::vector<Box> reach_;
-  std::vector<std::uint32_t> freeBlocks_;  // first node of each unused block
-  std::vector<Entry> outside_;             // values whose box does not fit the root
+  detail::BlockFreeList<std::uint32_t> freeBlocks_;  // the unused blocks of four
+  std::vector<Entry> outside_;                       // values whose box does not fit the root
   std::size_t size_ = 0;
   [[no_unique_address]] GetBox getBox_;
   [[no_unique_address]] Equal equal_;
 };
 
 }  // namespace quadbin
+
+#include <quadbin/broadphase/quadtree_container_nodes.hpp>
