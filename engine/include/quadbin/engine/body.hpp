@@ -1,0 +1,161 @@
+#pragma once
+/// \file
+/// Bodies: the handle (BodyId, hashable with std::hash), what a body is made
+/// from (BodyType, BodyDef) and which bodies collide or are reported by
+/// queries (Filter, QueryFilter). Included by quadbin/engine/world.hpp.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <quadbin/engine/limits.hpp>
+#include <quadbin/geometry/aabb.hpp>
+
+namespace quadbin {
+
+/// A value handle to a body: slot index, the slot's generation when the body
+/// was made, and the id of the world that made it (every World gets its own,
+/// never 0), so a handle to a destroyed body, to a reused slot or from
+/// another world is refused instead of misused. Trivially copyable, 12
+/// bytes; hash it with std::hash<BodyId>.
+struct BodyId {
+  std::uint32_t index = UINT32_MAX;
+  std::uint32_t generation = 0;
+  std::uint32_t world = 0;  ///< the making world's id (World::id()); 0: none
+  [[nodiscard]] constexpr bool isNull() const noexcept { return index == UINT32_MAX; }
+  friend constexpr bool operator==(BodyId, BodyId) noexcept = default;
+};
+
+/// Which bodies collide with which, as in Box2D. Two bodies with the same
+/// nonzero groupIndex always collide when it is positive and never when it
+/// is negative; otherwise they collide when each one's categoryBits shares a
+/// bit with the other's maskBits. The default (category 1, every bit of the
+/// mask, no group) collides with every body whose mask holds bit 0. The
+/// world's walls (a closed world's bounds) are not bodies and collide with
+/// every ball whatever its filter. Every value is accepted.
+struct Filter {
+  std::uint64_t categoryBits = 1;  ///< what the body is: usually one bit
+  std::uint64_t maskBits = ~0ull;  ///< the categories it collides with
+  std::int32_t groupIndex = 0;     ///< 0: none; > 0 always, < 0 never within the group
+  friend constexpr bool operator==(const Filter&, const Filter&) noexcept = default;
+};
+
+/// True when bodies with filters a and b collide (the rule of Filter).
+[[nodiscard]] constexpr bool shouldCollide(const Filter& a, const Filter& b) noexcept {
+  if (a.groupIndex == b.groupIndex && a.groupIndex != 0) return a.groupIndex > 0;
+  return (a.categoryBits & b.maskBits) != 0 && (b.categoryBits & a.maskBits) != 0;
+}
+
+/// Which bodies a spatial query or ray cast reports, as Box2D's
+/// b2QueryFilter: a body is reported when its categoryBits shares a bit
+/// with maskBits and its maskBits shares a bit with categoryBits (a body
+/// may so keep itself out of queries of some categories); `ignore`, when
+/// not null, is skipped (a ray cast from inside the player, past the
+/// player). The queries without a QueryFilter report every body.
+struct QueryFilter {
+  std::uint64_t categoryBits = 1;  ///< what the query is, tested against each body's maskBits
+  std::uint64_t maskBits = ~0ull;  ///< the categories of bodies it reports
+  BodyId ignore{};                 ///< a body of this world to skip; null: none
+};
+
+enum class BodyType : std::uint8_t {
+  Ball,       ///< dynamic circle: moves, collides, has mass
+  StaticBox,  ///< fixed axis-aligned box: a wall or an obstacle, infinite mass
+  /// A ball (radius > 0) or an axis-aligned box (radius 0, halfExtents)
+  /// that moves at the velocity the game sets (a door, a paddle, a lift):
+  /// infinite mass, no gravity, never moved by collisions; balls bounce off
+  /// it continuously (no tunnelling, even at speed). It does not collide
+  /// with static boxes, other kinematic bodies or the world's walls.
+  Kinematic,
+};
+
+struct BodyDef {
+  BodyType type = BodyType::Ball;
+  Vec2 position{};               ///< centre
+  Vec2 velocity{};               ///< balls and kinematic bodies; zero for static boxes
+  float radius = 1.0f;           ///< balls: > 0; kinematic: > 0 a ball, 0 a box
+  Vec2 halfExtents{1.0f, 1.0f};  ///< static and kinematic boxes: >= 0 on both axes
+  float density = 1.0f;          ///< balls: mass = density * pi * r^2 unless mass > 0
+  float mass = 0.0f;             ///< balls: > 0 overrides density
+  /// Coulomb friction coefficient in [0, limits::kMaxFriction]; a contact
+  /// uses sqrt(friction_a * friction_b), as Box2D does. Off (0) by default:
+  /// balls then never spin and an e = 1 world keeps its kinetic energy
+  /// exactly. With friction, balls are solid discs that roll: resting
+  /// contacts exchange spin and stop sliding (docs/physics.md, "Friction").
+  float friction = 0.0f;
+  /// Rolling resistance in [0, limits::kMaxFriction], for balls with
+  /// friction: a resting contact opposes the balls' relative spin with an
+  /// angular impulse of at most rollingResistance * r * (normal impulse),
+  /// so a ball rolling on the floor slows down and stops instead of rolling
+  /// forever (Box2D v3's rule; combined by max). Off (0) by default.
+  float rollingResistance = 0.0f;
+  /// A sensor detects the balls that overlap it (World::sensorBeginEvents)
+  /// without touching them: balls and boxes pass through it and it through
+  /// them. A sensor ball still moves, falls and bounces off the world's
+  /// walls. Sensors do not detect each other or static boxes.
+  bool isSensor = false;
+  /// The game's own value for the body (an entity id, a pointer's bits);
+  /// the world only stores it: World::userData, World::setUserData.
+  std::uint64_t userData = 0;
+  /// Which bodies it collides with (Filter; World::setFilter changes it).
+  Filter filter{};
+  /// Restitution (bounciness) in [0, 1]. A collision uses the larger of its
+  /// two bodies' values, max(e_a, e_b), as Box2D does; the walls of a closed
+  /// world have WorldDef::restitution. Unset (the default): the world's
+  /// WorldDef::restitution, so a world whose bodies leave it unset behaves
+  /// as one restitution for all. Static boxes take it too.
+  std::optional<float> restitution{};
+  /// Linear damping in [0, limits::kMaxDamping] (static boxes ignore it): each step
+  /// multiplies the velocity by 1 / (1 + dt * linearDamping) (Box2D's
+  /// rule), close to exp(-linearDamping * t) for small dt. 0 (the default):
+  /// no damping.
+  float linearDamping = 0.0f;
+  /// Angular damping in [0, limits::kMaxDamping] (static boxes ignore it): the same rule
+  /// on the angular velocity (which only friction makes nonzero). 0: none.
+  float angularDamping = 0.0f;
+
+  [[nodiscard]] static BodyDef ball(Vec2 position, float radius, Vec2 velocity = {}) {
+    BodyDef def;
+    def.position = position;
+    def.radius = radius;
+    def.velocity = velocity;
+    return def;
+  }
+  [[nodiscard]] static BodyDef staticBox(const AABB& box) {
+    BodyDef def;
+    def.type = BodyType::StaticBox;
+    def.position = box.center();
+    def.halfExtents = box.extents() * 0.5f;
+    return def;
+  }
+  /// A kinematic ball: moves at `velocity` until World::setVelocity changes it.
+  [[nodiscard]] static BodyDef kinematicBall(Vec2 position, float radius, Vec2 velocity = {}) {
+    BodyDef def = ball(position, radius, velocity);
+    def.type = BodyType::Kinematic;
+    return def;
+  }
+  /// A kinematic axis-aligned box: moves at `velocity` until
+  /// World::setVelocity changes it.
+  [[nodiscard]] static BodyDef kinematicBox(const AABB& box, Vec2 velocity = {}) {
+    BodyDef def = staticBox(box);
+    def.type = BodyType::Kinematic;
+    def.radius = 0.0f;
+    def.velocity = velocity;
+    return def;
+  }
+};
+
+}  // namespace quadbin
+
+template <>
+struct std::hash<quadbin::BodyId> {
+  [[nodiscard]] std::size_t operator()(quadbin::BodyId id) const noexcept {
+    // The three fields mixed into 64 bits (a splitmix64 finalizer): ids that
+    // differ in any field spread over every bit.
+    std::uint64_t h = (std::uint64_t{id.index} << 32 | id.generation) ^
+                      (std::uint64_t{id.world} * 0x9E3779B97F4A7C15ull);
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<std::size_t>(h ^ (h >> 31));
+  }
+};
