@@ -185,7 +185,7 @@ class BspPolicy {
 
 struct DiagonalBsp::Impl : detail::TreeBroadPhase<BspPolicy> {
   Impl(const DiagonalBspOptions& o, BspPolicy policy, const detail::TreeLimits& limits)
-      : TreeBroadPhase(std::move(policy), limits), options(o) {}
+      : TreeBroadPhase(policy, limits), options(o) {}
   DiagonalBspOptions options;
 };
 

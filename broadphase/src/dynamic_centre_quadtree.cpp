@@ -133,7 +133,7 @@ using Policy = detail::RectGridPolicy<MeanCutter>;
 
 struct DynamicCentreQuadtree::Impl : detail::TreeBroadPhase<Policy> {
   Impl(const DynamicCentreQuadtreeOptions& o, Policy policy, const detail::TreeLimits& limits)
-      : TreeBroadPhase(std::move(policy), limits), options(o) {}
+      : TreeBroadPhase(policy, limits), options(o) {}
   DynamicCentreQuadtreeOptions options;
 };
 

@@ -33,7 +33,7 @@ using Policy = detail::RectGridPolicy<MiddleCutter>;
 
 struct LeafQuadtree::Impl : detail::TreeBroadPhase<Policy> {
   Impl(const LeafQuadtreeOptions& o, Policy policy, const detail::TreeLimits& limits)
-      : TreeBroadPhase(std::move(policy), limits), options(o) {}
+      : TreeBroadPhase(policy, limits), options(o) {}
   LeafQuadtreeOptions options;
 };
 

@@ -34,7 +34,7 @@ using Policy = detail::RectGridPolicy<ThirdsCutter>;
 
 struct NonaTree::Impl : detail::TreeBroadPhase<Policy> {
   Impl(const NonaTreeOptions& o, Policy policy, const detail::TreeLimits& limits)
-      : TreeBroadPhase(std::move(policy), limits), options(o) {}
+      : TreeBroadPhase(policy, limits), options(o) {}
   NonaTreeOptions options;
 };
 
