@@ -70,7 +70,7 @@ bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row
     state_[a].p -= hit->normal * lift(hit->depth, ra);
     return hit->depth > kSettled * ra;
   }
-  const float gap = s.wallGap(pa, ra, r.b - kWallBase);
+  const float gap = s.wallGap(pa, ra, wallSide(r.b));
   if (!(gap < 0.0f)) return false;
   state_[a].p += Vec2{r.nx, r.ny} * gap;  // back inside, all the way: a wall does not give
   return false;
@@ -107,7 +107,7 @@ ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
       gap = dist - ra;
     }
   } else {
-    gap = s.wallGap(pa, ra, r.b - kWallBase);
+    gap = s.wallGap(pa, ra, wallSide(r.b));
   }
   const bool calm = isCalm(s, r);
   ShiftRow out{};

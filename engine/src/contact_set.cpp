@@ -85,10 +85,10 @@ template <class Emit>
 void ContactSolver::addWalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t i,
                              Emit&& emit) const {
   const float reach = bodies.radius[i] * (1.0f + kSlop) + margin_[i];
-  if (bodies.px[i] - reach <= s.bounds.min.x) emit(i, kWallBase + 0);
-  if (bodies.px[i] + reach >= s.bounds.max.x) emit(i, kWallBase + 1);
-  if (bodies.py[i] - reach <= s.bounds.min.y) emit(i, kWallBase + 2);
-  if (bodies.py[i] + reach >= s.bounds.max.y) emit(i, kWallBase + 3);
+  if (bodies.px[i] - reach <= s.bounds.min.x) emit(i, wall(0));
+  if (bodies.px[i] + reach >= s.bounds.max.x) emit(i, wall(1));
+  if (bodies.py[i] - reach <= s.bounds.min.y) emit(i, wall(2));
+  if (bodies.py[i] + reach >= s.bounds.max.y) emit(i, wall(3));
 }
 
 void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings& s,
@@ -106,7 +106,7 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
   codeBits_ = static_cast<unsigned>(std::bit_width(std::uint64_t{n} + 3));
   const unsigned codeBits = codeBits_;
   auto makeKey = [n, codeBits](std::uint32_t a, std::uint32_t b) {
-    const std::uint64_t code = b >= kWallBase ? std::uint64_t{n} + (b - kWallBase) : b;
+    const std::uint64_t code = isWall(b) ? std::uint64_t{n} + wallSide(b) : b;
     return (std::uint64_t{a} << codeBits) | code;
   };
   const auto pairCount = static_cast<std::uint32_t>(pairs.size());
@@ -140,7 +140,7 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
     for (std::uint32_t k = begin; k < end; ++k) {
       const std::uint64_t key = keys_[k];
       const auto code = static_cast<std::uint32_t>(key & mask);
-      const std::uint32_t b = code >= n ? kWallBase + (code - n) : code;
+      const std::uint32_t b = code >= n ? wall(code - n) : code;
       contacts_[k] = {static_cast<std::uint32_t>(key >> codeBits), b, 0.0f, kNewContact, 0, 0.0f};
     }
   });
@@ -194,7 +194,7 @@ void ContactSolver::carryOver(TaskSystem& tasks) {
 
 std::uint8_t ContactSolver::firstFreeColour(const BodyStore& bodies, std::uint32_t a,
                                             std::uint32_t b) {
-  const bool ballB = b < kWallBase && bodies.isBall(b);
+  const bool ballB = !isWall(b) && bodies.isBall(b);
   const std::uint64_t taken = used_[a] | (ballB ? used_[b] : 0);
   if (taken == ~std::uint64_t{0}) return static_cast<std::uint8_t>(kColours);
   const auto colour = static_cast<std::uint32_t>(std::countr_zero(~taken));
@@ -225,8 +225,8 @@ ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverS
   r.ima = bodies.invMass[a];
   Vec2 n{1.0f, 0.0f}, vb{};
   float gap = 0.0f, slop = kSlop * ra;
-  if (b >= kWallBase) {
-    const std::uint32_t side = b - kWallBase;
+  if (isWall(b)) {
+    const std::uint32_t side = wallSide(b);
     r.kind = kWall;
     const float sign = side % 2 == 0 ? -1.0f : 1.0f;
     n = side < 2 ? Vec2{sign, 0.0f} : Vec2{0.0f, sign};
@@ -380,7 +380,7 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
   for (Contact& c : batch) {
     // A sleeping ball in the way wakes with its island (at rest, it moves
     // only if struck).
-    if (c.b < kWallBase && bodies.isBall(c.b)) bodies.wakeIsland(c.b);
+    if (!isWall(c.b) && bodies.isBall(c.b)) bodies.wakeIsland(c.b);
     c.colour = firstFreeColour(bodies, c.a, c.b);
     Row r = makeRow(bodies, s, c, 0);
     r.group = kApart;  // too late for the iterations: impacts only

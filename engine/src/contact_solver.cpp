@@ -157,7 +157,7 @@ bool ContactSolver::impactWall(const BodyStore& bodies, const SolverSettings& s,
     if (t > s.dt) return false;
   }
   const float dvn =
-      -(1.0f + s.restitutionFor(std::abs(vel), s.restitutionOf(bodies, a, kWallBase))) * vel;
+      -(1.0f + s.restitutionFor(std::abs(vel), s.restitutionOf(bodies, a, wall(0)))) * vel;
   applyImpulse(a, xAxis ? Vec2{dvn, 0.0f} : Vec2{0.0f, dvn}, t);
   return true;
 }
@@ -188,7 +188,7 @@ bool ContactSolver::impact(const BodyStore& bodies, const SolverSettings& s, Row
   r.checked = clock_;
   bool hit = false;
   if (r.kind == kWall) {
-    hit = impactWall(bodies, s, r.a, r.b - kWallBase);
+    hit = impactWall(bodies, s, r.a, wallSide(r.b));
   } else if (r.kind == kBall) {
     hit = impactBalls(bodies, s, r.a, r.b);
   } else if (r.kind == kKinematic) {

@@ -106,7 +106,22 @@ struct TouchKey {
 
 class ContactSolver {
  public:
-  static constexpr std::uint32_t kWallBase = UINT32_MAX - 4;  // b = kWallBase + side
+  /// A closed world's walls are a contact kind of their own: a contact's b
+  /// is a body or one of the four walls, asked with isWall and wallSide and
+  /// made with wall(side), never by arithmetic on b. Encoded past every body
+  /// index (kWallBase + side), so that the canonical order (a, b) lists a
+  /// ball's walls after its bodies and a snapshot stores b as one word.
+  static constexpr std::uint32_t kWallBase = UINT32_MAX - 4;
+  /// True when b names a wall rather than a body.
+  [[nodiscard]] static constexpr bool isWall(std::uint32_t b) noexcept { return b >= kWallBase; }
+  /// The wall b names: 0 min x, 1 max x, 2 min y, 3 max y (b a wall).
+  [[nodiscard]] static constexpr std::uint32_t wallSide(std::uint32_t b) noexcept {
+    return b - kWallBase;
+  }
+  /// The b of a contact with wall `side` (0..3).
+  [[nodiscard]] static constexpr std::uint32_t wall(std::uint32_t side) noexcept {
+    return kWallBase + side;
+  }
   /// Colours with a bit per ball; contacts that find them all taken go to
   /// one more group, solved serially.
   static constexpr std::uint32_t kColours = 64;
@@ -130,7 +145,7 @@ class ContactSolver {
   /// and every field is written before it is read.
   struct Contact {        // NOLINT(cppcoreguidelines-pro-type-member-init)
     std::uint32_t a;      // an awake ball
-    std::uint32_t b;      // a ball (> a), a static or kinematic body, or kWallBase + side
+    std::uint32_t b;      // a ball (> a), a static or kinematic body, or a wall (isWall)
     float lambda;         // accumulated normal impulse of the contact iterations
     std::uint8_t colour;  // < kColours, or kColours: the serial group
     std::uint8_t touched;

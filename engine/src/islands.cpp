@@ -41,7 +41,7 @@ std::uint32_t Islands::update(BodyStore& bodies, std::span<const ContactSolver::
   parent_.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) parent_[i] = i;
   for (const ContactSolver::Contact& c : contacts) {
-    if (c.touched == 0 || c.b >= ContactSolver::kWallBase || !bodies.isBall(c.b)) continue;
+    if (c.touched == 0 || ContactSolver::isWall(c.b) || !bodies.isBall(c.b)) continue;
     const std::uint32_t ra = find(c.a), rb = find(c.b);
     if (ra < rb) {
       parent_[rb] = ra;

@@ -87,8 +87,7 @@ std::uint32_t wakeTouched(BodyStore& b, float dt, std::span<const Pair> pairs) n
 
 void keepAwake(BodyStore& b, std::span<const ContactSolver::Contact> contacts) noexcept {
   for (const ContactSolver::Contact& c : contacts) {
-    if (c.touched != 0 && c.b < ContactSolver::kWallBase && isMoving(b, c.b))
-      b.restTime[c.a] = 0.0f;
+    if (c.touched != 0 && !ContactSolver::isWall(c.b) && isMoving(b, c.b)) b.restTime[c.a] = 0.0f;
   }
 }
 

@@ -177,8 +177,8 @@ bool EventGeometry::hit(const ContactSolver::Contact& c, const IdMap& ids, float
                         ContactHitEvent& h) const noexcept {
   if (c.touched == 0) return false;
   const BodyStore& s = bodies;
-  if (c.b >= ContactSolver::kWallBase) {
-    const std::uint32_t side = c.b - ContactSolver::kWallBase;
+  if (ContactSolver::isWall(c.b)) {
+    const std::uint32_t side = ContactSolver::wallSide(c.b);
     static constexpr Vec2 kNormals[4] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
     h.normal = kNormals[side];
     h.approachSpeed = dot(startVelocity(c.a), h.normal);

@@ -332,7 +332,7 @@ void checkContacts(const State& s) {
   const auto n = static_cast<std::uint32_t>(s.bodies.size());
   for (std::size_t k = 0; k < s.contacts.size(); ++k) {
     const ContactSolver::Contact& c = s.contacts[k];
-    const bool wall = c.b >= ContactSolver::kWallBase && c.b < ContactSolver::kWallBase + 4;
+    const bool wall = ContactSolver::isWall(c.b) && ContactSolver::wallSide(c.b) < 4;
     if (c.a >= n || s.bodies.type[c.a] != BodyType::Ball || !(wall || (c.b < n && c.b != c.a)) ||
         c.colour > ContactSolver::kColours || c.touched > 1 || !std::isfinite(c.lambda) ||
         !std::isfinite(c.shift) || !std::isfinite(c.tangent) || !std::isfinite(c.rolling) ||

@@ -43,7 +43,7 @@ void World::Impl::findTouching() {
   forEachChunk(ts, count, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t k = begin; k < end; ++k) {
       const ContactSolver::Contact& con = contacts[k];
-      if (!con.touched || con.b >= ContactSolver::kWallBase) continue;
+      if (!con.touched || ContactSolver::isWall(con.b)) continue;
       std::uint32_t sa = slotOf[con.a], sb = slotOf[con.b];
       if (sb < sa) std::swap(sa, sb);
       touchBuffers[c].push_back((std::uint64_t{sa} << slotBits) | sb);
