@@ -11,6 +11,8 @@
 #include <quadbin/quadbin.hpp>
 #include <vector>
 
+#include "support/state_hash.hpp"
+
 using namespace quadbin;
 
 namespace {
@@ -108,25 +110,6 @@ TEST(KinematicSpin, BoxesCannotTurnAndTheWorldIsUnchanged) {
   EXPECT_EQ(w.angularVelocity(wheel), -3.0f);
 }
 
-std::uint64_t hashState(const World& w) {
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](float f) {
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &f, sizeof bits);
-    h = (h ^ bits) * 1099511628211ull;
-  };
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    mix(w.position(id).x);
-    mix(w.position(id).y);
-    mix(w.velocity(id).x);
-    mix(w.velocity(id).y);
-    mix(w.angularVelocity(id));
-    mix(w.angle(id));
-  }
-  return h;
-}
-
 // Balls with friction rain onto three spinning wheels and a floor.
 void buildMill(World& w) {
   std::vector<BodyDef> defs;
@@ -151,7 +134,7 @@ std::uint64_t runMill(std::uint32_t threads, int steps) {
   World w(wheelWorld(threads));
   buildMill(w);
   for (int k = 0; k < steps; ++k) w.step(kDt);
-  return hashState(w);
+  return test::hashState(w, true);
 }
 
 TEST(KinematicSpin, MillIsBitIdenticalForEveryThreadCountAndThroughASnapshot) {
@@ -167,8 +150,8 @@ TEST(KinematicSpin, MillIsBitIdenticalForEveryThreadCountAndThroughASnapshot) {
     w.step(kDt);
     copy.step(kDt);
   }
-  EXPECT_EQ(hashState(copy), hashState(w));
-  EXPECT_EQ(hashState(w), one);
+  EXPECT_EQ(test::hashState(copy, true), test::hashState(w, true));
+  EXPECT_EQ(test::hashState(w, true), one);
 }
 
 }  // namespace

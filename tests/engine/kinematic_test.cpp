@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "support/state_hash.hpp"
+
 using namespace quadbin;
 
 namespace {
@@ -25,24 +27,6 @@ WorldDef quietDef() {
   def.logLevel = LogLevel::Off;
   def.threadCount = 1;
   return def;
-}
-
-std::uint64_t hashState(const World& w) {
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](float f) {
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &f, sizeof bits);
-    h = (h ^ bits) * 1099511628211ull;
-  };
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    const Vec2 p = w.position(id), v = w.velocity(id);
-    mix(p.x);
-    mix(p.y);
-    mix(v.x);
-    mix(v.y);
-  }
-  return h;
 }
 
 }  // namespace
@@ -239,7 +223,7 @@ TEST_P(KinematicSweep, BitIdenticalFor1And2And8Threads) {
     BodyId paddle;
     World w = makeSweepWorld(c, threads, paddle);
     for (int step = 0; step < 30; ++step) w.step(kDt);
-    hashes.push_back(hashState(w));
+    hashes.push_back(test::hashState(w));
   }
   EXPECT_EQ(hashes[0], hashes[1]);
   EXPECT_EQ(hashes[0], hashes[2]);
@@ -327,7 +311,7 @@ TEST(Kinematic, SnapshotRestoresBitIdentically) {
     a.step(kDt);
     b.step(kDt);
   }
-  EXPECT_EQ(hashState(a), hashState(b));
+  EXPECT_EQ(test::hashState(a), test::hashState(b));
 }
 
 TEST(Kinematic, QueriesSeeAKinematicBoxAsABox) {
@@ -385,7 +369,7 @@ TEST(Kinematic, LargeCrowdBitIdenticalFor1And2And8Threads) {
     }
     w.createBodies(defs);
     for (int step = 0; step < 10; ++step) w.step(kDt);
-    hashes.push_back(hashState(w));
+    hashes.push_back(test::hashState(w));
   }
   EXPECT_EQ(hashes[0], hashes[1]);
   EXPECT_EQ(hashes[0], hashes[2]);
