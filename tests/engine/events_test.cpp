@@ -279,6 +279,40 @@ TEST_F(Events, SensorBallPassesThroughBallsAndBouncesOffWalls) {
   (void)box;
 }
 
+// A moving kinematic sensor sweeps over a pile whose every ball sleeps: the
+// sensor sees the sleeping balls it passes (and does not wake them).
+TEST_F(Events, MovingKinematicSensorSeesSleepingBalls) {
+  WorldDef def = quietWorld();
+  def.gravity = {0, -10};
+  World w(def);
+  w.createBody(BodyDef::staticBox({{0, 0}, {100, 10}}));
+  const BodyId a = w.createBody(BodyDef::ball({40, 11.0f}, 1));
+  const BodyId b = w.createBody(BodyDef::ball({60, 11.0f}, 1));
+  BodyDef zone = BodyDef::kinematicBox({{0, 10}, {4, 20}}, {6, 0});
+  zone.isSensor = true;
+  const BodyId sensor = w.createBody(zone);
+  for (int s = 0; s < 120; ++s) w.step(kDt);
+  ASSERT_FALSE(w.isAwake(a));
+  ASSERT_FALSE(w.isAwake(b));
+  ASSERT_LT(w.position(sensor).x, 30.0f);
+  std::vector<BodyId> begun, ended;
+  for (int s = 0; s < 900; ++s) {
+    w.step(kDt);
+    for (const SensorEvent& e : w.sensorBeginEvents()) {
+      EXPECT_EQ(e.sensor, sensor);
+      begun.push_back(e.visitor);
+    }
+    for (const SensorEvent& e : w.sensorEndEvents()) {
+      EXPECT_EQ(e.sensor, sensor);
+      ended.push_back(e.visitor);
+    }
+  }
+  EXPECT_EQ(begun, (std::vector<BodyId>{a, b}));
+  EXPECT_EQ(ended, (std::vector<BodyId>{a, b}));
+  EXPECT_FALSE(w.isAwake(a)) << "a sensor does not wake what it sees";
+  EXPECT_FALSE(w.isAwake(b));
+}
+
 TEST_F(Events, SensorsDoNotDetectSensors) {
   World w(quietWorld());
   w.createBody(sensorBall({40, 50}, 2, {5, 0}));
