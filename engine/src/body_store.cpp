@@ -216,7 +216,7 @@ void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) {
                     });
 }
 
-void BodyStore::sweptBoxes(float dt, float staticMargin, std::vector<AABB>& out,
+void BodyStore::sweptBoxes(float dt, float staticMargin, bool kinematic, std::vector<AABB>& out,
                            TaskSystem& tasks) const {
   out.resize(px.size());
   tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
@@ -226,7 +226,7 @@ void BodyStore::sweptBoxes(float dt, float staticMargin, std::vector<AABB>& out,
                                        : isBall(i)   ? 0.0f
                                                      : staticMargin;
                         // A kinematic body's box covers its whole path.
-                        if (type[i] == BodyType::Kinematic) {
+                        if (kinematic && type[i] == BodyType::Kinematic) {
                           travel += length(Vec2{vx[i], vy[i]}) * dt;
                         }
                         out[i] = {{px[i] - hx[i] - travel, py[i] - hy[i] - travel},
@@ -243,13 +243,21 @@ void BodyStore::tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const {
                     });
 }
 
-void BodySnapshot::save(const BodyStore& b, TaskSystem& tasks) {
+void BodySnapshot::save(const BodyStore& b, Parts parts, TaskSystem& tasks) {
   const std::size_t n = b.size();
+  saved = {false, false, false};  // nothing optional is valid until it is copied
   // Sized first (the only step that may allocate), then copied in parallel.
-  for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &restTime}) v->resize(n);
+  for (auto* v : {&px, &py, &vx, &vy}) v->resize(n);
   awake.resize(n);
-  islandNext.resize(n);
-  islandPrev.resize(n);
+  if (parts.spin) {
+    w.resize(n);
+    angle.resize(n);
+  }
+  if (parts.rest) restTime.resize(n);
+  if (parts.islands) {
+    islandNext.resize(n);
+    islandPrev.resize(n);
+  }
   tasks.parallelFor(static_cast<std::uint32_t>(n), kBodyGrain,
                     [&](std::uint32_t begin, std::uint32_t end) {
                       auto copy = [&](const auto& from, auto& to) {
@@ -259,13 +267,32 @@ void BodySnapshot::save(const BodyStore& b, TaskSystem& tasks) {
                       copy(b.py, py);
                       copy(b.vx, vx);
                       copy(b.vy, vy);
-                      copy(b.w, w);
-                      copy(b.angle, angle);
-                      copy(b.restTime, restTime);
                       copy(b.awake, awake);
-                      copy(b.islandNext, islandNext);
-                      copy(b.islandPrev, islandPrev);
+                      if (parts.spin) {
+                        copy(b.w, w);
+                        copy(b.angle, angle);
+                      }
+                      if (parts.rest) copy(b.restTime, restTime);
+                      if (parts.islands) {
+                        copy(b.islandNext, islandNext);
+                        copy(b.islandPrev, islandPrev);
+                      }
                     });
+  saved = parts;
+}
+
+void BodySnapshot::saveIslands(const BodyStore& b) {
+  if (!saved.rest) {
+    restTime.resize(b.size());
+    std::copy(b.restTime.begin(), b.restTime.end(), restTime.begin());
+    saved.rest = true;
+  }
+  if (saved.islands) return;
+  islandNext.resize(b.size());
+  islandPrev.resize(b.size());
+  std::copy(b.islandNext.begin(), b.islandNext.end(), islandNext.begin());
+  std::copy(b.islandPrev.begin(), b.islandPrev.end(), islandPrev.begin());
+  saved.islands = true;
 }
 
 void BodySnapshot::restore(BodyStore& b) const noexcept {
@@ -274,12 +301,16 @@ void BodySnapshot::restore(BodyStore& b) const noexcept {
   std::copy(py.begin(), py.end(), b.py.begin());
   std::copy(vx.begin(), vx.end(), b.vx.begin());
   std::copy(vy.begin(), vy.end(), b.vy.begin());
-  std::copy(w.begin(), w.end(), b.w.begin());
-  std::copy(angle.begin(), angle.end(), b.angle.begin());
-  std::copy(restTime.begin(), restTime.end(), b.restTime.begin());
   std::copy(awake.begin(), awake.end(), b.awake.begin());
-  std::copy(islandNext.begin(), islandNext.end(), b.islandNext.begin());
-  std::copy(islandPrev.begin(), islandPrev.end(), b.islandPrev.begin());
+  if (saved.spin) {
+    std::copy(w.begin(), w.end(), b.w.begin());
+    std::copy(angle.begin(), angle.end(), b.angle.begin());
+  }
+  if (saved.rest) std::copy(restTime.begin(), restTime.end(), b.restTime.begin());
+  if (saved.islands) {
+    std::copy(islandNext.begin(), islandNext.end(), b.islandNext.begin());
+    std::copy(islandPrev.begin(), islandPrev.end(), b.islandPrev.begin());
+  }
 }
 
 }  // namespace quadbin

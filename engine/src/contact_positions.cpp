@@ -268,7 +268,7 @@ void ContactSolver::integratePositions(const BodyStore& bodies, const SolverSett
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (bodies.awake[i] != 0) state_[i].p += state_[i].corr + state_[i].v * s.dt;
-      if (kinematic::isKinematic(bodies, i)) state_[i].p += state_[i].v * s.dt;
+      if (s.kinematic && kinematic::isKinematic(bodies, i)) state_[i].p += state_[i].v * s.dt;
     }
   });
 }
@@ -307,6 +307,10 @@ void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, T
     }
     guardBoxes(bodies, s, tasks);
   }
+  if (!s.kinematic && !s.spin) {  // the common case: positions and velocities only
+    writeBack(bodies, s, tasks);
+    return;
+  }
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (kinematic::isKinematic(bodies, i)) {  // where its velocity took it
@@ -327,6 +331,27 @@ void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, T
       if (bodies.w[i] != 0.0f) {
         bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
       }
+    }
+  });
+}
+
+// clampPositions' last pass in a world without kinematic bodies in which
+// nothing spins: w and angle stay as they are (0 and unchanged).
+void ContactSolver::writeBack(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (bodies.awake[i] == 0) continue;
+      Vec2& p = state_[i].p;
+      if (s.closedWorld) {  // after a guard's last push, as clampToWalls
+        const float r = bodies.radius[i];
+        p.x = std::clamp(p.x, s.bounds.min.x + r, s.bounds.max.x - r);
+        p.y = std::clamp(p.y, s.bounds.min.y + r, s.bounds.max.y - r);
+      }
+      bodies.px[i] = p.x;
+      bodies.py[i] = p.y;
+      bodies.vx[i] = state_[i].v.x;
+      bodies.vy[i] = state_[i].v.y;
     }
   });
 }

@@ -56,6 +56,9 @@ struct SolverSettings {
   std::uint32_t positionPasses = 4;
   bool friction = false;      // some ball has friction: the iterations solve it
   float wallFriction = 0.0f;  // the walls' coefficient
+  // What the world holds this step (off: the stages skip that work).
+  bool kinematic = true;  // some kinematic body
+  bool spin = true;       // some body spins, or friction may make one spin
   /// Restitution for a collision at relative normal speed `approach` (> 0)
   /// between bodies whose combined restitution is `e` (restitutionOf).
   [[nodiscard]] float restitutionFor(float approach, float e) const noexcept {
@@ -307,6 +310,8 @@ class ContactSolver {
     return r.lambda > 0.0f || (r.group == kResting && s.restitutionThreshold > 0.0f);
   }
   void guardBoxes(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  // clampPositions without kinematic bodies and spin: p and v written back.
+  void writeBack(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   /// Returns how many calm contacts there are (settle()'s work).
   std::uint32_t correctPositions(const BodyStore& bodies, const SolverSettings& s,
                                  TaskSystem& tasks);
