@@ -104,9 +104,10 @@ struct BodySnapshot {
   /// What the step may change beyond positions, velocities and awake:
   /// only that is copied (restore puts back what was saved).
   struct Parts {
-    bool spin = true;     // w and angle: some body spins, or friction is on
-    bool rest = true;     // restTime: sleeping is on, or a ball may wake
-    bool islands = true;  // the island links: a ball may wake
+    bool positions = true;  // px and py (else clampPositions saves them by a swap)
+    bool spin = true;       // w and angle: some body spins, or friction is on
+    bool rest = true;       // restTime: sleeping is on, or a ball may wake
+    bool islands = true;    // the island links: a ball may wake
   };
   Parts saved{};
 

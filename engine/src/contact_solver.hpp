@@ -187,8 +187,12 @@ class ContactSolver {
   void correctOverlaps(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   /// Clamps the balls to the walls of a closed world, keeps them out of
   /// static boxes (guardBoxes) and writes positions, velocities, spin and
-  /// angles back to the bodies.
-  void clampPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// angles back to the bodies. Where neither kinematic bodies nor spin
+  /// are (s.kinematic, s.spin off) the new positions go to undo's arrays,
+  /// which are then swapped with the bodies': the step's save of them,
+  /// without a copy (undo.saved.positions).
+  void clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                      TaskSystem& tasks);
   /// Stores the contacts for the next step: impulses, shifts, whether they
   /// touched; the contacts found by looking again join the canonical list.
   void storeContacts(const SolverSettings& s, TaskSystem& tasks);
@@ -311,7 +315,7 @@ class ContactSolver {
   }
   void guardBoxes(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   // clampPositions without kinematic bodies and spin: p and v written back.
-  void writeBack(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  void writeBack(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo, TaskSystem& tasks);
   /// Returns how many calm contacts there are (settle()'s work).
   std::uint32_t correctPositions(const BodyStore& bodies, const SolverSettings& s,
                                  TaskSystem& tasks);

@@ -71,7 +71,8 @@ void World::Impl::step(float dt) {
     // or wake, the island links where a ball may wake (the sleep stage
     // saves them before it links an island).
     const bool wakes = someAsleep || movingKinematic > 0;
-    undo.save(bodies, {spinning, def.enableSleep || wakes, wakes}, *tasks);
+    const bool writeBack = !hasKinematic && !spinning;  // clampPositions saves px, py
+    undo.save(bodies, {!writeBack, spinning, def.enableSleep || wakes, wakes}, *tasks);
     if (!spareBroad) spareBroad = freshBroadPhase(def.broadPhase);
   }
   try {
@@ -260,7 +261,7 @@ void World::Impl::correctPositions(const SolverSettings& s) {
 // The walls of a closed world and the static-box guard, then the bodies
 // and the contacts written back for the next step.
 void World::Impl::clampPositions(const SolverSettings& s) {
-  solver.clampPositions(bodies, s, *tasks);
+  solver.clampPositions(bodies, s, undo, *tasks);
   solver.storeContacts(s, *tasks);
   stats.impulses += solver.pushedContacts();
 }
