@@ -216,21 +216,28 @@ void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) {
                     });
 }
 
-void BodyStore::sweptBoxes(float dt, float staticMargin, std::vector<AABB>& out,
+void BodyStore::sweptBoxes(float dt, float staticMargin, bool kinematic, std::vector<AABB>& out,
                            TaskSystem& tasks) const {
   out.resize(px.size());
+  // The arrays as local pointers: the stores to `out` could alias the
+  // vectors, which would then be reloaded for every body.
+  AABB* box = out.data();
+  const float *x = px.data(), *y = py.data(), *u = vx.data(), *v = vy.data();
+  const float *halfX = hx.data(), *halfY = hy.data();
+  const std::uint8_t* moving = awake.data();
+  const BodyType* kind = type.data();
   tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
-                    [&](std::uint32_t begin, std::uint32_t end) {
+                    [=](std::uint32_t begin, std::uint32_t end) {
                       for (std::uint32_t i = begin; i < end; ++i) {
-                        float travel = awake[i] != 0 ? length(Vec2{vx[i], vy[i]}) * dt
-                                       : isBall(i)   ? 0.0f
-                                                     : staticMargin;
+                        float travel = moving[i] != 0              ? length(Vec2{u[i], v[i]}) * dt
+                                       : kind[i] == BodyType::Ball ? 0.0f
+                                                                   : staticMargin;
                         // A kinematic body's box covers its whole path.
-                        if (type[i] == BodyType::Kinematic) {
-                          travel += length(Vec2{vx[i], vy[i]}) * dt;
+                        if (kinematic && kind[i] == BodyType::Kinematic) {
+                          travel += length(Vec2{u[i], v[i]}) * dt;
                         }
-                        out[i] = {{px[i] - hx[i] - travel, py[i] - hy[i] - travel},
-                                  {px[i] + hx[i] + travel, py[i] + hy[i] + travel}};
+                        box[i] = {{x[i] - halfX[i] - travel, y[i] - halfY[i] - travel},
+                                  {x[i] + halfX[i] + travel, y[i] + halfY[i] + travel}};
                       }
                     });
 }
@@ -243,43 +250,78 @@ void BodyStore::tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const {
                     });
 }
 
-void BodySnapshot::save(const BodyStore& b, TaskSystem& tasks) {
+void BodySnapshot::save(const BodyStore& b, Parts parts, TaskSystem& tasks) {
   const std::size_t n = b.size();
+  saved = {false, false, false, false};  // nothing optional is valid until it is copied
   // Sized first (the only step that may allocate), then copied in parallel.
-  for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &restTime}) v->resize(n);
+  for (auto* v : {&px, &py, &vx, &vy}) v->resize(n);
   awake.resize(n);
-  islandNext.resize(n);
-  islandPrev.resize(n);
+  if (parts.spin) {
+    w.resize(n);
+    angle.resize(n);
+  }
+  if (parts.rest) restTime.resize(n);
+  if (parts.islands) {
+    islandNext.resize(n);
+    islandPrev.resize(n);
+  }
   tasks.parallelFor(static_cast<std::uint32_t>(n), kBodyGrain,
                     [&](std::uint32_t begin, std::uint32_t end) {
                       auto copy = [&](const auto& from, auto& to) {
                         std::copy(from.begin() + begin, from.begin() + end, to.begin() + begin);
                       };
-                      copy(b.px, px);
-                      copy(b.py, py);
+                      if (parts.positions) {
+                        copy(b.px, px);
+                        copy(b.py, py);
+                      }
                       copy(b.vx, vx);
                       copy(b.vy, vy);
-                      copy(b.w, w);
-                      copy(b.angle, angle);
-                      copy(b.restTime, restTime);
                       copy(b.awake, awake);
-                      copy(b.islandNext, islandNext);
-                      copy(b.islandPrev, islandPrev);
+                      if (parts.spin) {
+                        copy(b.w, w);
+                        copy(b.angle, angle);
+                      }
+                      if (parts.rest) copy(b.restTime, restTime);
+                      if (parts.islands) {
+                        copy(b.islandNext, islandNext);
+                        copy(b.islandPrev, islandPrev);
+                      }
                     });
+  saved = parts;
+}
+
+void BodySnapshot::saveIslands(const BodyStore& b) {
+  if (!saved.rest) {
+    restTime.resize(b.size());
+    std::copy(b.restTime.begin(), b.restTime.end(), restTime.begin());
+    saved.rest = true;
+  }
+  if (saved.islands) return;
+  islandNext.resize(b.size());
+  islandPrev.resize(b.size());
+  std::copy(b.islandNext.begin(), b.islandNext.end(), islandNext.begin());
+  std::copy(b.islandPrev.begin(), b.islandPrev.end(), islandPrev.begin());
+  saved.islands = true;
 }
 
 void BodySnapshot::restore(BodyStore& b) const noexcept {
   // Serial: the task system may be what failed.
-  std::copy(px.begin(), px.end(), b.px.begin());
-  std::copy(py.begin(), py.end(), b.py.begin());
+  if (saved.positions) {
+    std::copy(px.begin(), px.end(), b.px.begin());
+    std::copy(py.begin(), py.end(), b.py.begin());
+  }
   std::copy(vx.begin(), vx.end(), b.vx.begin());
   std::copy(vy.begin(), vy.end(), b.vy.begin());
-  std::copy(w.begin(), w.end(), b.w.begin());
-  std::copy(angle.begin(), angle.end(), b.angle.begin());
-  std::copy(restTime.begin(), restTime.end(), b.restTime.begin());
   std::copy(awake.begin(), awake.end(), b.awake.begin());
-  std::copy(islandNext.begin(), islandNext.end(), b.islandNext.begin());
-  std::copy(islandPrev.begin(), islandPrev.end(), b.islandPrev.begin());
+  if (saved.spin) {
+    std::copy(w.begin(), w.end(), b.w.begin());
+    std::copy(angle.begin(), angle.end(), b.angle.begin());
+  }
+  if (saved.rest) std::copy(restTime.begin(), restTime.end(), b.restTime.begin());
+  if (saved.islands) {
+    std::copy(islandNext.begin(), islandNext.end(), b.islandNext.begin());
+    std::copy(islandPrev.begin(), islandPrev.end(), b.islandPrev.begin());
+  }
 }
 
 }  // namespace quadbin

@@ -87,8 +87,9 @@ struct BodyStore {
   void applyGravity(Vec2 g, float dt, TaskSystem& tasks);
   /// Each ball's box grown by the distance it travels in dt, sleeping
   /// balls tight, static boxes grown by staticMargin, kinematic bodies by
-  /// both.
-  void sweptBoxes(float dt, float staticMargin, std::vector<AABB>& out, TaskSystem& tasks) const;
+  /// both (`kinematic`: there may be kinematic bodies).
+  void sweptBoxes(float dt, float staticMargin, bool kinematic, std::vector<AABB>& out,
+                  TaskSystem& tasks) const;
   /// Each body's tight box.
   void tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const;
 };
@@ -100,9 +101,21 @@ struct BodySnapshot {
   std::vector<float> px, py, vx, vy, w, angle, restTime;
   std::vector<std::uint8_t> awake;
   std::vector<std::uint32_t> islandNext, islandPrev;
+  /// What the step may change beyond positions, velocities and awake:
+  /// only that is copied (restore puts back what was saved).
+  struct Parts {
+    bool positions = true;  // px and py (else clampPositions saves them by a swap)
+    bool spin = true;       // w and angle: some body spins, or friction is on
+    bool rest = true;       // restTime: sleeping is on, or a ball may wake
+    bool islands = true;    // the island links: a ball may wake
+  };
+  Parts saved{};
 
   /// May throw std::bad_alloc (the first time, or when the world grew).
-  void save(const BodyStore& bodies, TaskSystem& tasks);
+  void save(const BodyStore& bodies, Parts parts, TaskSystem& tasks);
+  /// Adds the island links (and restTime) to a save that left them out, before
+  /// the sleep stage changes them. May throw std::bad_alloc.
+  void saveIslands(const BodyStore& bodies);
   /// The bodies as saved; they must hold as many bodies as then.
   void restore(BodyStore& bodies) const noexcept;
 };

@@ -2,6 +2,7 @@
 // positions (see contact_solver.hpp).
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <cmath>
 #include <quadbin/narrowphase/contact.hpp>
 
@@ -265,10 +266,21 @@ void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
 void ContactSolver::integratePositions(const BodyStore& bodies, const SolverSettings& s,
                                        TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
-  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+  if (s.kinematic) {
+    tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t i = begin; i < end; ++i) {
+        if (bodies.awake[i] != 0) state_[i].p += state_[i].corr + state_[i].v * s.dt;
+        if (kinematic::isKinematic(bodies, i)) state_[i].p += state_[i].v * s.dt;
+      }
+    });
+    return;
+  }
+  const float dt = s.dt;  // locals: the stores could alias them
+  const std::uint8_t* awake = bodies.awake.data();
+  BallState* state = state_.data();
+  tasks.parallelFor(n, kBodyGrain, [=](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
-      if (bodies.awake[i] != 0) state_[i].p += state_[i].corr + state_[i].v * s.dt;
-      if (kinematic::isKinematic(bodies, i)) state_[i].p += state_[i].v * s.dt;
+      if (awake[i] != 0) state[i].p += state[i].corr + state[i].v * dt;
     }
   });
 }
@@ -286,7 +298,8 @@ void ContactSolver::correctOverlaps(const BodyStore& bodies, const SolverSetting
   }
 }
 
-void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
+void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                                   TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   // A closed world's walls first, then the boxes: a ball whose impact
   // passes ran out may end outside the world, and its path to the clamped
@@ -306,6 +319,10 @@ void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, T
       });
     }
     guardBoxes(bodies, s, tasks);
+  }
+  if (!s.kinematic && !s.spin) {  // the common case: positions and velocities only
+    writeBack(bodies, s, undo, tasks);
+    return;
   }
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
@@ -329,6 +346,54 @@ void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, T
       }
     }
   });
+}
+
+// clampPositions' last pass in a world without kinematic bodies in which
+// nothing spins: w and angle stay as they are (0 and unchanged). The
+// positions of every body go to undo's arrays, swapped in at the end: the
+// old ones become the step's save (a failure before the swap left the
+// bodies' untouched). Everything the loop reads is a local: the stores to
+// float arrays could otherwise alias the settings and the vectors, which
+// would be reloaded for every body.
+void ContactSolver::writeBack(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                              TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  const bool closed = s.closedWorld;
+  const AABB bounds = s.bounds;
+  const std::uint8_t* awake = bodies.awake.data();
+  const float* radius = bodies.radius.data();
+  BallState* state = state_.data();
+  assert(!undo.saved.positions && undo.px.size() == n && undo.py.size() == n);
+  const float* oldX = bodies.px.data();
+  const float* oldY = bodies.py.data();
+  float* px = undo.px.data();
+  float* py = undo.py.data();
+  float* vx = bodies.vx.data();
+  float* vy = bodies.vy.data();
+  tasks.parallelFor(n, kBodyGrain, [=](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (awake[i] == 0) {
+        px[i] = oldX[i];
+        py[i] = oldY[i];
+        continue;
+      }
+      Vec2 p = state[i].p;
+      const Vec2 v = state[i].v;
+      if (closed) {  // after a guard's last push, as clampToWalls
+        const float r = radius[i];
+        p.x = std::clamp(p.x, bounds.min.x + r, bounds.max.x - r);
+        p.y = std::clamp(p.y, bounds.min.y + r, bounds.max.y - r);
+        state[i].p = p;
+      }
+      px[i] = p.x;
+      py[i] = p.y;
+      vx[i] = v.x;
+      vy[i] = v.y;
+    }
+  });
+  bodies.px.swap(undo.px);
+  bodies.py.swap(undo.py);
+  undo.saved.positions = true;
 }
 
 void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {

@@ -56,6 +56,9 @@ struct SolverSettings {
   std::uint32_t positionPasses = 4;
   bool friction = false;      // some ball has friction: the iterations solve it
   float wallFriction = 0.0f;  // the walls' coefficient
+  // What the world holds this step (off: the stages skip that work).
+  bool kinematic = true;  // some kinematic body
+  bool spin = true;       // some body spins, or friction may make one spin
   /// Restitution for a collision at relative normal speed `approach` (> 0)
   /// between bodies whose combined restitution is `e` (restitutionOf).
   [[nodiscard]] float restitutionFor(float approach, float e) const noexcept {
@@ -184,8 +187,12 @@ class ContactSolver {
   void correctOverlaps(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   /// Clamps the balls to the walls of a closed world, keeps them out of
   /// static boxes (guardBoxes) and writes positions, velocities, spin and
-  /// angles back to the bodies.
-  void clampPositions(BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// angles back to the bodies. Where neither kinematic bodies nor spin
+  /// are (s.kinematic, s.spin off) the new positions go to undo's arrays,
+  /// which are then swapped with the bodies': the step's save of them,
+  /// without a copy (undo.saved.positions).
+  void clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                      TaskSystem& tasks);
   /// Stores the contacts for the next step: impulses, shifts, whether they
   /// touched; the contacts found by looking again join the canonical list.
   void storeContacts(const SolverSettings& s, TaskSystem& tasks);
@@ -307,6 +314,8 @@ class ContactSolver {
     return r.lambda > 0.0f || (r.group == kResting && s.restitutionThreshold > 0.0f);
   }
   void guardBoxes(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  // clampPositions without kinematic bodies and spin: p and v written back.
+  void writeBack(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo, TaskSystem& tasks);
   /// Returns how many calm contacts there are (settle()'s work).
   std::uint32_t correctPositions(const BodyStore& bodies, const SolverSettings& s,
                                  TaskSystem& tasks);

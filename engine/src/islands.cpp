@@ -19,7 +19,7 @@ std::uint32_t Islands::find(std::uint32_t i) noexcept {
 }
 
 std::uint32_t Islands::update(BodyStore& bodies, std::span<const ContactSolver::Contact> contacts,
-                              float dt, float sleepThreshold, float timeToSleep,
+                              float dt, float sleepThreshold, float timeToSleep, BodySnapshot& undo,
                               TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   const float limit2 = sleepThreshold * sleepThreshold;
@@ -37,6 +37,7 @@ std::uint32_t Islands::update(BodyStore& bodies, std::span<const ContactSolver::
     if (rested) someRested.store(true, std::memory_order_relaxed);
   });
   if (!someRested.load(std::memory_order_relaxed)) return 0;
+  undo.saveIslands(bodies);
 
   parent_.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) parent_[i] = i;

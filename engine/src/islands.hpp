@@ -19,9 +19,11 @@ namespace quadbin {
 
 class Islands {
  public:
-  /// Returns how many balls fell asleep.
+  /// Returns how many balls fell asleep. Before it links any island it
+  /// adds the links to `undo` (the step's save: most steps put none to sleep).
   std::uint32_t update(BodyStore& bodies, std::span<const ContactSolver::Contact> contacts,
-                       float dt, float sleepThreshold, float timeToSleep, TaskSystem& tasks);
+                       float dt, float sleepThreshold, float timeToSleep, BodySnapshot& undo,
+                       TaskSystem& tasks);
 
  private:
   std::uint32_t find(std::uint32_t i) noexcept;

@@ -373,6 +373,8 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void rollBack(const StepStats& before, bool moved) noexcept;
   bool someAsleep = false;            // set by step(): a sleeping ball may need waking
   std::uint32_t movingKinematic = 0;  // set by step(): kinematic bodies with a velocity or spin
+  bool hasKinematic = false;          // set by step(): some kinematic body
+  bool spinning = false;              // set by step(): some w != 0, or friction is on
   // The step's stages, in order (docs/architecture.md), each timed into its
   // StepStats field by runStages.
   void runStages(const SolverSettings& s);

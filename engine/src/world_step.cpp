@@ -24,6 +24,8 @@ SolverSettings World::Impl::settingsFor(float dt) const {
   s.positionPasses = def.positionPasses;
   s.friction = bodies.frictionBalls > 0;
   s.wallFriction = def.wallFriction;
+  s.kinematic = hasKinematic;
+  s.spin = spinning;
   return s;
 }
 
@@ -39,14 +41,23 @@ void World::Impl::step(float dt) {
         n);
     warnedBruteForce = true;
   }
+  // One pass that vectorizes: what moves, what the world holds.
   std::uint32_t awake = 0;
   std::uint32_t balls = 0;
-  movingKinematic = 0;
+  std::uint32_t kinematics = 0;
+  std::uint32_t spinBits = 0;  // any bit of any w: -0 counts, as sleepIsland writes +0
   for (std::uint32_t i = 0; i < n; ++i) {
     awake += bodies.awake[i];
-    balls += bodies.isBall(i) ? 1u : 0u;
+    balls += bodies.type[i] == BodyType::Ball ? 1u : 0u;
+    kinematics += bodies.type[i] == BodyType::Kinematic ? 1u : 0u;
+    spinBits |= std::bit_cast<std::uint32_t>(bodies.w[i]);
+  }
+  movingKinematic = 0;
+  for (std::uint32_t i = 0; kinematics > 0 && i < n; ++i) {
     movingKinematic += kinematic::isMoving(bodies, i) ? 1u : 0u;
   }
+  hasKinematic = kinematics > 0;
+  spinning = spinBits != 0 || bodies.frictionBalls > 0;
   someAsleep = awake < balls;
   const bool active = awake > 0 || movingKinematic > 0;  // something moves
   const StepStats before = stats;
@@ -55,8 +66,13 @@ void World::Impl::step(float dt) {
   if (active) {
     // Strong guarantee: everything the step may change is saved (or made
     // aside and swapped in at the end), before it changes anything; these
-    // may allocate, but only while the world grows.
-    undo.save(bodies, *tasks);
+    // may allocate, but only while the world grows. Spin and angle are
+    // saved only where something spins, rest times where balls may sleep
+    // or wake, the island links where a ball may wake (the sleep stage
+    // saves them before it links an island).
+    const bool wakes = someAsleep || movingKinematic > 0;
+    const bool writeBack = !hasKinematic && !spinning;  // clampPositions saves px, py
+    undo.save(bodies, {!writeBack, spinning, def.enableSleep || wakes, wakes}, *tasks);
     if (!spareBroad) spareBroad = freshBroadPhase(def.broadPhase);
   }
   try {
@@ -137,7 +153,8 @@ void World::Impl::sweptBoxes(const SolverSettings& s) {
   // Static boxes are grown by what a ball may outrun its own box by before
   // it is looked at again, so that every box such a ball can reach has a
   // contact (and the guard against entering it).
-  bodies.sweptBoxes(s.dt, ContactSolver::kEscapeTolerance * bodies.maxRadius, boxes, *tasks);
+  bodies.sweptBoxes(s.dt, ContactSolver::kEscapeTolerance * bodies.maxRadius, s.kinematic, boxes,
+                    *tasks);
 }
 
 void World::Impl::findPairs() {
@@ -244,14 +261,15 @@ void World::Impl::correctPositions(const SolverSettings& s) {
 // The walls of a closed world and the static-box guard, then the bodies
 // and the contacts written back for the next step.
 void World::Impl::clampPositions(const SolverSettings& s) {
-  solver.clampPositions(bodies, s, *tasks);
+  solver.clampPositions(bodies, s, undo, *tasks);
   solver.storeContacts(s, *tasks);
   stats.impulses += solver.pushedContacts();
 }
 
 void World::Impl::sleep(const SolverSettings& s) {
   if (movingKinematic > 0) kinematic::keepAwake(bodies, solver.contacts());
-  islands.update(bodies, solver.contacts(), s.dt, def.sleepThreshold, def.timeToSleep, *tasks);
+  islands.update(bodies, solver.contacts(), s.dt, def.sleepThreshold, def.timeToSleep, undo,
+                 *tasks);
 }
 
 // Bodies outside the bounds (open worlds only: closed worlds clamp balls).

@@ -50,7 +50,7 @@ class FailingTasks final : public TaskSystem {
 // Everything a user can see of a world, bit for bit.
 struct Snapshot {
   std::vector<BodyId> ids;
-  std::vector<std::uint32_t> bits;  // x, y, vx, vy of each body
+  std::vector<std::uint32_t> bits;  // x, y, vx, vy, spin, angle of each body
   std::vector<bool> awake;
   std::vector<std::pair<BodyId, BodyId>> begins, ends;
   std::uint32_t candidatePairs = 0, contacts = 0, awakeBodies = 0;
@@ -60,7 +60,9 @@ struct Snapshot {
       const BodyId id = w.bodyAt(i);
       ids.push_back(id);
       const Vec2 p = w.position(id), v = w.velocity(id);
-      for (const float f : {p.x, p.y, v.x, v.y}) bits.push_back(std::bit_cast<std::uint32_t>(f));
+      for (const float f : {p.x, p.y, v.x, v.y, w.angularVelocity(id), w.angle(id)}) {
+        bits.push_back(std::bit_cast<std::uint32_t>(f));
+      }
       awake.push_back(w.isAwake(id));
     }
     for (const ContactEvent& e : w.contactBeginEvents()) begins.emplace_back(e.a, e.b);
@@ -74,7 +76,7 @@ struct Snapshot {
   [[nodiscard]] std::string diff(const Snapshot& o) const {
     std::string out;
     if (ids != o.ids) out += " ids";
-    if (bits != o.bits) out += " positions/velocities";
+    if (bits != o.bits) out += " positions/velocities/spin";
     if (awake != o.awake) out += " awake";
     if (begins != o.begins) out += " begin-events";
     if (ends != o.ends) out += " end-events";
@@ -89,21 +91,32 @@ struct Snapshot {
 // A pile under gravity, with static boxes, sleeping on: every stage of the
 // step has work (wake-ups, contacts, impacts, sleep, events), and enough
 // balls that the body passes split (4,096 bodies a range).
-void fill(World& w, int balls) {
+// With friction the balls spin (the step saves spin and angle only then).
+void fill(World& w, int balls, float friction = 0.0f) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> speed(-20.0f, 20.0f);
   for (int i = 0; i < balls; ++i) {
     const float x = 3.0f + static_cast<float>(i % 90) * 2.2f;
     const float y = 3.0f + static_cast<float>(i / 90) * 2.2f;
-    w.createBody(BodyDef::ball({x, y}, 1.0f, {speed(rng), speed(rng)}));
+    BodyDef d = BodyDef::ball({x, y}, 1.0f, {speed(rng), speed(rng)});
+    d.friction = friction;
+    w.createBody(d);
   }
   w.createBody(BodyDef::staticBox({{40, 20}, {60, 24}}));
   w.createBody(BodyDef::staticBox({{120, 50}, {124, 90}}));
 }
 
-class StepFailure : public test::QuietLog, public ::testing::WithParamInterface<BroadPhaseType> {};
+class StepFailure : public test::QuietLog, public ::testing::WithParamInterface<BroadPhaseType> {
+ protected:
+  void failEveryCall(float friction);
+};
 
-TEST_P(StepFailure, ATaskSystemThatThrowsChangesNothing) {
+TEST_P(StepFailure, ATaskSystemThatThrowsChangesNothing) { failEveryCall(0.0f); }
+
+// Spinning balls: their spin and angle come back too.
+TEST_P(StepFailure, ATaskSystemThatThrowsChangesNoSpin) { failEveryCall(0.5f); }
+
+void StepFailure::failEveryCall(float friction) {
   auto tasks = std::make_shared<FailingTasks>();
   WorldDef def;
   def.bounds = {{0, 0}, {200, 200}};
@@ -113,7 +126,7 @@ TEST_P(StepFailure, ATaskSystemThatThrowsChangesNothing) {
   def.taskSystem = tasks;
   def.broadPhase = GetParam();
   World w(def);
-  fill(w, 5000);
+  fill(w, 5000, friction);
   constexpr float kDt = 1.0f / 60.0f;
   for (int s = 0; s < 5; ++s) w.step(kDt);
   // The parallel calls of one step: a failure at each of them.
