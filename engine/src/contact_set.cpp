@@ -152,10 +152,13 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
 
 // Contacts that were there in the last step keep their impulse and colour;
 // those that ended give their colour back. Both lists are canonical, so
-// each chunk finds its start by binary search and then walks.
+// each chunk finds its start by binary search and then walks, marking the
+// last step's contacts it finds (each at most once: the keys are unique);
+// the unmarked ones ended.
 void ContactSolver::carryOver(TaskSystem& tasks) {
   const auto count = static_cast<std::uint32_t>(contacts_.size());
   const auto before = static_cast<std::uint32_t>(previous_.size());
+  carried_.assign(before, 0);
   forEachChunk(tasks, count, kContactChunk,
                [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
                  auto it = std::lower_bound(previous_.begin(), previous_.end(), contacts_[begin]);
@@ -167,28 +170,17 @@ void ContactSolver::carryOver(TaskSystem& tasks) {
                      contacts_[k].tangent = it->tangent;
                      contacts_[k].rolling = it->rolling;
                      contacts_[k].colour = it->colour;
+                     carried_[static_cast<std::size_t>(it - previous_.begin())] = 1;
                    }
                  }
                });
-  indexBuffers_.reset(chunkCount(before, kContactChunk));
-  forEachChunk(tasks, before, kContactChunk,
-               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-                 auto it = std::lower_bound(contacts_.begin(), contacts_.end(), previous_[begin]);
-                 for (std::uint32_t k = begin; k < end; ++k) {
-                   while (it != contacts_.end() && *it < previous_[k]) ++it;
-                   if (it == contacts_.end() || !sameBodies(*it, previous_[k])) {
-                     indexBuffers_[c].push_back(k);
-                   }
-                 }
-               });
-  for (std::uint32_t c = 0; c < indexBuffers_.size(); ++c) {
-    for (const std::uint32_t k : indexBuffers_[c]) {
-      const Contact& gone = previous_[k];
-      if (gone.colour >= kColours) continue;
-      const std::uint64_t keep = ~(std::uint64_t{1} << gone.colour);
-      if (gone.a < used_.size()) used_[gone.a] &= keep;
-      if (gone.b < used_.size()) used_[gone.b] &= keep;
-    }
+  for (std::uint32_t k = 0; k < before; ++k) {
+    if (carried_[k] != 0) continue;
+    const Contact& gone = previous_[k];
+    if (gone.colour >= kColours) continue;
+    const std::uint64_t keep = ~(std::uint64_t{1} << gone.colour);
+    if (gone.a < used_.size()) used_[gone.a] &= keep;
+    if (gone.b < used_.size()) used_[gone.b] &= keep;
   }
 }
 

@@ -326,7 +326,8 @@ class ContactSolver {
 
   // Persistent: this step's contacts (the last step's until buildContacts).
   std::vector<Contact> contacts_, previous_;
-  std::vector<std::uint64_t> used_;  // per ball: the colours its contacts hold
+  std::vector<std::uint64_t> used_;    // per ball: the colours its contacts hold
+  std::vector<std::uint8_t> carried_;  // per last-step contact: still there (carryOver)
   std::uint32_t colourCount_ = 0;
   std::uint32_t pushed_ = 0;
   bool impactsLeft_ = false;  // the impact passes of this step ran out

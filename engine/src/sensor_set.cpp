@@ -229,8 +229,10 @@ void EventGeometry::hits(std::span<const ContactSolver::Contact> contacts, const
         h.wall == WallSide::None ? h.b.index : UINT32_MAX - 4 + static_cast<std::uint32_t>(h.wall);
     return std::pair{h.a.index, second};
   };
-  std::sort(out.begin(), out.end(),
-            [&](const ContactHitEvent& l, const ContactHitEvent& r) { return key(l) < key(r); });
+  auto before = [&](const ContactHitEvent& l, const ContactHitEvent& r) { return key(l) < key(r); };
+  // Contacts come in canonical (dense) order: sorted already while slots
+  // and dense indices are in the same order.
+  if (!std::is_sorted(out.begin(), out.end(), before)) std::sort(out.begin(), out.end(), before);
 }
 
 }  // namespace quadbin

@@ -128,6 +128,26 @@ TEST(ParallelHelpers, RadixSortMatchesStdSort) {
   }
 }
 
+// Key widths that split into digits of different sizes (one pass of 1 bit,
+// 3 of 12 for the contacts' 34, 6 of 11 for a full word).
+TEST(ParallelHelpers, RadixSortAnyKeyWidth) {
+  std::mt19937_64 rng(11);
+  for (const unsigned bits : {1u, 11u, 12u, 13u, 24u, 25u, 34u, 37u, 63u, 64u}) {
+    const std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    std::vector<std::uint64_t> keys(100000);
+    for (auto& k : keys) k = rng() & mask;
+    auto expected = keys;
+    std::sort(expected.begin(), expected.end());
+    for (auto& [name, ts] : systems()) {
+      auto sorted = keys;
+      std::vector<std::uint64_t> scratch;
+      std::vector<std::uint32_t> counts;
+      parallelRadixSort(*ts, sorted, scratch, counts, bits);
+      ASSERT_EQ(sorted, expected) << name << " bits " << bits;
+    }
+  }
+}
+
 TEST(ParallelHelpers, OrderedBuffersConcatenateInChunkOrder) {
   for (auto& [name, ts] : systems()) {
     OrderedBuffers<std::uint32_t> buffers;

@@ -107,41 +107,45 @@ inline std::uint32_t chunkedBucketOffsets(std::uint32_t* counts, std::uint32_t c
 }
 
 /// Stable LSD radix sort of 64-bit keys of which only the low `keyBits` bits
-/// may be set, 11 bits per pass, chunks counted and scattered in parallel
-/// (per-chunk histograms, prefix sums over digit then chunk). The result is
-/// the keys in ascending order, whatever the task system. `scratch` and
-/// `counts` are working space kept by the caller.
+/// may be set, in as few passes of at most 12 bits as cover them (digits
+/// as even as they go: 34 bits are 3 passes of 12, not 4 of 11), chunks
+/// counted and scattered in parallel (per-chunk histograms, prefix sums
+/// over digit then chunk). The result is the keys in ascending order,
+/// whatever the task system. `scratch` and `counts` are working space kept
+/// by the caller.
 inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& keys,
                               std::vector<std::uint64_t>& scratch,
                               std::vector<std::uint32_t>& counts, unsigned keyBits) {
-  constexpr unsigned kDigitBits = 11;
-  constexpr std::uint32_t kDigits = 1u << kDigitBits;
+  constexpr unsigned kMaxDigitBits = 12;
   constexpr std::uint32_t kChunk = 1u << 16;
   const auto n = static_cast<std::uint32_t>(keys.size());
-  if (n < 2) return;
+  if (n < 2 || keyBits == 0) return;
+  const unsigned passes = (keyBits + kMaxDigitBits - 1) / kMaxDigitBits;
+  const unsigned digitBits = (keyBits + passes - 1) / passes;
+  const std::uint32_t digits = 1u << digitBits;
   const std::uint32_t chunks = chunkCount(n, kChunk);
   scratch.resize(n);
-  counts.resize(std::size_t{chunks} * kDigits);
-  for (unsigned shift = 0; shift < keyBits; shift += kDigitBits) {
+  counts.resize(std::size_t{chunks} * digits);
+  for (unsigned shift = 0; shift < keyBits; shift += digitBits) {
     const std::uint64_t* src = keys.data();
     std::uint64_t* dst = scratch.data();
     std::uint32_t* count = counts.data();
     forEachChunk(tasks, n, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-      std::uint32_t* h = count + std::size_t{c} * kDigits;
-      std::fill(h, h + kDigits, 0u);
-      for (std::uint32_t i = begin; i < end; ++i) ++h[(src[i] >> shift) & (kDigits - 1)];
+      std::uint32_t* h = count + std::size_t{c} * digits;
+      std::fill(h, h + digits, 0u);
+      for (std::uint32_t i = begin; i < end; ++i) ++h[(src[i] >> shift) & (digits - 1)];
     });
     // A digit that every key shares sorts nothing.
-    const std::uint64_t firstDigit = (src[0] >> shift) & (kDigits - 1);
+    const std::uint64_t firstDigit = (src[0] >> shift) & (digits - 1);
     std::uint32_t sharing = 0;
     for (std::uint32_t c = 0; c < chunks; ++c)
-      sharing += count[std::size_t{c} * kDigits + firstDigit];
+      sharing += count[std::size_t{c} * digits + firstDigit];
     if (sharing == n) continue;
-    chunkedBucketOffsets(count, chunks, kDigits, kDigits);
+    chunkedBucketOffsets(count, chunks, digits, digits);
     forEachChunk(tasks, n, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-      std::uint32_t* cursor = count + std::size_t{c} * kDigits;
+      std::uint32_t* cursor = count + std::size_t{c} * digits;
       for (std::uint32_t i = begin; i < end; ++i) {
-        dst[cursor[(src[i] >> shift) & (kDigits - 1)]++] = src[i];
+        dst[cursor[(src[i] >> shift) & (digits - 1)]++] = src[i];
       }
     });
     keys.swap(scratch);
