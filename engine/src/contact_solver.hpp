@@ -290,6 +290,13 @@ class ContactSolver {
   template <class R, class F>
   std::uint32_t forEachRowIn(TaskSystem& tasks, Group lastGroup, R* rows, std::uint32_t tail,
                              F&& f);
+  /// The same, calling pre(row) a few rows ahead of f (prefetching the
+  /// balls the row names).
+  template <class R, class F, class P>
+  std::uint32_t forEachRowIn(TaskSystem& tasks, Group lastGroup, R* rows, std::uint32_t tail, F&& f,
+                             P&& pre);
+  template <class F, class P>
+  std::uint32_t forEachRow(TaskSystem& tasks, Group lastGroup, F&& f, P&& pre);
   void sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations, bool friction);
   void buildFriction(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   std::uint32_t impactPasses(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
