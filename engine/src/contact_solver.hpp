@@ -56,6 +56,7 @@ struct SolverSettings {
   std::uint32_t positionPasses = 4;
   bool friction = false;      // some ball has friction: the iterations solve it
   float wallFriction = 0.0f;  // the walls' coefficient
+  Vec2 gravity{};             // with a restitution threshold: the shock pass's "up"
   /// Restitution for a collision at relative normal speed `approach` (> 0)
   /// between bodies whose combined restitution is `e` (restitutionOf).
   [[nodiscard]] float restitutionFor(float approach, float e) const noexcept {
@@ -301,6 +302,9 @@ class ContactSolver {
   [[nodiscard]] ShiftRow makeShiftRow(const BodyStore& bodies, const SolverSettings& s, Row& r,
                                       std::uint32_t staticSlot) const;
   bool settle(const BodyStore& bodies, const SolverSettings& s, Row& r);
+  // contact_shock.cpp: the resting rows once more, bottom-up, lower bodies fixed.
+  bool orderForShock(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  void propagateShock(const SolverSettings& s);
   // Held by the shift passes and lifted by settle(): a contact that carried
   // a load, or a resting one where there is a restitution threshold.
   [[nodiscard]] static bool isCalm(const SolverSettings& s, const Row& r) noexcept {
@@ -351,6 +355,8 @@ class ContactSolver {
   OrderedBuffers<std::uint32_t> indexBuffers_;
   OrderedBuffers<Contact> extraBuffers_;
   std::vector<std::uint32_t> chunkCounts_;
+  std::vector<std::uint64_t> shockKeys_, shockScratch_;  // contact_shock.cpp
+  std::vector<std::uint32_t> shockCounts_;
 };
 
 }  // namespace quadbin

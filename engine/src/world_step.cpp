@@ -24,6 +24,7 @@ SolverSettings World::Impl::settingsFor(float dt) const {
   s.positionPasses = def.positionPasses;
   s.friction = bodies.frictionBalls > 0;
   s.wallFriction = def.wallFriction;
+  s.gravity = def.gravity;
   return s;
 }
 
