@@ -325,6 +325,8 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
   });
   if (s.friction) buildFriction(bodies, s, tasks);
   sweep(tasks, kResting, s.velocityIterations, s.friction);
+  // Under gravity: one more pass, bottom-up (contact_shock.cpp).
+  if (orderForShock(bodies, s, tasks)) propagateShock(s);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       maxSpeed_[i] = std::max(length(Vec2{bodies.vx[i], bodies.vy[i]}), length(state_[i].v));

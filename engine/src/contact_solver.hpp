@@ -59,6 +59,7 @@ struct SolverSettings {
   // What the world holds this step (off: the stages skip that work).
   bool kinematic = true;  // some kinematic body
   bool spin = true;       // some body spins, or friction may make one spin
+  Vec2 gravity{};         // with a restitution threshold: the shock pass's "up"
   /// Restitution for a collision at relative normal speed `approach` (> 0)
   /// between bodies whose combined restitution is `e` (restitutionOf).
   [[nodiscard]] float restitutionFor(float approach, float e) const noexcept {
@@ -315,6 +316,9 @@ class ContactSolver {
   [[nodiscard]] ShiftRow makeShiftRow(const BodyStore& bodies, const SolverSettings& s, Row& r,
                                       std::uint32_t staticSlot) const;
   bool settle(const BodyStore& bodies, const SolverSettings& s, Row& r);
+  // contact_shock.cpp: the resting rows once more, bottom-up, lower bodies fixed.
+  bool orderForShock(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  void propagateShock(const SolverSettings& s);
   // Held by the shift passes and lifted by settle(): a contact that carried
   // a load, or a resting one where there is a restitution threshold.
   [[nodiscard]] static bool isCalm(const SolverSettings& s, const Row& r) noexcept {
@@ -368,6 +372,8 @@ class ContactSolver {
   OrderedBuffers<std::uint32_t> indexBuffers_;
   OrderedBuffers<Contact> extraBuffers_;
   std::vector<std::uint32_t> chunkCounts_;
+  std::vector<std::uint64_t> shockKeys_, shockScratch_;  // contact_shock.cpp
+  std::vector<std::uint32_t> shockCounts_;
 };
 
 }  // namespace quadbin

@@ -26,6 +26,7 @@ SolverSettings World::Impl::settingsFor(float dt) const {
   s.wallFriction = def.wallFriction;
   s.kinematic = hasKinematic;
   s.spin = spinning;
+  s.gravity = def.gravity;
   return s;
 }
 

@@ -36,12 +36,15 @@ struct Golden {
 
 // Pinned at commit 767e1d3's behaviour (the solver of issue 10 with
 // friction; frictionless e = 1 reference scenes, the pile with friction 0.5
-// and rolling resistance 0.1, sleeping on).
+// and rolling resistance 0.1, sleeping on). The pile's hash was re-pinned
+// when the solver got its shock pass for resting contacts under gravity
+// (docs/physics.md, "Tall piles"): it changes worlds with gravity and a
+// restitution threshold only, so the elastic scenes' hashes are unchanged.
 constexpr Golden kGolden[] = {
     {scenes::SceneKind::Uniform, 1000, 0xdd4ce137bf7107e6ull},
     {scenes::SceneKind::Clustered, 1000, 0x30675ed4a4e24b65ull},
     {scenes::SceneKind::Mixed, 1000, 0x9aa9caa5b9c44fd9ull},
-    {scenes::SceneKind::Pile, 1000, 0xb14c7ff05ae09adbull},
+    {scenes::SceneKind::Pile, 1000, 0xcd970c2e037c5c92ull},
     {scenes::SceneKind::Uniform, 20000, 0x00e30e0cf5c028b2ull},
     {scenes::SceneKind::Clustered, 20000, 0x43404bd99d6348d0ull},
     {scenes::SceneKind::Mixed, 20000, 0x295fd9d998017f69ull},
