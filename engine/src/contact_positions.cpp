@@ -171,10 +171,7 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   // Colour after colour like the rows; the extra rows follow the overflow
   // group (serially).
   auto forEachShiftRow = [&](auto&& f) {
-    return forEachRowIn(tasks, kApart, shiftRows_.data(), extraCount, f, [sh](const ShiftRow& r) {
-      prefetch(&sh[r.a]);
-      prefetch(&sh[r.b]);
-    });
+    return forEachRowIn(tasks, kApart, shiftRows_.data(), extraCount, f);
   };
   forEachShiftRow([sh](ShiftRow& r) {  // warm start
     if (r.shift == 0.0f) return false;
