@@ -27,12 +27,12 @@ std::uint64_t orderedBits(float h) noexcept {
 
 // The resting rows in height order (the lower body's height along -gravity,
 // then the row index: deterministic); false where there is no shock pass
-// (no gravity, or no restitution threshold: elastic worlds keep their
-// exact impulses).
+// (no gravity, no restitution threshold or no friction: elastic worlds keep
+// their exact impulses).
 bool ContactSolver::orderForShock(const BodyStore& bodies, const SolverSettings& s,
                                   TaskSystem& tasks) {
   const float g = length(s.gravity);
-  if (g == 0.0f || s.restitutionThreshold <= 0.0f) return false;
+  if (g == 0.0f || s.restitutionThreshold <= 0.0f || !s.friction) return false;
   const Vec2 up = s.gravity * (-1.0f / g);
   BallState* st = state_.data();
   auto height = [st, up](std::uint32_t i) { return dot(st[i].p, up); };
@@ -42,6 +42,10 @@ bool ContactSolver::orderForShock(const BodyStore& bodies, const SolverSettings&
     const std::uint32_t last = bucketStart_[std::size_t{kGroups} * colour + kResting + 1];
     for (std::uint32_t k = first; k < last; ++k) {
       const Row& r = rows_[k];
+      // Frictionless contacts keep the sweeps alone: a push along a slanted
+      // normal that nothing holds sideways sets the upper ball sliding, and
+      // a frictionless pile never comes to rest.
+      if (frictionRows_[k].mu == 0.0f) continue;
       // A ball's support that is not a ball (a wall, a box, a kinematic
       // body) comes before the rows the ball supports.
       const float h =
