@@ -36,15 +36,19 @@ struct Golden {
 
 // Pinned at commit 767e1d3's behaviour (the solver of issue 10 with
 // friction; frictionless e = 1 reference scenes, the pile with friction 0.5
-// and rolling resistance 0.1, sleeping on).
+// and rolling resistance 0.1, sleeping on). The three elastic scenes were
+// re-pinned when the shift passes of worlds without a restitution
+// threshold began to aim for a clearance of 2 % of the smaller radius on
+// overlapping or already pushed pairs (fewer overlapping pairs in packed
+// crowds); the pile, which has a threshold, kept its hash.
 constexpr Golden kGolden[] = {
-    {scenes::SceneKind::Uniform, 1000, 0xdd4ce137bf7107e6ull},
-    {scenes::SceneKind::Clustered, 1000, 0x30675ed4a4e24b65ull},
-    {scenes::SceneKind::Mixed, 1000, 0x9aa9caa5b9c44fd9ull},
+    {scenes::SceneKind::Uniform, 1000, 0x658e8dc7d117a0fdull},
+    {scenes::SceneKind::Clustered, 1000, 0x4a4db8a03a7d2653ull},
+    {scenes::SceneKind::Mixed, 1000, 0x9fc8f9b3498e8bc3ull},
     {scenes::SceneKind::Pile, 1000, 0xb14c7ff05ae09adbull},
-    {scenes::SceneKind::Uniform, 20000, 0x00e30e0cf5c028b2ull},
-    {scenes::SceneKind::Clustered, 20000, 0x43404bd99d6348d0ull},
-    {scenes::SceneKind::Mixed, 20000, 0x295fd9d998017f69ull},
+    {scenes::SceneKind::Uniform, 20000, 0x955b402f494caa87ull},
+    {scenes::SceneKind::Clustered, 20000, 0x92c7f622686c3620ull},
+    {scenes::SceneKind::Mixed, 20000, 0x762f91a974c5ae93ull},
 };
 
 struct Case {
