@@ -39,15 +39,18 @@ struct Golden {
 // and rolling resistance 0.1, sleeping on). The pile's hash was re-pinned
 // when the solver got its shock pass for resting contacts under gravity
 // (docs/physics.md, "Tall piles"): it changes worlds with gravity and a
-// restitution threshold only, so the elastic scenes' hashes are unchanged.
+// restitution threshold only. The three elastic scenes were re-pinned when
+// the shift passes of worlds without a restitution threshold began to aim
+// for a clearance of 2 % of the smaller radius on overlapping or already
+// pushed pairs (fewer overlapping pairs in packed crowds).
 constexpr Golden kGolden[] = {
-    {scenes::SceneKind::Uniform, 1000, 0xdd4ce137bf7107e6ull},
-    {scenes::SceneKind::Clustered, 1000, 0x30675ed4a4e24b65ull},
-    {scenes::SceneKind::Mixed, 1000, 0x9aa9caa5b9c44fd9ull},
+    {scenes::SceneKind::Uniform, 1000, 0x658e8dc7d117a0fdull},
+    {scenes::SceneKind::Clustered, 1000, 0x4a4db8a03a7d2653ull},
+    {scenes::SceneKind::Mixed, 1000, 0x9fc8f9b3498e8bc3ull},
     {scenes::SceneKind::Pile, 1000, 0xcd970c2e037c5c92ull},
-    {scenes::SceneKind::Uniform, 20000, 0x00e30e0cf5c028b2ull},
-    {scenes::SceneKind::Clustered, 20000, 0x43404bd99d6348d0ull},
-    {scenes::SceneKind::Mixed, 20000, 0x295fd9d998017f69ull},
+    {scenes::SceneKind::Uniform, 20000, 0x955b402f494caa87ull},
+    {scenes::SceneKind::Clustered, 20000, 0x92c7f622686c3620ull},
+    {scenes::SceneKind::Mixed, 20000, 0x762f91a974c5ae93ull},
 };
 
 struct Case {
