@@ -14,6 +14,7 @@
 namespace quadbin {
 
 struct BodyStore;
+class BroadPhase;
 
 class QueryDelta {
  public:
@@ -48,6 +49,15 @@ class QueryDelta {
   }
   static constexpr std::uint32_t kMinLimit = 64;
 
+  /// The bodies (n of them) whose tight box may touch `box`, appended to
+  /// `found`: the structure's answer merged with the delta (as
+  /// broad.query then mergeBox give it), in one pass over the few cells
+  /// `box` reaches. Where the cells' occupancy shows that the structure
+  /// holds no small body near `box`, the structure is not asked at all: a
+  /// query in empty space (most of a spawn-if-free loop) costs a few bit
+  /// tests. The order of `found` is not kept.
+  void query(const BroadPhase& broad, const AABB& box, std::uint32_t n,
+             std::vector<std::uint32_t>& found) const;
   /// Turns the structure's answer `found` (proxies whose box touches
   /// `box`) into the current bodies' (n of them): drops the proxies that
   /// are stale and appends the changed bodies whose tight box touches
@@ -68,6 +78,35 @@ class QueryDelta {
   [[nodiscard]] bool clean(std::uint32_t n) const noexcept {
     return entries_.empty() && n == count_;
   }
+  // The cells that may hold the min corner of a small body touching a box.
+  struct CellRange {
+    std::int64_t x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+  };
+  // False when the box spans more than kMaxCellScan cells (or is infinite
+  // or far outside every body).
+  [[nodiscard]] bool cellRange(const AABB& box, CellRange& range) const noexcept;
+  // Two bit tables (a Bloom filter): the first hashed as the buckets are,
+  // so the cells of a row are adjacent bits; the second, read only where
+  // the first is set, by a hash of both coordinates.
+  [[nodiscard]] std::uint64_t secondBit(std::uint64_t rowHash, std::int64_t cx) const noexcept {
+    std::uint64_t h = rowHash ^ (static_cast<std::uint64_t>(cx) * 0xD6E8FEB86659FD93ull);
+    h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93ull;
+    return (h ^ (h >> 32)) & bitMask_;
+  }
+  [[nodiscard]] bool occupied(std::uint64_t rowHash, std::int64_t cx) const noexcept {
+    const std::uint64_t a = (rowHash + static_cast<std::uint64_t>(cx)) & bitMask_;
+    if (((occupied_[a >> 6] >> (a & 63)) & 1) == 0) return false;
+    const std::uint64_t b = secondBit(rowHash, cx);
+    return ((occupied_[secondTable_ + (b >> 6)] >> (b & 63)) & 1) != 0;
+  }
+  void occupy(std::int64_t cx, std::int64_t cy) noexcept {
+    const std::uint64_t row = rowHash(cy);
+    const std::uint64_t a = (row + static_cast<std::uint64_t>(cx)) & bitMask_;
+    occupied_[a >> 6] |= std::uint64_t{1} << (a & 63);
+    const std::uint64_t b = secondBit(row, cx);
+    occupied_[secondTable_ + (b >> 6)] |= std::uint64_t{1} << (b & 63);
+  }
+  void fillOccupancy(const BodyStore& bodies, std::uint32_t n);
   [[nodiscard]] std::int64_t cell(float x) const noexcept;
   [[nodiscard]] static std::uint64_t rowHash(std::int64_t cy) noexcept;
   [[nodiscard]] std::uint32_t bucket(std::int64_t cx, std::int64_t cy) const noexcept;
@@ -95,6 +134,16 @@ class QueryDelta {
                                         // least twice the entries, a power of two)
   std::vector<std::uint32_t> big_;      // entries larger than a cell
   std::vector<double> sample_;          // rebuilt's scratch
+  // Two bits per cell (about 16 per body in each table): set where a small body of the structure or
+  // of the delta has its min corner; a clear bit proves the cell empty. The structure's bodies not
+  // smaller than a cell are listed in bigHeld_ (answerForStructure gives
+  // up when there are more than kMaxBigHeld).
+  std::vector<std::uint64_t> occupied_;
+  std::uint64_t bitMask_ = 0;    // bits per table - 1
+  std::size_t secondTable_ = 0;  // the second table's first word
+  std::vector<std::uint32_t> bigHeld_;
+  std::vector<AABB> bigHeldBoxes_;
+  bool tooManyBig_ = false;
 };
 
 }  // namespace quadbin
