@@ -15,9 +15,11 @@ namespace {
 
 constexpr std::size_t kSample = 256;         // boxes sampled for the cell size
 constexpr std::uint64_t kMaxCellScan = 100;  // more cells: scan the entries instead
-// Buckets per entry, at least: most buckets a query looks at are empty,
-// rather than holding the entries of other cells.
-constexpr std::size_t kLoad = 4;
+// Buckets per entry, at least. A query reads the bucket of a cell only
+// where the cell's occupancy bits are set, so buckets shared with other
+// cells cost little, and a sparser table would only cost memory (and fresh
+// pages faulted in as the delta grows).
+constexpr std::size_t kLoad = 1;
 // Occupancy bits per body in the structure, in each of the two tables (at
 // least kMinBits): the delta may add as many bodies again, so at most about
 // 1 bit in 8 is set in each, and a cell in empty space looks occupied with
@@ -42,7 +44,7 @@ double extentOf(const AABB& b) noexcept {
 std::int64_t QueryDelta::cell(float x) const noexcept {
   // Coordinates are bounded (limits::kMaxCoordinate) and the cell no
   // smaller than 1e-3, so this fits easily.
-  return static_cast<std::int64_t>(std::floor(static_cast<double>(x) * invCellSize_));
+  return floorToInt(static_cast<double>(x) * invCellSize_);
 }
 
 std::uint64_t QueryDelta::rowHash(std::int64_t cy) noexcept {
@@ -72,21 +74,23 @@ void refill(std::vector<T>& v, std::size_t n, T value) {
 }
 }  // namespace
 
-void QueryDelta::rebuilt(const BodyStore& bodies) {
+void QueryDelta::rebuilt(std::span<const AABB> boxes) {
   built_ = false;
-  const auto n = static_cast<std::uint32_t>(bodies.size());
+  const auto n = static_cast<std::uint32_t>(boxes.size());
   refill(stale_, n, std::uint8_t{0});
   refill(entryOf_, n, kNone);
   entries_.clear();
   big_.clear();
-  // The table starts small and doubles with the entries (growTable).
-  refill(heads_, kLoad * kMinLimit, kNone);
+  // Buckets for every entry the delta may hold before the next refill
+  // (limit() + 1): the table is not rehashed as the delta grows.
+  const std::size_t most = std::size_t{std::max(n, kMinLimit)} + 1;
+  refill(heads_, std::bit_ceil(kLoad * most), kNone);
   // Cells about twice the median body: most changed bodies fit one cell,
   // and a query near a body looks at a few cells.
   sample_.clear();
   const std::size_t stride = std::max<std::size_t>(1, n / kSample);
   for (std::size_t i = 0; i < n; i += stride) {
-    sample_.push_back(extentOf(bodies.tightBox(static_cast<std::uint32_t>(i))));
+    sample_.push_back(extentOf(boxes[i]));
   }
   double size = 1.0;
   if (!sample_.empty()) {
@@ -99,12 +103,13 @@ void QueryDelta::rebuilt(const BodyStore& bodies) {
   // exact, which mergeBox's cell range relies on.
   cellSize_ = std::exp2(std::round(std::log2(size)));
   invCellSize_ = 1.0 / cellSize_;
-  fillOccupancy(bodies, n);
+  fillOccupancy(boxes);
   count_ = n;
   built_ = true;
 }
 
-void QueryDelta::fillOccupancy(const BodyStore& bodies, std::uint32_t n) {
+void QueryDelta::fillOccupancy(std::span<const AABB> boxes) {
+  const auto n = static_cast<std::uint32_t>(boxes.size());
   const std::size_t bits = std::bit_ceil(std::max(kMinBits, std::size_t{n} * kBitsPerBody));
   refill(occupied_, 2 * (bits / 64), std::uint64_t{0});
   bitMask_ = bits - 1;
@@ -113,7 +118,7 @@ void QueryDelta::fillOccupancy(const BodyStore& bodies, std::uint32_t n) {
   bigHeldBoxes_.clear();
   tooManyBig_ = false;
   for (std::uint32_t i = 0; i < n; ++i) {
-    const AABB b = bodies.tightBox(i);
+    const AABB& b = boxes[i];
     if (extentOf(b) < cellSize_) {
       occupy(cell(b.min.x), cell(b.min.y));
     } else if (bigHeld_.size() < kMaxBigHeld) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <quadbin/geometry/aabb.hpp>
+#include <span>
 #include <vector>
 
 namespace quadbin {
@@ -33,8 +34,9 @@ class QueryDelta {
   [[nodiscard]] bool needsRebuildForRays(std::uint32_t n) const noexcept {
     return !built_ || entries_.size() > rayLimit(n);
   }
-  /// The structure was just filled with the tight boxes of all `bodies`.
-  void rebuilt(const BodyStore& bodies);
+  /// The structure was just filled with `boxes`, the tight boxes of all
+  /// bodies (boxes[i] of dense body i).
+  void rebuilt(std::span<const AABB> boxes);
 
   /// The most changes the delta may hold before a box or radius query
   /// refills the structure: max(64, bodies in the structure). A refill
@@ -106,7 +108,7 @@ class QueryDelta {
     const std::uint64_t b = secondBit(row, cx);
     occupied_[secondTable_ + (b >> 6)] |= std::uint64_t{1} << (b & 63);
   }
-  void fillOccupancy(const BodyStore& bodies, std::uint32_t n);
+  void fillOccupancy(std::span<const AABB> boxes);
   [[nodiscard]] std::int64_t cell(float x) const noexcept;
   [[nodiscard]] static std::uint64_t rowHash(std::int64_t cy) noexcept;
   [[nodiscard]] std::uint32_t bucket(std::int64_t cx, std::int64_t cy) const noexcept;
