@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cassert>
 #include <cmath>
 
 #include <quadbin/broadphase/broadphase.hpp>
@@ -13,18 +14,17 @@ namespace quadbin {
 
 namespace {
 
-constexpr std::size_t kSample = 256;         // boxes sampled for the cell size
-constexpr std::uint64_t kMaxCellScan = 100;  // more cells: scan the entries instead
+constexpr std::size_t kSample = 256;  // boxes sampled for the cell size
 // Buckets per entry, at least. A query reads the bucket of a cell only
 // where the cell's occupancy bits are set, so buckets shared with other
 // cells cost little, and a sparser table would only cost memory (and fresh
 // pages faulted in as the delta grows).
 constexpr std::size_t kLoad = 1;
 // Occupancy bits per body in the structure, in each of the two tables (at
-// least kMinBits): the delta may add as many bodies again, so at most about
-// 1 bit in 8 is set in each, and a cell in empty space looks occupied with
-// a chance of about 1 in 64.
-constexpr std::size_t kBitsPerBody = 16;
+// least kMinBits): the delta may add 3 times as many bodies, so at most
+// about 1 bit in 8 is set in each, and a cell in empty space looks
+// occupied with a chance of about 1 in 64.
+constexpr std::size_t kBitsPerBody = 32;
 constexpr std::size_t kMinBits = 2048;
 // Large bodies of the structure that answerForStructure tests itself.
 constexpr std::size_t kMaxBigHeld = 32;
@@ -81,8 +81,8 @@ void QueryDelta::rebuilt(std::span<const AABB> boxes) {
   refill(entryOf_, n, kNone);
   entries_.clear();
   big_.clear();
-  // Buckets for every entry the delta may hold before the next refill
-  // (limit() + 1): the table is not rehashed as the delta grows.
+  // Buckets for as many entries as the structure holds bodies: a delta
+  // that grows past that doubles the table (growTable).
   const std::size_t most = std::size_t{std::max(n, kMinLimit)} + 1;
   refill(heads_, std::bit_ceil(kLoad * most), kNone);
   // Cells about twice the median body: most changed bodies fit one cell,
@@ -152,6 +152,39 @@ bool QueryDelta::cellRange(const AABB& box, CellRange& range) const noexcept {
   return cells <= static_cast<double>(kMaxCellScan);
 }
 
+std::uint64_t QueryDelta::firstBits(std::uint64_t first, std::uint32_t len) const noexcept {
+  const std::uint64_t a = first & bitMask_;
+  const std::uint64_t word = a >> 6, shift = a & 63;
+  std::uint64_t bits = occupied_[word] >> shift;
+  if (shift + len > 64) bits |= occupied_[(word + 1) & (bitMask_ >> 6)] << (64 - shift);
+  return len == 64 ? bits : bits & ((std::uint64_t{1} << len) - 1);
+}
+
+std::size_t QueryDelta::occupiedCells(const CellRange& r, Cell* out) const noexcept {
+  std::size_t count = 0;
+  // A range has two rows at least, so a row of at most kMaxCellScan / 2
+  // cells: they fit one 64-bit window.
+  static_assert(kMaxCellScan / 2 <= 64);
+  const auto len = static_cast<std::uint64_t>(r.x1 - r.x0 + 1);
+  assert(len <= kMaxCellScan / 2);
+  for (std::int64_t cy = r.y0; cy <= r.y1; ++cy) {
+    const std::uint64_t row = rowHash(cy);
+    // The row's cells are adjacent bits of the first table: one or two
+    // words say which of them may be occupied (usually none).
+    std::uint64_t bits =
+        firstBits(row + static_cast<std::uint64_t>(r.x0), static_cast<std::uint32_t>(len));
+    while (bits != 0) {
+      const std::int64_t cx = r.x0 + std::countr_zero(bits);
+      bits &= bits - 1;
+      const std::uint64_t b = secondBit(row, cx);
+      if (((occupied_[secondTable_ + (b >> 6)] >> (b & 63)) & 1) != 0) {
+        out[count++] = {row + static_cast<std::uint64_t>(cx), cx, cy};
+      }
+    }
+  }
+  return count;
+}
+
 void QueryDelta::query(const BroadPhase& broad, const AABB& box, std::uint32_t n,
                        std::vector<std::uint32_t>& found) const {
   CellRange r;
@@ -161,18 +194,8 @@ void QueryDelta::query(const BroadPhase& broad, const AABB& box, std::uint32_t n
     return;
   }
   // The cells that may hold a small body (of the structure or the delta).
-  struct Cell {
-    std::uint64_t key;
-    std::int64_t cx, cy;
-  };
   std::array<Cell, kMaxCellScan> cells;  // NOLINT(cppcoreguidelines-pro-type-member-init)
-  std::size_t count = 0;
-  for (std::int64_t cy = r.y0; cy <= r.y1; ++cy) {
-    const std::uint64_t row = rowHash(cy);
-    for (std::int64_t cx = r.x0; cx <= r.x1; ++cx) {
-      if (occupied(row, cx)) cells[count++] = {row + static_cast<std::uint64_t>(cx), cx, cy};
-    }
-  }
+  const std::size_t count = occupiedCells(r, cells.data());
   if (count > 0 || tooManyBig_) {
     broad.query(box, found);
   } else {

@@ -7,6 +7,7 @@
 // change and one query costs O(1) per query (amortized) instead of a full
 // rebuild each time.
 
+#include <algorithm>
 #include <cstdint>
 #include <quadbin/geometry/aabb.hpp>
 #include <span>
@@ -39,12 +40,18 @@ class QueryDelta {
   void rebuilt(std::span<const AABB> boxes);
 
   /// The most changes the delta may hold before a box or radius query
-  /// refills the structure: max(64, bodies in the structure). A refill
-  /// costs O(n), so refilling every n changes keeps it O(1) per change,
-  /// amortized; a box query's cost in the delta does not grow with its size.
+  /// refills the structure: max(64, 3 x bodies in the structure). A refill
+  /// costs O(n) (O(n log n) for a structure that rebuilds), so refilling
+  /// every 3 n changes keeps it O(1) per change, amortized, and a third of
+  /// what refilling every n changes costs; a small box query's cost in the
+  /// delta does not grow with its size (its cells' occupancy bits).
   [[nodiscard]] std::uint32_t limit() const noexcept {
-    return count_ > kMinLimit ? count_ : kMinLimit;
+    const std::uint64_t most = std::uint64_t{kGrowth} * count_;
+    return most > kMinLimit
+               ? static_cast<std::uint32_t>(std::min<std::uint64_t>(most, UINT32_MAX - 1))
+               : kMinLimit;
   }
+  static constexpr std::uint32_t kGrowth = 3;
   /// The most changes a ray allows: max(64, n / 4).
   [[nodiscard]] static std::uint32_t rayLimit(std::uint32_t n) noexcept {
     return n / 4 > kMinLimit ? n / 4 : kMinLimit;
@@ -101,6 +108,18 @@ class QueryDelta {
     const std::uint64_t b = secondBit(rowHash, cx);
     return ((occupied_[secondTable_ + (b >> 6)] >> (b & 63)) & 1) != 0;
   }
+  // Bits [first, first + len) of the first table (wrapping around its end)
+  // in the low bits; len in [1, 64].
+  [[nodiscard]] std::uint64_t firstBits(std::uint64_t first, std::uint32_t len) const noexcept;
+  // A cell that may hold a small body: its bucket key and numbers.
+  struct Cell {
+    std::uint64_t key;
+    std::int64_t cx, cy;
+  };
+  static constexpr std::size_t kMaxCellScan = 100;  // more cells: scan the entries instead
+  // The cells of r whose occupancy bits are set, into out (r.cells() of
+  // them at most); returns their count.
+  std::size_t occupiedCells(const CellRange& r, Cell* out) const noexcept;
   void occupy(std::int64_t cx, std::int64_t cy) noexcept {
     const std::uint64_t row = rowHash(cy);
     const std::uint64_t a = (row + static_cast<std::uint64_t>(cx)) & bitMask_;

@@ -202,8 +202,8 @@ TEST_P(IncrementalQueries, SpawnIfFreeSeesEveryEarlierSpawn) {
   EXPECT_GT(placed.size(), 500u);
 }
 
-// Long runs of changes between refills: the delta grows to as many
-// entries as the structure holds (its hash table doubling several times),
+// Long runs of changes between refills: the delta grows to three times as
+// many entries as the structure holds (its hash table doubling past n),
 // and rays, cast now and then, switch it to the smaller limit rays allow
 // until the next refill. Every answer equals a full rebuild's.
 TEST_P(IncrementalQueries, LongRunsOfChangesAndOccasionalRaysMatchAFullRebuild) {
