@@ -1,8 +1,12 @@
 #include "query_delta.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <cassert>
 #include <cmath>
+
+#include <quadbin/broadphase/broadphase.hpp>
 
 #include "body_store.hpp"
 
@@ -10,11 +14,26 @@ namespace quadbin {
 
 namespace {
 
-constexpr std::size_t kSample = 256;         // boxes sampled for the cell size
-constexpr std::uint64_t kMaxCellScan = 100;  // more cells: scan the entries instead
-// Buckets per entry, at least: most buckets a query looks at are empty,
-// rather than holding the entries of other cells.
-constexpr std::size_t kLoad = 4;
+constexpr std::size_t kSample = 256;  // boxes sampled for the cell size
+// Buckets per entry, at least. A query reads the bucket of a cell only
+// where the cell's occupancy bits are set, so buckets shared with other
+// cells cost little, and a sparser table would only cost memory (and fresh
+// pages faulted in as the delta grows).
+constexpr std::size_t kLoad = 1;
+// Occupancy bits per body in the structure, in each of the two tables (at
+// least kMinBits): the delta may add 3 times as many bodies, so at most
+// about 1 bit in 8 is set in each, and a cell in empty space looks
+// occupied with a chance of about 1 in 64.
+constexpr std::size_t kBitsPerBody = 32;
+constexpr std::size_t kMinBits = 2048;
+// Large bodies of the structure that answerForStructure tests itself.
+constexpr std::size_t kMaxBigHeld = 32;
+
+// floor(v) for |v| < 2^52: the libm call costs more than a query's cells.
+std::int64_t floorToInt(double v) noexcept {
+  const auto i = static_cast<std::int64_t>(v);  // toward zero
+  return static_cast<double>(i) > v ? i - 1 : i;
+}
 
 double extentOf(const AABB& b) noexcept {
   return std::max(static_cast<double>(b.max.x) - b.min.x, static_cast<double>(b.max.y) - b.min.y);
@@ -25,7 +44,7 @@ double extentOf(const AABB& b) noexcept {
 std::int64_t QueryDelta::cell(float x) const noexcept {
   // Coordinates are bounded (limits::kMaxCoordinate) and the cell no
   // smaller than 1e-3, so this fits easily.
-  return static_cast<std::int64_t>(std::floor(static_cast<double>(x) * invCellSize_));
+  return floorToInt(static_cast<double>(x) * invCellSize_);
 }
 
 std::uint64_t QueryDelta::rowHash(std::int64_t cy) noexcept {
@@ -55,21 +74,23 @@ void refill(std::vector<T>& v, std::size_t n, T value) {
 }
 }  // namespace
 
-void QueryDelta::rebuilt(const BodyStore& bodies) {
+void QueryDelta::rebuilt(std::span<const AABB> boxes) {
   built_ = false;
-  const auto n = static_cast<std::uint32_t>(bodies.size());
+  const auto n = static_cast<std::uint32_t>(boxes.size());
   refill(stale_, n, std::uint8_t{0});
   refill(entryOf_, n, kNone);
   entries_.clear();
   big_.clear();
-  // The table starts small and doubles with the entries (growTable).
-  refill(heads_, kLoad * kMinLimit, kNone);
+  // Buckets for as many entries as the structure holds bodies: a delta
+  // that grows past that doubles the table (growTable).
+  const std::size_t most = std::size_t{std::max(n, kMinLimit)} + 1;
+  refill(heads_, std::bit_ceil(kLoad * most), kNone);
   // Cells about twice the median body: most changed bodies fit one cell,
   // and a query near a body looks at a few cells.
   sample_.clear();
   const std::size_t stride = std::max<std::size_t>(1, n / kSample);
   for (std::size_t i = 0; i < n; i += stride) {
-    sample_.push_back(extentOf(bodies.tightBox(static_cast<std::uint32_t>(i))));
+    sample_.push_back(extentOf(boxes[i]));
   }
   double size = 1.0;
   if (!sample_.empty()) {
@@ -82,8 +103,122 @@ void QueryDelta::rebuilt(const BodyStore& bodies) {
   // exact, which mergeBox's cell range relies on.
   cellSize_ = std::exp2(std::round(std::log2(size)));
   invCellSize_ = 1.0 / cellSize_;
+  fillOccupancy(boxes);
   count_ = n;
   built_ = true;
+}
+
+void QueryDelta::fillOccupancy(std::span<const AABB> boxes) {
+  const auto n = static_cast<std::uint32_t>(boxes.size());
+  const std::size_t bits = std::bit_ceil(std::max(kMinBits, std::size_t{n} * kBitsPerBody));
+  refill(occupied_, 2 * (bits / 64), std::uint64_t{0});
+  bitMask_ = bits - 1;
+  secondTable_ = bits / 64;
+  bigHeld_.clear();
+  bigHeldBoxes_.clear();
+  tooManyBig_ = false;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const AABB& b = boxes[i];
+    if (extentOf(b) < cellSize_) {
+      occupy(cell(b.min.x), cell(b.min.y));
+    } else if (bigHeld_.size() < kMaxBigHeld) {
+      bigHeld_.push_back(i);
+      bigHeldBoxes_.push_back(b);
+    } else {
+      tooManyBig_ = true;
+    }
+  }
+}
+
+bool QueryDelta::cellRange(const AABB& box, CellRange& range) const noexcept {
+  // A small body has an extent below a cell (exactly: the rounded
+  // difference is below the cell, so the exact one is too), so one that
+  // touches `box` has box.min - cellSize < its min <= box.max on each axis:
+  // its min corner lies in the cells from box.min's minus one to box.max's.
+  // With a power-of-two cell, coordinate * invCellSize_ is exact.
+  const double x0 = static_cast<double>(box.min.x) * invCellSize_;
+  const double y0 = static_cast<double>(box.min.y) * invCellSize_;
+  const double x1 = static_cast<double>(box.max.x) * invCellSize_;
+  const double y1 = static_cast<double>(box.max.y) * invCellSize_;
+  // Far outside any body (a box near the float range, or infinite, or a
+  // NaN): no cell numbers.
+  constexpr double kFar = 0x1p52;
+  if (!(std::abs(x0) < kFar && std::abs(y0) < kFar && std::abs(x1) < kFar && std::abs(y1) < kFar)) {
+    return false;
+  }
+  range = {floorToInt(x0) - 1, floorToInt(y0) - 1, floorToInt(x1), floorToInt(y1)};
+  const double cells =
+      static_cast<double>(range.x1 - range.x0 + 1) * static_cast<double>(range.y1 - range.y0 + 1);
+  return cells <= static_cast<double>(kMaxCellScan);
+}
+
+std::uint64_t QueryDelta::firstBits(std::uint64_t first, std::uint32_t len) const noexcept {
+  const std::uint64_t a = first & bitMask_;
+  const std::uint64_t word = a >> 6, shift = a & 63;
+  std::uint64_t bits = occupied_[word] >> shift;
+  if (shift + len > 64) bits |= occupied_[(word + 1) & (bitMask_ >> 6)] << (64 - shift);
+  return len == 64 ? bits : bits & ((std::uint64_t{1} << len) - 1);
+}
+
+std::size_t QueryDelta::occupiedCells(const CellRange& r, Cell* out) const noexcept {
+  std::size_t count = 0;
+  // A range has two rows at least, so a row of at most kMaxCellScan / 2
+  // cells: they fit one 64-bit window.
+  static_assert(kMaxCellScan / 2 <= 64);
+  const auto len = static_cast<std::uint64_t>(r.x1 - r.x0 + 1);
+  assert(len <= kMaxCellScan / 2);
+  for (std::int64_t cy = r.y0; cy <= r.y1; ++cy) {
+    const std::uint64_t row = rowHash(cy);
+    // The row's cells are adjacent bits of the first table: one or two
+    // words say which of them may be occupied (usually none).
+    std::uint64_t bits =
+        firstBits(row + static_cast<std::uint64_t>(r.x0), static_cast<std::uint32_t>(len));
+    while (bits != 0) {
+      const std::int64_t cx = r.x0 + std::countr_zero(bits);
+      bits &= bits - 1;
+      const std::uint64_t b = secondBit(row, cx);
+      if (((occupied_[secondTable_ + (b >> 6)] >> (b & 63)) & 1) != 0) {
+        out[count++] = {row + static_cast<std::uint64_t>(cx), cx, cy};
+      }
+    }
+  }
+  return count;
+}
+
+void QueryDelta::query(const BroadPhase& broad, const AABB& box, std::uint32_t n,
+                       std::vector<std::uint32_t>& found) const {
+  CellRange r;
+  if (!built_ || !cellRange(box, r)) {
+    broad.query(box, found);
+    mergeBox(box, n, found);
+    return;
+  }
+  // The cells that may hold a small body (of the structure or the delta).
+  std::array<Cell, kMaxCellScan> cells;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  const std::size_t count = occupiedCells(r, cells.data());
+  if (count > 0 || tooManyBig_) {
+    broad.query(box, found);
+  } else {
+    // The structure's answer without asking it: its large bodies that
+    // touch `box` (stale ones too, as it would give them).
+    for (std::size_t k = 0; k < bigHeld_.size(); ++k) {
+      if (touches(bigHeldBoxes_[k], box)) found.push_back(bigHeld_[k]);
+    }
+  }
+  if (clean(n)) return;
+  dropStale(n, found);
+  auto take = [&](std::uint32_t e) {
+    if (live(e, n) && touches(entries_[e].box, box)) found.push_back(entries_[e].body);
+  };
+  for (const std::uint32_t e : big_) take(e);
+  const std::uint64_t mask = heads_.size() - 1;
+  for (std::size_t k = 0; k < count; ++k) {
+    const Cell& c = cells[k];
+    for (std::uint32_t e = heads_[c.key & mask]; e != kNone; e = entries_[e].next) {
+      // Other cells share the bucket: only this cell's entries.
+      if (entries_[e].cellX == c.cx && entries_[e].cellY == c.cy) take(e);
+    }
+  }
 }
 
 void QueryDelta::growTable() {
@@ -107,6 +242,7 @@ void QueryDelta::add(std::uint32_t body, const AABB& box) {
   if (!(extentOf(box) < cellSize_)) {
     big_.push_back(e);
   } else {
+    occupy(entry.cellX, entry.cellY);
     const std::uint32_t b = bucket(entry.cellX, entry.cellY);
     entry.next = heads_[b];
     heads_[b] = e;
@@ -144,27 +280,19 @@ void QueryDelta::mergeBox(const AABB& box, std::uint32_t n,
     if (live(e, n) && touches(entries_[e].box, box)) found.push_back(entries_[e].body);
   };
   for (const std::uint32_t e : big_) take(e);
-  // A body in the grid has an extent below a cell (exactly: the rounded
-  // difference is below the cell, so the exact one is too), so one that
-  // touches `box` has box.min - cellSize < its min <= box.max on each axis:
-  // its min corner lies in the cells from box.min's minus one to box.max's.
-  // With a power-of-two cell, coordinate * invCellSize_ is exact.
-  const double minX = std::floor(static_cast<double>(box.min.x) * invCellSize_) - 1;
-  const double minY = std::floor(static_cast<double>(box.min.y) * invCellSize_) - 1;
-  const double maxX = std::floor(static_cast<double>(box.max.x) * invCellSize_);
-  const double maxY = std::floor(static_cast<double>(box.max.y) * invCellSize_);
-  const double cells = (maxX - minX + 1) * (maxY - minY + 1);
-  if (!(cells <= static_cast<double>(kMaxCellScan))) {
-    // A large box (or an infinite one): every entry, once.
+  CellRange r;
+  if (!cellRange(box, r)) {
+    // A large box (or an infinite or far one): every entry, once.
     for (std::uint32_t e = 0; e < entries_.size(); ++e) {
       if (extentOf(entries_[e].box) < cellSize_) take(e);
     }
     return;
   }
   const std::uint64_t mask = heads_.size() - 1;
-  for (auto cy = static_cast<std::int64_t>(minY); cy <= static_cast<std::int64_t>(maxY); ++cy) {
+  for (std::int64_t cy = r.y0; cy <= r.y1; ++cy) {
     const std::uint64_t row = rowHash(cy);
-    for (auto cx = static_cast<std::int64_t>(minX); cx <= static_cast<std::int64_t>(maxX); ++cx) {
+    for (std::int64_t cx = r.x0; cx <= r.x1; ++cx) {
+      if (!occupied(row, cx)) continue;  // no entry there (a bit, not a bucket, read)
       const std::uint32_t head = heads_[(row + static_cast<std::uint64_t>(cx)) & mask];
       for (std::uint32_t e = head; e != kNone; e = entries_[e].next) {
         // Other cells share the bucket: only this cell's entries, so each

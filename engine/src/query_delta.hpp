@@ -7,13 +7,16 @@
 // change and one query costs O(1) per query (amortized) instead of a full
 // rebuild each time.
 
+#include <algorithm>
 #include <cstdint>
 #include <quadbin/geometry/aabb.hpp>
+#include <span>
 #include <vector>
 
 namespace quadbin {
 
 struct BodyStore;
+class BroadPhase;
 
 class QueryDelta {
  public:
@@ -32,22 +35,38 @@ class QueryDelta {
   [[nodiscard]] bool needsRebuildForRays(std::uint32_t n) const noexcept {
     return !built_ || entries_.size() > rayLimit(n);
   }
-  /// The structure was just filled with the tight boxes of all `bodies`.
-  void rebuilt(const BodyStore& bodies);
+  /// The structure was just filled with `boxes`, the tight boxes of all
+  /// bodies (boxes[i] of dense body i).
+  void rebuilt(std::span<const AABB> boxes);
 
   /// The most changes the delta may hold before a box or radius query
-  /// refills the structure: max(64, bodies in the structure). A refill
-  /// costs O(n), so refilling every n changes keeps it O(1) per change,
-  /// amortized; a box query's cost in the delta does not grow with its size.
+  /// refills the structure: max(64, 3 x bodies in the structure). A refill
+  /// costs O(n) (O(n log n) for a structure that rebuilds), so refilling
+  /// every 3 n changes keeps it O(1) per change, amortized, and a third of
+  /// what refilling every n changes costs; a small box query's cost in the
+  /// delta does not grow with its size (its cells' occupancy bits).
   [[nodiscard]] std::uint32_t limit() const noexcept {
-    return count_ > kMinLimit ? count_ : kMinLimit;
+    const std::uint64_t most = std::uint64_t{kGrowth} * count_;
+    return most > kMinLimit
+               ? static_cast<std::uint32_t>(std::min<std::uint64_t>(most, UINT32_MAX - 1))
+               : kMinLimit;
   }
+  static constexpr std::uint32_t kGrowth = 3;
   /// The most changes a ray allows: max(64, n / 4).
   [[nodiscard]] static std::uint32_t rayLimit(std::uint32_t n) noexcept {
     return n / 4 > kMinLimit ? n / 4 : kMinLimit;
   }
   static constexpr std::uint32_t kMinLimit = 64;
 
+  /// The bodies (n of them) whose tight box may touch `box`, appended to
+  /// `found`: the structure's answer merged with the delta (as
+  /// broad.query then mergeBox give it), in one pass over the few cells
+  /// `box` reaches. Where the cells' occupancy shows that the structure
+  /// holds no small body near `box`, the structure is not asked at all: a
+  /// query in empty space (most of a spawn-if-free loop) costs a few bit
+  /// tests. The order of `found` is not kept.
+  void query(const BroadPhase& broad, const AABB& box, std::uint32_t n,
+             std::vector<std::uint32_t>& found) const;
   /// Turns the structure's answer `found` (proxies whose box touches
   /// `box`) into the current bodies' (n of them): drops the proxies that
   /// are stale and appends the changed bodies whose tight box touches
@@ -68,6 +87,47 @@ class QueryDelta {
   [[nodiscard]] bool clean(std::uint32_t n) const noexcept {
     return entries_.empty() && n == count_;
   }
+  // The cells that may hold the min corner of a small body touching a box.
+  struct CellRange {
+    std::int64_t x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+  };
+  // False when the box spans more than kMaxCellScan cells (or is infinite
+  // or far outside every body).
+  [[nodiscard]] bool cellRange(const AABB& box, CellRange& range) const noexcept;
+  // Two bit tables (a Bloom filter): the first hashed as the buckets are,
+  // so the cells of a row are adjacent bits; the second, read only where
+  // the first is set, by a hash of both coordinates.
+  [[nodiscard]] std::uint64_t secondBit(std::uint64_t rowHash, std::int64_t cx) const noexcept {
+    std::uint64_t h = rowHash ^ (static_cast<std::uint64_t>(cx) * 0xD6E8FEB86659FD93ull);
+    h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93ull;
+    return (h ^ (h >> 32)) & bitMask_;
+  }
+  [[nodiscard]] bool occupied(std::uint64_t rowHash, std::int64_t cx) const noexcept {
+    const std::uint64_t a = (rowHash + static_cast<std::uint64_t>(cx)) & bitMask_;
+    if (((occupied_[a >> 6] >> (a & 63)) & 1) == 0) return false;
+    const std::uint64_t b = secondBit(rowHash, cx);
+    return ((occupied_[secondTable_ + (b >> 6)] >> (b & 63)) & 1) != 0;
+  }
+  // Bits [first, first + len) of the first table (wrapping around its end)
+  // in the low bits; len in [1, 64].
+  [[nodiscard]] std::uint64_t firstBits(std::uint64_t first, std::uint32_t len) const noexcept;
+  // A cell that may hold a small body: its bucket key and numbers.
+  struct Cell {
+    std::uint64_t key;
+    std::int64_t cx, cy;
+  };
+  static constexpr std::size_t kMaxCellScan = 100;  // more cells: scan the entries instead
+  // The cells of r whose occupancy bits are set, into out (r.cells() of
+  // them at most); returns their count.
+  std::size_t occupiedCells(const CellRange& r, Cell* out) const noexcept;
+  void occupy(std::int64_t cx, std::int64_t cy) noexcept {
+    const std::uint64_t row = rowHash(cy);
+    const std::uint64_t a = (row + static_cast<std::uint64_t>(cx)) & bitMask_;
+    occupied_[a >> 6] |= std::uint64_t{1} << (a & 63);
+    const std::uint64_t b = secondBit(row, cx);
+    occupied_[secondTable_ + (b >> 6)] |= std::uint64_t{1} << (b & 63);
+  }
+  void fillOccupancy(std::span<const AABB> boxes);
   [[nodiscard]] std::int64_t cell(float x) const noexcept;
   [[nodiscard]] static std::uint64_t rowHash(std::int64_t cy) noexcept;
   [[nodiscard]] std::uint32_t bucket(std::int64_t cx, std::int64_t cy) const noexcept;
@@ -95,6 +155,16 @@ class QueryDelta {
                                         // least twice the entries, a power of two)
   std::vector<std::uint32_t> big_;      // entries larger than a cell
   std::vector<double> sample_;          // rebuilt's scratch
+  // Two bits per cell (about 16 per body in each table): set where a small body of the structure or
+  // of the delta has its min corner; a clear bit proves the cell empty. The structure's bodies not
+  // smaller than a cell are listed in bigHeld_ (answerForStructure gives
+  // up when there are more than kMaxBigHeld).
+  std::vector<std::uint64_t> occupied_;
+  std::uint64_t bitMask_ = 0;    // bits per table - 1
+  std::size_t secondTable_ = 0;  // the second table's first word
+  std::vector<std::uint32_t> bigHeld_;
+  std::vector<AABB> bigHeldBoxes_;
+  bool tooManyBig_ = false;
 };
 
 }  // namespace quadbin

@@ -261,7 +261,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
         if (spareBroad) broad = std::move(spareBroad);
         throw;
       }
-      queryDelta.rebuilt(bodies);
+      queryDelta.rebuilt(queryBoxes);
     }
     queryFresh.store(true, std::memory_order_release);
   }

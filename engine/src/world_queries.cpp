@@ -30,8 +30,7 @@ void World::Impl::queryBox(const AABB& box, std::vector<BodyId>& out, const Quer
   // Per-thread scratch: a query loop allocates nothing once warm.
   thread_local std::vector<std::uint32_t> found;
   found.clear();
-  w.broad->query(box, found);
-  w.queryDelta.mergeBox(box, static_cast<std::uint32_t>(w.bodies.size()), found);
+  w.queryDelta.query(*w.broad, box, static_cast<std::uint32_t>(w.bodies.size()), found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (!w.reports(filter, skip, i)) return true;
@@ -62,9 +61,8 @@ void World::Impl::queryRadius(Vec2 center, float radius, std::vector<BodyId>& ou
   // Per-thread scratch: a query loop allocates nothing once warm.
   thread_local std::vector<std::uint32_t> found;
   found.clear();
-  w.broad->query(AABB::fromCircle(center, radius), found);
-  w.queryDelta.mergeBox(AABB::fromCircle(center, radius),
-                        static_cast<std::uint32_t>(w.bodies.size()), found);
+  const AABB box = AABB::fromCircle(center, radius);
+  w.queryDelta.query(*w.broad, box, static_cast<std::uint32_t>(w.bodies.size()), found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (!w.reports(filter, skip, i)) return true;
@@ -180,8 +178,7 @@ void World::Impl::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
   std::vector<std::pair<float, std::uint32_t>> near;
   for (;;) {
     found.clear();
-    w.broad->query(AABB::fromCircle(point, r), found);
-    w.queryDelta.mergeBox(AABB::fromCircle(point, r), n, found);
+    w.queryDelta.query(*w.broad, AABB::fromCircle(point, r), n, found);
     near.clear();
     for (const std::uint32_t i : found) {
       if (!w.reports(filter, skip, i)) continue;

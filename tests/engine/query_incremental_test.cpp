@@ -202,8 +202,8 @@ TEST_P(IncrementalQueries, SpawnIfFreeSeesEveryEarlierSpawn) {
   EXPECT_GT(placed.size(), 500u);
 }
 
-// Long runs of changes between refills: the delta grows to as many
-// entries as the structure holds (its hash table doubling several times),
+// Long runs of changes between refills: the delta grows to three times as
+// many entries as the structure holds (its hash table doubling past n),
 // and rays, cast now and then, switch it to the smaller limit rays allow
 // until the next refill. Every answer equals a full rebuild's.
 TEST_P(IncrementalQueries, LongRunsOfChangesAndOccasionalRaysMatchAFullRebuild) {
@@ -237,6 +237,110 @@ TEST_P(IncrementalQueries, LongRunsOfChangesAndOccasionalRaysMatchAFullRebuild) 
     if (HasFatalFailure()) {
       ADD_FAILURE() << "at " << i;
       return;
+    }
+  }
+}
+
+// Brute force over every body with the world's own exact tests.
+std::vector<std::uint32_t> bruteBox(const World& w, const AABB& box) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+    const BodyId id = w.bodyAt(i);
+    const float r = w.radius(id);
+    if (r == 0.0f) {
+      if (touches(w.bounds(id), box)) out.push_back(id.index);
+    } else {
+      const Vec2 c = w.position(id);
+      if (lengthSquared(c - closestPoint(box, c)) <= r * r) out.push_back(id.index);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+std::vector<std::uint32_t> bruteRadius(const World& w, Vec2 center, float radius) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+    const BodyId id = w.bodyAt(i);
+    const float r = w.radius(id);
+    if (r == 0.0f) {
+      const AABB b = w.bounds(id);
+      if (lengthSquared(center - closestPoint(b, center)) <= radius * radius) {
+        out.push_back(id.index);
+      }
+    } else {
+      const float reach = radius + r;
+      if (lengthSquared(w.position(id) - center) <= reach * reach) out.push_back(id.index);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+std::vector<std::uint32_t> indices(std::vector<BodyId> ids) {
+  std::vector<std::uint32_t> out;
+  for (const BodyId id : ids) out.push_back(id.index);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Small queries, mostly in empty space, where the cells' occupancy lets a
+// query skip the structure: with few large boxes (answered from their
+// list) and with many (the structure is always asked), queries that just
+// touch a ball, and boxes far outside every body. Every answer equals
+// brute force.
+TEST_P(IncrementalQueries, SmallQueriesInEmptySpaceMatchBruteForce) {
+  for (const int large : {5, 40}) {
+    WorldDef def;
+    def.bounds = {{0, 0}, {200, 200}};
+    def.broadPhase = GetParam();
+    def.threadCount = 1;
+    def.logLevel = LogLevel::Off;
+    World w(def);
+    std::mt19937 rng(static_cast<unsigned>(large));
+    std::uniform_real_distribution<float> pos(1, 199), rad(0.3f, 0.8f), u(0, 1);
+    for (int i = 0; i < large; ++i) {
+      const Vec2 p{pos(rng), pos(rng)};
+      w.createBody(BodyDef::staticBox({p, p + Vec2{2 + u(rng) * 20, 2 + u(rng) * 5}}));
+    }
+    for (int i = 0; i < 200; ++i) w.createBody(BodyDef::ball({pos(rng), pos(rng)}, rad(rng)));
+    std::vector<BodyId> got;
+    for (int op = 0; op < 1500; ++op) {
+      const float roll = u(rng);
+      const auto n = w.bodyCount();
+      if (roll < 0.25f) {
+        w.createBody(BodyDef::ball({pos(rng), pos(rng)}, rad(rng)));
+      } else if (roll < 0.30f) {
+        const BodyId id = w.bodyAt(static_cast<std::uint32_t>(u(rng) * static_cast<float>(n - 1)));
+        if (w.type(id) == BodyType::Ball) w.setPosition(id, {pos(rng), pos(rng)});
+      } else if (roll < 0.33f && n > 300) {
+        w.destroyBody(w.bodyAt(static_cast<std::uint32_t>(u(rng) * static_cast<float>(n - 1))));
+      } else if (roll < 0.34f) {
+        w.step(1.0f / 60.0f);
+      } else if (roll < 0.60f) {
+        const Vec2 c{pos(rng), pos(rng)};
+        const float r = u(rng) * 2;
+        w.queryRadius(c, r, got);
+        ASSERT_EQ(indices(got), bruteRadius(w, c, r)) << "large " << large << " op " << op;
+      } else if (roll < 0.80f) {
+        // A box whose corner just touches a ball's tight box.
+        const BodyId id = w.bodyAt(static_cast<std::uint32_t>(u(rng) * static_cast<float>(n - 1)));
+        const AABB b = w.bounds(id);
+        const AABB q{b.max, b.max + Vec2{u(rng), u(rng)}};
+        w.queryBox(q, got);
+        ASSERT_EQ(indices(got), bruteBox(w, q)) << "large " << large << " op " << op;
+      } else if (roll < 0.98f) {
+        const Vec2 c{pos(rng), pos(rng)};
+        const AABB q{c, c + Vec2{u(rng) * 3, u(rng) * 3}};
+        w.queryBox(q, got);
+        ASSERT_EQ(indices(got), bruteBox(w, q)) << "large " << large << " op " << op;
+      } else {
+        // Far outside every body, and reaching the coordinate limit.
+        const AABB far{{9e8f, -1e9f}, {1e9f, -9e8f}};
+        w.queryBox(far, got);
+        EXPECT_TRUE(got.empty());
+        const AABB all{{-1e9f, -1e9f}, {1e9f, 1e9f}};
+        w.queryBox(all, got);
+        ASSERT_EQ(got.size(), w.bodyCount());
+      }
     }
   }
 }
