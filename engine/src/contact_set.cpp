@@ -23,6 +23,16 @@ constexpr float kSlop = ContactSolver::kSlop;
 constexpr float kEscapeTolerance = ContactSolver::kEscapeTolerance;
 constexpr std::uint32_t kGroups = ContactSolver::kGroups;
 constexpr std::uint32_t kBuckets = kGroups * (ContactSolver::kColours + 1);
+
+// False when addWalls would add nothing (its tests negated: a NaN position
+// adds nothing either way), so that the balls far from every wall cost no
+// call.
+bool nearWall(const BodyStore& bodies, const SolverSettings& s, std::uint32_t i, float margin) {
+  const float reach = bodies.radius[i] * (1.0f + kSlop) + margin;
+  const float x = bodies.px[i], y = bodies.py[i];
+  return !(x - reach > s.bounds.min.x && x + reach < s.bounds.max.x && y - reach > s.bounds.min.y &&
+           y + reach < s.bounds.max.y);
+}
 }  // namespace
 
 std::uint32_t ContactSolver::wakeTouched(BodyStore& bodies, float dt, std::span<const Pair> pairs,
@@ -124,7 +134,9 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
       const std::uint32_t begin = (t - pairTasks) * kBodyChunk,
                           end = std::min(n, begin + kBodyChunk);
       for (std::uint32_t i = begin; i < end; ++i) {
-        if (bodies.awake[i] != 0) addWalls(bodies, s, i, emit);
+        if (bodies.awake[i] != 0 && nearWall(bodies, s, i, margin_[i])) {
+          addWalls(bodies, s, i, emit);
+        }
       }
     }
   });
