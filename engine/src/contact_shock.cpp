@@ -36,6 +36,9 @@ bool ContactSolver::orderForShock(const BodyStore& bodies, const SolverSettings&
   const Vec2 up = s.gravity * (-1.0f / g);
   BallState* st = state_.data();
   auto height = [st, up](std::uint32_t i) { return dot(st[i].p, up); };
+  // Key: the height's ordered bits above the row index, as few bits as
+  // the rows need (fewer radix passes).
+  shockRowBits_ = static_cast<unsigned>(std::bit_width(rows_.size()));
   shockKeys_.clear();
   for (std::uint32_t colour = 0; colour <= kColours; ++colour) {
     const std::uint32_t first = bucketStart_[std::size_t{kGroups} * colour];
@@ -50,10 +53,10 @@ bool ContactSolver::orderForShock(const BodyStore& bodies, const SolverSettings&
       // body) comes before the rows the ball supports.
       const float h =
           r.kind == kBall ? std::min(height(r.a), height(r.b)) : height(r.a) - bodies.radius[r.a];
-      shockKeys_.push_back(orderedBits(h) << 32 | k);
+      shockKeys_.push_back(orderedBits(h) << shockRowBits_ | k);
     }
   }
-  parallelRadixSort(tasks, shockKeys_, shockScratch_, shockCounts_, 64);
+  parallelRadixSort(tasks, shockKeys_, shockScratch_, shockCounts_, 32 + shockRowBits_);
   return true;
 }
 
@@ -69,8 +72,9 @@ void ContactSolver::propagateShock(const SolverSettings& s) {
   const Vec2 up = s.gravity * (-1.0f / length(s.gravity));
   BallState* st = state_.data();
   auto height = [st, up](std::uint32_t i) { return dot(st[i].p, up); };
+  const std::uint64_t rowMask = (std::uint64_t{1} << shockRowBits_) - 1;
   for (const std::uint64_t key : shockKeys_) {
-    Row& r = rows_[static_cast<std::uint32_t>(key)];
+    Row& r = rows_[static_cast<std::uint32_t>(key & rowMask)];
     const bool ball = r.kind == kBall;
     const Vec2 va = st[r.a].v;
     const Vec2 vb = ball || r.kind == kKinematic ? st[r.b].v : Vec2{};

@@ -374,6 +374,7 @@ class ContactSolver {
   std::vector<std::uint32_t> chunkCounts_;
   std::vector<std::uint64_t> shockKeys_, shockScratch_;  // contact_shock.cpp
   std::vector<std::uint32_t> shockCounts_;
+  unsigned shockRowBits_ = 0;  // shock key = height bits << shockRowBits_ | row
 };
 
 }  // namespace quadbin
