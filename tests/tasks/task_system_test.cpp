@@ -111,20 +111,27 @@ TEST(TaskSystem, SeveralCallersAtOnce) {
   }
 }
 
+// n random keys of `bits` bits, radix-sorted on every task system, against
+// std::sort.
+void expectRadixSortMatchesStdSort(std::mt19937_64& rng, std::size_t n, unsigned bits) {
+  const std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  std::vector<std::uint64_t> keys(n);
+  for (auto& k : keys) k = rng() & mask;
+  auto expected = keys;
+  std::sort(expected.begin(), expected.end());
+  for (auto& [name, ts] : systems()) {
+    auto sorted = keys;
+    std::vector<std::uint64_t> scratch;
+    std::vector<std::uint32_t> counts;
+    parallelRadixSort(*ts, sorted, scratch, counts, bits);
+    ASSERT_EQ(sorted, expected) << name << " n " << n << " bits " << bits;
+  }
+}
+
 TEST(ParallelHelpers, RadixSortMatchesStdSort) {
   std::mt19937_64 rng(7);
   for (std::uint32_t n : {0u, 1u, 100u, 70000u, 300000u}) {
-    std::vector<std::uint64_t> keys(n);
-    for (auto& k : keys) k = rng() & ((std::uint64_t{1} << 41) - 1);
-    auto expected = keys;
-    std::sort(expected.begin(), expected.end());
-    for (auto& [name, ts] : systems()) {
-      auto sorted = keys;
-      std::vector<std::uint64_t> scratch;
-      std::vector<std::uint32_t> counts;
-      parallelRadixSort(*ts, sorted, scratch, counts, 41);
-      ASSERT_EQ(sorted, expected) << name << " n " << n;
-    }
+    expectRadixSortMatchesStdSort(rng, n, 41);
   }
 }
 
@@ -133,18 +140,7 @@ TEST(ParallelHelpers, RadixSortMatchesStdSort) {
 TEST(ParallelHelpers, RadixSortAnyKeyWidth) {
   std::mt19937_64 rng(11);
   for (const unsigned bits : {1u, 11u, 12u, 13u, 24u, 25u, 34u, 37u, 63u, 64u}) {
-    const std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
-    std::vector<std::uint64_t> keys(100000);
-    for (auto& k : keys) k = rng() & mask;
-    auto expected = keys;
-    std::sort(expected.begin(), expected.end());
-    for (auto& [name, ts] : systems()) {
-      auto sorted = keys;
-      std::vector<std::uint64_t> scratch;
-      std::vector<std::uint32_t> counts;
-      parallelRadixSort(*ts, sorted, scratch, counts, bits);
-      ASSERT_EQ(sorted, expected) << name << " bits " << bits;
-    }
+    expectRadixSortMatchesStdSort(rng, 100000, bits);
   }
 }
 
