@@ -6,8 +6,6 @@
 #include <cassert>
 #include <cmath>
 
-#include <quadbin/broadphase/broadphase.hpp>
-
 #include "body_store.hpp"
 
 namespace quadbin {
@@ -117,16 +115,33 @@ void QueryDelta::fillOccupancy(std::span<const AABB> boxes) {
   bigHeld_.clear();
   bigHeldBoxes_.clear();
   tooManyBig_ = false;
+  // The small bodies by cell, as the buckets of a hash grid kept in one
+  // array (a counting sort, in body order within a bucket).
+  const std::size_t buckets = std::bit_ceil(std::max<std::size_t>(n, kMinLimit));
+  refill(heldStart_, buckets + 2, 0u);
+  refill(heldKey_, n, kNone);
   for (std::uint32_t i = 0; i < n; ++i) {
     const AABB& b = boxes[i];
     if (extentOf(b) < cellSize_) {
-      occupy(cell(b.min.x), cell(b.min.y));
+      const std::int64_t cx = cell(b.min.x);
+      const std::uint64_t row = rowHash(cell(b.min.y));
+      occupy(row, cx);
+      heldKey_[i] =
+          static_cast<std::uint32_t>((row + static_cast<std::uint64_t>(cx)) & (buckets - 1));
+      ++heldStart_[heldKey_[i] + 2];
     } else if (bigHeld_.size() < kMaxBigHeld) {
       bigHeld_.push_back(i);
       bigHeldBoxes_.push_back(b);
     } else {
       tooManyBig_ = true;
     }
+  }
+  // heldStart_[k + 2] counted bucket k; after the sums, heldStart_[k + 1] is
+  // where bucket k starts, and the fill below moves it to where k ends.
+  for (std::size_t k = 2; k < heldStart_.size(); ++k) heldStart_[k] += heldStart_[k - 1];
+  refill(held_, heldStart_.back(), Held{});
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (heldKey_[i] != kNone) held_[heldStart_[heldKey_[i] + 1]++] = {boxes[i], i};
   }
 }
 
@@ -185,28 +200,32 @@ std::size_t QueryDelta::occupiedCells(const CellRange& r, Cell* out) const noexc
   return count;
 }
 
-void QueryDelta::query(const BroadPhase& broad, const AABB& box, std::uint32_t n,
-                       std::vector<std::uint32_t>& found) const {
+bool QueryDelta::answer(const AABB& box, std::uint32_t n, std::vector<std::uint32_t>& found) const {
   CellRange r;
-  if (!built_ || !cellRange(box, r)) {
-    broad.query(box, found);
-    mergeBox(box, n, found);
-    return;
-  }
+  if (!built_ || tooManyBig_ || !cellRange(box, r)) return false;
   // The cells that may hold a small body (of the structure or the delta).
   std::array<Cell, kMaxCellScan> cells;  // NOLINT(cppcoreguidelines-pro-type-member-init)
   const std::size_t count = occupiedCells(r, cells.data());
-  if (count > 0 || tooManyBig_) {
-    broad.query(box, found);
-  } else {
-    // The structure's answer without asking it: its large bodies that
-    // touch `box` (stale ones too, as it would give them).
-    for (std::size_t k = 0; k < bigHeld_.size(); ++k) {
-      if (touches(bigHeldBoxes_[k], box)) found.push_back(bigHeld_[k]);
+  // The bodies the structure holds, as it would give them less the stale
+  // ones: its large bodies from their list, its small ones from the cells.
+  auto current = [&](std::uint32_t p) { return p < n && stale_[p] == 0; };
+  for (std::size_t k = 0; k < bigHeld_.size(); ++k) {
+    if (current(bigHeld_[k]) && touches(bigHeldBoxes_[k], box)) found.push_back(bigHeld_[k]);
+  }
+  const std::uint64_t heldMask = heldStart_.size() - 3;  // buckets - 1
+  for (std::size_t k = 0; k < count; ++k) {
+    const Cell& c = cells[k];
+    const std::uint64_t bucket = c.key & heldMask;
+    for (std::uint32_t at = heldStart_[bucket]; at < heldStart_[bucket + 1]; ++at) {
+      const Held& h = held_[at];
+      // Other cells share the bucket: only this cell's bodies.
+      if (cell(h.box.min.x) == c.cx && cell(h.box.min.y) == c.cy && current(h.body) &&
+          touches(h.box, box)) {
+        found.push_back(h.body);
+      }
     }
   }
-  if (clean(n)) return;
-  dropStale(n, found);
+  if (clean(n)) return true;
   auto take = [&](std::uint32_t e) {
     if (live(e, n) && touches(entries_[e].box, box)) found.push_back(entries_[e].body);
   };
@@ -219,6 +238,7 @@ void QueryDelta::query(const BroadPhase& broad, const AABB& box, std::uint32_t n
       if (entries_[e].cellX == c.cx && entries_[e].cellY == c.cy) take(e);
     }
   }
+  return true;
 }
 
 void QueryDelta::growTable() {

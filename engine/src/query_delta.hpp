@@ -16,7 +16,6 @@
 namespace quadbin {
 
 struct BodyStore;
-class BroadPhase;
 
 class QueryDelta {
  public:
@@ -59,14 +58,16 @@ class QueryDelta {
   static constexpr std::uint32_t kMinLimit = 64;
 
   /// The bodies (n of them) whose tight box may touch `box`, appended to
-  /// `found`: the structure's answer merged with the delta (as
-  /// broad.query then mergeBox give it), in one pass over the few cells
-  /// `box` reaches. Where the cells' occupancy shows that the structure
-  /// holds no small body near `box`, the structure is not asked at all: a
-  /// query in empty space (most of a spawn-if-free loop) costs a few bit
-  /// tests. The order of `found` is not kept.
-  void query(const BroadPhase& broad, const AABB& box, std::uint32_t n,
-             std::vector<std::uint32_t>& found) const;
+  /// `found`, as the structure's answer merged with the delta would give
+  /// them (broad.query then mergeBox), without asking the structure: the
+  /// refill keeps the structure's small bodies in a hash grid of its own,
+  /// so a small query costs a few bit tests and the bodies of the cells it
+  /// reaches, whatever the structure. False (found untouched) where the
+  /// structure must answer: a box over more than kMaxCellScan cells, more
+  /// than kMaxBigHeld large bodies, or nothing built. The order of `found`
+  /// is not kept.
+  [[nodiscard]] bool answer(const AABB& box, std::uint32_t n,
+                            std::vector<std::uint32_t>& found) const;
   /// Turns the structure's answer `found` (proxies whose box touches
   /// `box`) into the current bodies' (n of them): drops the proxies that
   /// are stale and appends the changed bodies whose tight box touches
@@ -120,8 +121,8 @@ class QueryDelta {
   // The cells of r whose occupancy bits are set, into out (r.cells() of
   // them at most); returns their count.
   std::size_t occupiedCells(const CellRange& r, Cell* out) const noexcept;
-  void occupy(std::int64_t cx, std::int64_t cy) noexcept {
-    const std::uint64_t row = rowHash(cy);
+  void occupy(std::int64_t cx, std::int64_t cy) noexcept { occupy(rowHash(cy), cx); }
+  void occupy(std::uint64_t row, std::int64_t cx) noexcept {
     const std::uint64_t a = (row + static_cast<std::uint64_t>(cx)) & bitMask_;
     occupied_[a >> 6] |= std::uint64_t{1} << (a & 63);
     const std::uint64_t b = secondBit(row, cx);
@@ -157,11 +158,21 @@ class QueryDelta {
   std::vector<double> sample_;          // rebuilt's scratch
   // Two bits per cell (about 16 per body in each table): set where a small body of the structure or
   // of the delta has its min corner; a clear bit proves the cell empty. The structure's bodies not
-  // smaller than a cell are listed in bigHeld_ (answerForStructure gives
-  // up when there are more than kMaxBigHeld).
+  // smaller than a cell are listed in bigHeld_ (answer gives up when
+  // there are more than kMaxBigHeld).
   std::vector<std::uint64_t> occupied_;
   std::uint64_t bitMask_ = 0;    // bits per table - 1
   std::size_t secondTable_ = 0;  // the second table's first word
+  // The structure's small bodies by cell (filled at the refill): bucket k
+  // (hashed as the delta's buckets, over heldStart_.size() - 3 buckets)
+  // holds held_[heldStart_[k], heldStart_[k + 1]).
+  struct Held {
+    AABB box;
+    std::uint32_t body = kNone;
+  };
+  std::vector<std::uint32_t> heldStart_;
+  std::vector<Held> held_;
+  std::vector<std::uint32_t> heldKey_;  // the refill's scratch: per body, its bucket or kNone
   std::vector<std::uint32_t> bigHeld_;
   std::vector<AABB> bigHeldBoxes_;
   bool tooManyBig_ = false;

@@ -321,9 +321,7 @@ void World::explode(Vec2 center, float radius, float impulse) {
   // The query path: the broad phase on the bodies' tight boxes.
   w.refreshQueryIndex();
   std::vector<std::uint32_t> found;
-  w.broad->query(AABB::fromCircle(center, radius), found);
-  w.queryDelta.mergeBox(AABB::fromCircle(center, radius),
-                        static_cast<std::uint32_t>(w.bodies.size()), found);
+  w.candidates(AABB::fromCircle(center, radius), found);
   std::vector<std::pair<std::uint32_t, Vec2>> hit;
   w.check(forces::explosionVelocities(w.bodies, found, center, radius, impulse, hit));
   for (const auto& [i, v] : hit) {

@@ -116,12 +116,18 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   bool warnedOutside = false;
   bool warnedBruteForce = false;
 
-  // Spatial queries run on the broad phase refreshed with the bodies' tight
-  // boxes, once, by the first query after anything moved. Queries from many
+  // Spatial queries run on the bodies' tight boxes, taken once by the first
+  // query after anything moved (a refill of the delta's index; the broad
+  // phase takes them only when a query needs it). Queries from many
   // threads at once are safe: the first refreshes under the lock, the rest
   // wait for it and then only read.
   std::mutex queryMutex;
   std::atomic<bool> queryFresh{false};
+  // Whether the broad phase holds queryBoxes. A refill fills only the
+  // delta's index (small queries never ask the structure); a large box, a
+  // ray, an explosion or a draw update the structure first, once per
+  // refill.
+  std::atomic<bool> structureFresh{false};
   // A ray tests every changed body: once a ray was cast since the last
   // refill, the delta refills at QueryDelta::rayLimit instead of limit.
   std::atomic<bool> raysAsked{false};
@@ -252,18 +258,37 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
     if (deltaFull()) {
       queryDelta.invalidate();
       raysAsked.store(false, std::memory_order_relaxed);
+      structureFresh.store(false, std::memory_order_relaxed);
       bodies.tightBoxes(queryBoxes, *tasks);
-      try {
-        broad->update(queryBoxes);
-      } catch (...) {
-        // It may be half updated: an empty one takes its place (queryFresh
-        // stays false, so the next query fills it).
-        if (spareBroad) broad = std::move(spareBroad);
-        throw;
-      }
       queryDelta.rebuilt(queryBoxes);
     }
     queryFresh.store(true, std::memory_order_release);
+  }
+  // After refreshQueryIndex: the broad phase holds the refill's boxes, for
+  // what the delta's index cannot answer alone.
+  void refreshQueryStructure() {
+    if (structureFresh.load(std::memory_order_acquire)) return;
+    const std::lock_guard lock(queryMutex);
+    if (structureFresh.load(std::memory_order_relaxed)) return;
+    try {
+      broad->update(queryBoxes);
+    } catch (...) {
+      // It may be half updated: an empty one takes its place (structureFresh
+      // stays false, so the next call fills it).
+      if (spareBroad) broad = std::move(spareBroad);
+      throw;
+    }
+    structureFresh.store(true, std::memory_order_release);
+  }
+  // The bodies whose tight box may touch `box` (after refreshQueryIndex),
+  // appended to `found` in no particular order: from the delta's index
+  // where it can answer, else from the structure and the delta.
+  void candidates(const AABB& box, std::vector<std::uint32_t>& found) {
+    const auto n = static_cast<std::uint32_t>(bodies.size());
+    if (queryDelta.answer(box, n, found)) return;
+    refreshQueryStructure();
+    broad->query(box, found);
+    queryDelta.mergeBox(box, n, found);
   }
   [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
   // The spatial queries (world.cpp's last section); filter null: every body.

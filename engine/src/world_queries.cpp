@@ -10,6 +10,7 @@ void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
   const auto use = w.claimRead("draw");
   if (options.region) w.check(validate::queryBox(*options.region, "draw region"));
   w.refreshQueryIndex();
+  w.refreshQueryStructure();
   drawWorld({w.bodies, w.slotOf, w.generation, w.worldId, w.def, *w.broad, w.queryDelta,
              w.sensors.overlaps(), w.denseOf, *w.tasks},
             options, out);
@@ -30,7 +31,7 @@ void World::Impl::queryBox(const AABB& box, std::vector<BodyId>& out, const Quer
   // Per-thread scratch: a query loop allocates nothing once warm.
   thread_local std::vector<std::uint32_t> found;
   found.clear();
-  w.queryDelta.query(*w.broad, box, static_cast<std::uint32_t>(w.bodies.size()), found);
+  w.candidates(box, found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (!w.reports(filter, skip, i)) return true;
@@ -61,8 +62,7 @@ void World::Impl::queryRadius(Vec2 center, float radius, std::vector<BodyId>& ou
   // Per-thread scratch: a query loop allocates nothing once warm.
   thread_local std::vector<std::uint32_t> found;
   found.clear();
-  const AABB box = AABB::fromCircle(center, radius);
-  w.queryDelta.query(*w.broad, box, static_cast<std::uint32_t>(w.bodies.size()), found);
+  w.candidates(AABB::fromCircle(center, radius), found);
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (!w.reports(filter, skip, i)) return true;
@@ -106,6 +106,7 @@ void World::Impl::raycastAll(const Ray& ray, std::vector<RayHit>& out, const Que
   const std::uint32_t skip = w.ignored(filter, "raycast filter.ignore");
   w.raysAsked.store(true, std::memory_order_relaxed);
   w.refreshQueryIndex();
+  w.refreshQueryStructure();
   std::vector<std::uint32_t> found;
   w.broad->queryRay(ray, found);
   w.queryDelta.mergeAll(static_cast<std::uint32_t>(w.bodies.size()), found);
@@ -178,7 +179,7 @@ void World::Impl::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
   std::vector<std::pair<float, std::uint32_t>> near;
   for (;;) {
     found.clear();
-    w.queryDelta.query(*w.broad, AABB::fromCircle(point, r), n, found);
+    w.candidates(AABB::fromCircle(point, r), found);
     near.clear();
     for (const std::uint32_t i : found) {
       if (!w.reports(filter, skip, i)) continue;

@@ -1,7 +1,9 @@
 // Incremental spatial queries (engine/src/query_delta.hpp): a query after a
-// few changes answers from the broad phase plus the changed bodies. Every
-// answer must equal that of a twin world whose broad phase is rebuilt from
-// scratch before each query, for every broad phase.
+// few changes answers from the bodies of the last refill (the delta's own
+// index of them for a small query, the broad phase for a large one) plus
+// the changed bodies. Every answer must equal that of a twin world whose
+// index is refilled from scratch before each query, for every broad phase,
+// and the box and radius queries' must equal brute force's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +19,47 @@ std::string paramName(const ::testing::TestParamInfo<BroadPhaseType>& info) {
   std::string name(toString(info.param));
   std::replace(name.begin(), name.end(), '-', '_');
   return name;
+}
+
+// Brute force over every body with the world's own exact tests.
+std::vector<std::uint32_t> bruteBox(const World& w, const AABB& box) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+    const BodyId id = w.bodyAt(i);
+    const float r = w.radius(id);
+    if (r == 0.0f) {
+      if (touches(w.bounds(id), box)) out.push_back(id.index);
+    } else {
+      const Vec2 c = w.position(id);
+      if (lengthSquared(c - closestPoint(box, c)) <= r * r) out.push_back(id.index);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+std::vector<std::uint32_t> bruteRadius(const World& w, Vec2 center, float radius) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+    const BodyId id = w.bodyAt(i);
+    const float r = w.radius(id);
+    if (r == 0.0f) {
+      const AABB b = w.bounds(id);
+      if (lengthSquared(center - closestPoint(b, center)) <= radius * radius) {
+        out.push_back(id.index);
+      }
+    } else {
+      const float reach = radius + r;
+      if (lengthSquared(w.position(id) - center) <= reach * reach) out.push_back(id.index);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+std::vector<std::uint32_t> indices(std::vector<BodyId> ids) {
+  std::vector<std::uint32_t> out;
+  for (const BodyId id : ids) out.push_back(id.index);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // The same world twice: `live` answers incrementally, `ref` rebuilds its
@@ -71,6 +114,7 @@ class Twins {
     live->queryBox(box, a);
     ref->queryBox(box, b);
     same(a, b);
+    ASSERT_EQ(indices(a), bruteBox(*live, box));
   }
   void checkRadius(Vec2 c, float r) {
     fresh();
@@ -78,6 +122,7 @@ class Twins {
     live->queryRadius(c, r, a);
     ref->queryRadius(c, r, b);
     same(a, b);
+    ASSERT_EQ(indices(a), bruteRadius(*live, c, r));
   }
   void checkRay(const Ray& ray) {
     fresh();
@@ -239,47 +284,6 @@ TEST_P(IncrementalQueries, LongRunsOfChangesAndOccasionalRaysMatchAFullRebuild) 
       return;
     }
   }
-}
-
-// Brute force over every body with the world's own exact tests.
-std::vector<std::uint32_t> bruteBox(const World& w, const AABB& box) {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    const float r = w.radius(id);
-    if (r == 0.0f) {
-      if (touches(w.bounds(id), box)) out.push_back(id.index);
-    } else {
-      const Vec2 c = w.position(id);
-      if (lengthSquared(c - closestPoint(box, c)) <= r * r) out.push_back(id.index);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-std::vector<std::uint32_t> bruteRadius(const World& w, Vec2 center, float radius) {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    const float r = w.radius(id);
-    if (r == 0.0f) {
-      const AABB b = w.bounds(id);
-      if (lengthSquared(center - closestPoint(b, center)) <= radius * radius) {
-        out.push_back(id.index);
-      }
-    } else {
-      const float reach = radius + r;
-      if (lengthSquared(w.position(id) - center) <= reach * reach) out.push_back(id.index);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-std::vector<std::uint32_t> indices(std::vector<BodyId> ids) {
-  std::vector<std::uint32_t> out;
-  for (const BodyId id : ids) out.push_back(id.index);
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 // Small queries, mostly in empty space, where the cells' occupancy lets a
