@@ -389,7 +389,8 @@ class World {
   /// query would refuse, during a step, or when a callback changes the world.
   void draw(WorldDraw& out, const WorldDrawOptions& options) const;
   /// Switches to a new, empty broad phase of `type` (def().broadPhase
-  /// follows); it is filled from the bodies at the next step or query. The
+  /// follows); it is filled from the bodies at the next step, or at the
+  /// next query that needs it (a large box, a ray, a draw). The
   /// bodies are untouched. Pairs reach the solver in the new structure's
   /// order, so the motion that follows may differ in the last bits from a
   /// world that used `type` from the start. Throws Error during a step.
