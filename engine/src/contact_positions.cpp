@@ -193,21 +193,22 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
     if (r.imb != 0.0f) sh[r.b] += p * r.imb;
     return false;
   });
-  for (std::uint32_t pass = 0; pass < s.positionPasses; ++pass) {
-    const std::uint32_t changed = forEachShiftRow([sh](ShiftRow& r) {
-      const Vec2 sa = sh[r.a], sb = sh[r.b];
-      const float u = (sb.x - sa.x) * r.nx + (sb.y - sa.y) * r.ny;
-      const float total = std::max(r.shift + r.mEff * (r.goal - u), 0.0f);
-      const float d = total - r.shift;
-      if (d == 0.0f) return false;
-      r.shift = total;
-      const Vec2 p{r.nx * d, r.ny * d};
-      sh[r.a] = sa - p * r.ima;
-      if (r.imb != 0.0f) sh[r.b] = sb + p * r.imb;
-      return true;
-    });
-    if (changed == 0) break;
-  }
+  // The passes in one parallel region, until one changes nothing.
+  passesOverRows(
+      tasks, kApart, shiftRows_.data(), extraCount, s.positionPasses,
+      [sh](ShiftRow& r) {
+        const Vec2 sa = sh[r.a], sb = sh[r.b];
+        const float u = (sb.x - sa.x) * r.nx + (sb.y - sa.y) * r.ny;
+        const float total = std::max(r.shift + r.mEff * (r.goal - u), 0.0f);
+        const float d = total - r.shift;
+        if (d == 0.0f) return false;
+        r.shift = total;
+        const Vec2 p{r.nx * d, r.ny * d};
+        sh[r.a] = sa - p * r.ima;
+        if (r.imb != 0.0f) sh[r.b] = sb + p * r.imb;
+        return true;
+      },
+      [](const ShiftRow&) {}, [](std::uint32_t changed) { return changed != 0; });
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) state_[i].p += shift_[i];
   });
@@ -304,11 +305,11 @@ void ContactSolver::correctOverlaps(const BodyStore& bodies, const SolverSetting
   const std::uint32_t calm = corrected ? correctPositions(bodies, s, tasks) : 0;
   // Calm contacts (a pile's): nonlinear passes, each overlap measured from
   // the current positions.
-  for (std::uint32_t pass = 0; calm != 0 && pass < s.positionPasses; ++pass) {
-    const std::uint32_t moved =
-        forEachRow(tasks, kResting, [&](Row& r) { return isCalm(s, r) && settle(bodies, s, r); });
-    if (moved == 0) break;
-  }
+  if (calm == 0) return;
+  passesOverRows(
+      tasks, kResting, rows_.data(), 0, s.positionPasses,
+      [&](Row& r) { return isCalm(s, r) && settle(bodies, s, r); }, [](const Row&) {},
+      [](std::uint32_t moved) { return moved != 0; });
 }
 
 void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,

@@ -66,31 +66,29 @@ void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iter
     }
     return true;
   };
-  for (std::uint32_t it = 0; it < iterations; ++it) {
-    // A sweep that changed no impulse leaves the next one nothing to do.
-    auto pre = [st](const Row& r) {
-      prefetch(&st[r.a]);
-      if (r.kind == kBall || r.kind == kKinematic) prefetch(&st[r.b]);
-    };
-    const std::uint32_t changed = forEachRow(
-        tasks, lastGroup,
-        [st, friction, &slide](Row& r) {
-          const bool slid = friction && slide(r);
-          const Vec2 va = st[r.a].v;
-          const Vec2 vb = r.kind == kBall || r.kind == kKinematic ? st[r.b].v : Vec2{};
-          const float vn = (vb.x - va.x) * r.nx + (vb.y - va.y) * r.ny;
-          const float total = std::max(r.lambda + r.mEff * (r.target - vn), 0.0f);
-          const float d = total - r.lambda;
-          if (d == 0.0f) return slid;
-          r.lambda = total;
-          const Vec2 p{r.nx * d, r.ny * d};
-          st[r.a].v = va - p * r.ima;
-          if (r.kind == kBall) st[r.b].v = vb + p * r.imb;
-          return true;
-        },
-        pre);
-    if (changed == 0) break;
-  }
+  auto pre = [st](const Row& r) {
+    prefetch(&st[r.a]);
+    if (r.kind == kBall || r.kind == kKinematic) prefetch(&st[r.b]);
+  };
+  // The sweeps in one parallel region; a sweep that changed no impulse
+  // leaves the next one nothing to do.
+  passesOverRows(
+      tasks, lastGroup, rows_.data(), 0, iterations,
+      [st, friction, &slide](Row& r) {
+        const bool slid = friction && slide(r);
+        const Vec2 va = st[r.a].v;
+        const Vec2 vb = r.kind == kBall || r.kind == kKinematic ? st[r.b].v : Vec2{};
+        const float vn = (vb.x - va.x) * r.nx + (vb.y - va.y) * r.ny;
+        const float total = std::max(r.lambda + r.mEff * (r.target - vn), 0.0f);
+        const float d = total - r.lambda;
+        if (d == 0.0f) return slid;
+        r.lambda = total;
+        const Vec2 p{r.nx * d, r.ny * d};
+        st[r.a].v = va - p * r.ima;
+        if (r.kind == kBall) st[r.b].v = vb + p * r.imb;
+        return true;
+      },
+      pre, [](std::uint32_t changed) { return changed != 0; });
 }
 
 // Inlined: it runs twice per collision, in the hottest loop of the step.
@@ -191,7 +189,9 @@ bool ContactSolver::impactKinematic(const BodyStore& bodies, const SolverSetting
   return true;
 }
 
-bool ContactSolver::impact(const BodyStore& bodies, const SolverSettings& s, Row& r) {
+// Inlined: the impact passes' row function, whose early outs skip most rows.
+[[gnu::always_inline]] inline bool ContactSolver::impact(const BodyStore& bodies,
+                                                         const SolverSettings& s, Row& r) {
   // Contacts the iterations pushed are theirs for this step.
   if (r.lambda != 0.0f) return false;
   // Nothing changed since the last check: the same answer (none).
@@ -214,24 +214,28 @@ bool ContactSolver::impact(const BodyStore& bodies, const SolverSettings& s, Row
 std::uint32_t ContactSolver::impactPasses(const BodyStore& bodies, const SolverSettings& s,
                                           TaskSystem& tasks) {
   std::uint32_t total = 0;
-  for (std::uint32_t pass = 0; pass < s.impactPasses; ++pass) {
-    std::uint32_t hits = forEachRow(
-        tasks, kApart, [&](Row& r) { return impact(bodies, s, r); },
-        [this](const Row& r) {
-          if (r.lambda != 0.0f) return;  // impact() skips it
-          prefetch(&changed_[r.a]);
-          prefetch(&state_[r.a]);
-          if (r.kind == kBall || r.kind == kKinematic) {
-            prefetch(&changed_[r.b]);
-            prefetch(&state_[r.b]);
-          }
-        });
-    ++clock_;
-    for (Row& r : extraRows_) hits += impact(bodies, s, r) ? 1u : 0u;  // few: serially
-    total += hits;
-    if (hits == 0) return total;
-  }
-  impactsLeft_ = true;
+  bool ranOut = true;
+  // The passes in one parallel region; the end of a pass (the extra rows,
+  // few: serially) runs on one thread, between two passes.
+  passesOverRows(
+      tasks, kApart, rows_.data(), 0, s.impactPasses, [&](Row& r) { return impact(bodies, s, r); },
+      [this](const Row& r) {
+        if (r.lambda != 0.0f) return;  // impact() skips it
+        prefetch(&changed_[r.a]);
+        prefetch(&state_[r.a]);
+        if (r.kind == kBall || r.kind == kKinematic) {
+          prefetch(&changed_[r.b]);
+          prefetch(&state_[r.b]);
+        }
+      },
+      [&](std::uint32_t hits) {
+        ++clock_;
+        for (Row& r : extraRows_) hits += impact(bodies, s, r) ? 1u : 0u;
+        total += hits;
+        ranOut = hits != 0;
+        return ranOut;
+      });
+  if (ranOut) impactsLeft_ = true;
   return total;
 }
 

@@ -37,6 +37,7 @@
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/tasks/parallel.hpp>
+#include <quadbin/tasks/staged_loop.hpp>
 #include <span>
 #include <vector>
 
@@ -298,6 +299,11 @@ class ContactSolver {
                              P&& pre);
   template <class F, class P>
   std::uint32_t forEachRow(TaskSystem& tasks, Group lastGroup, F&& f, P&& pre);
+  /// Up to `passes` passes of forEachRowIn in one parallel region;
+  /// endPass(hits) after each pass says whether to go on.
+  template <class R, class F, class P, class E>
+  void passesOverRows(TaskSystem& tasks, Group lastGroup, R* rows, std::uint32_t tail,
+                      std::uint32_t passes, F&& f, P&& pre, E&& endPass);
   void sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations, bool friction);
   void buildFriction(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   std::uint32_t impactPasses(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
@@ -354,6 +360,7 @@ class ContactSolver {
   std::uint32_t clock_ = 0;
   std::vector<Row> rows_;                   // by colour, contacts that touch first in each
   std::vector<std::uint32_t> bucketStart_;  // kGroups (kColours + 1) + 1 offsets into rows_
+  StagedLoop stages_;                       // the colour loop's stages (contact_solver_rows.hpp)
   std::vector<Contact> extra_;              // contacts found by looking again
   std::vector<Row> extraRows_;              // their rows, in the same order
   std::vector<Row> canonicalRows_;          // rows in contact order, before the counting sort

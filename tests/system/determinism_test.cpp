@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <quadbin/quadbin.hpp>
 #include <quadbin/scenes/scene.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -170,5 +172,75 @@ TEST(Determinism, SleepingPileSameBitsForEveryThreadCount) {
   const std::vector<std::uint32_t> reference = pileState(1);
   for (std::uint32_t threads : {2u, 3u, 4u, 8u}) {
     EXPECT_TRUE(pileState(threads) == reference) << threads << " threads";
+  }
+}
+
+namespace {
+
+// A hexagonal lattice of 36,100 balls packed 2 % too tight, created in a
+// shuffled order, with random velocities: about three touching contacts
+// per ball (more than 100,000 rows in every colour loop, in a few dozen
+// colours), resting iterations, impacts and position passes all busy. The
+// colour loop runs them in one parallel region per run of passes
+// (StagedLoop); the state must be the same bits for 1, 2 and 8 threads.
+struct DenseState {
+  std::vector<std::uint32_t> bits;
+  std::uint64_t contacts = 0, impulses = 0;
+  std::uint32_t firstContacts = 0;
+};
+
+DenseState denseLattice(std::uint32_t threads) {
+  constexpr std::uint32_t kSide = 190;
+  constexpr float kSpacing = 0.98f;  // radius 0.5: neighbours overlap by 0.02
+  WorldDef def;
+  def.bounds = {{-2.0f, -2.0f}, {kSide * kSpacing + 3.0f, kSide * kSpacing + 3.0f}};
+  def.logLevel = LogLevel::Error;
+#if defined(__SANITIZE_THREAD__)
+  def.taskSystem = test::makeTestTaskSystem(threads);
+#else
+  def.threadCount = threads;
+#endif
+  World world(def);
+  std::vector<std::uint32_t> order(kSide * kSide);
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::mt19937 rng(10);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::uniform_real_distribution<float> speed(-1.0f, 1.0f);
+  for (const std::uint32_t k : order) {
+    const std::uint32_t row = k / kSide, col = k % kSide;
+    const float x = (static_cast<float>(col) + 0.5f * static_cast<float>(row % 2)) * kSpacing;
+    const float y = static_cast<float>(row) * kSpacing * 0.8660254f;
+    const float vx = speed(rng), vy = speed(rng);
+    world.createBody(BodyDef::ball({x, y}, 0.5f, {vx, vy}));
+  }
+  DenseState s;
+  const int steps = std::min(QUADBIN_DETERMINISM_STEPS, 20);
+  for (int step = 0; step < steps; ++step) {
+    world.step(1.0f / 60.0f);
+    if (step == 0) s.firstContacts = world.stats().contacts;
+    s.contacts += world.stats().contacts;
+    s.impulses += world.stats().impulses;
+  }
+  for (std::uint32_t i = 0; i < world.bodyCount(); ++i) {
+    const BodyId id = world.bodyAt(i);
+    const Vec2 p = world.position(id), v = world.velocity(id);
+    for (float f : {p.x, p.y, v.x, v.y}) s.bits.push_back(std::bit_cast<std::uint32_t>(f));
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(Determinism, DenseLatticeSameBitsFor1To8Threads) {
+  const DenseState reference = denseLattice(1);
+  ASSERT_GT(reference.firstContacts, 100000u) << "the lattice should be dense";
+  EXPECT_GT(reference.impulses, 0u) << "impacts should run too";
+  for (std::uint32_t threads : {2u, 8u}) {
+    const DenseState s = denseLattice(threads);
+    EXPECT_EQ(s.contacts, reference.contacts) << threads << " threads";
+    EXPECT_EQ(s.impulses, reference.impulses) << threads << " threads";
+    const auto diff = std::mismatch(s.bits.begin(), s.bits.end(), reference.bits.begin());
+    EXPECT_TRUE(diff.first == s.bits.end())
+        << threads << " threads: body " << (diff.first - s.bits.begin()) / 4 << " differs";
   }
 }

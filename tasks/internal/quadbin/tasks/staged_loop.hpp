@@ -1,0 +1,187 @@
+#pragma once
+/// \file
+/// StagedLoop: a sequence of parallel loops ("stages") that must run one
+/// after the other, repeated for a number of passes, in ONE fork-join
+/// region (Box2D v3's solver stages and blocks). A parallelFor per stage
+/// would cost a task launch and a join per stage; for a solver's colours
+/// (hundreds of short loops per step) the second thread then spends its
+/// time starting and stealing, not working.
+///
+/// How it runs: one task per thread; the tasks walk the stages together.
+/// A stage's rows are cut into blocks of a constant size, claimed through
+/// an atomic counter; the thread that completes a stage's last block runs
+/// the caller's hook for the next stage (and, after a pass's last stage,
+/// the end-of-pass hook) and then publishes the next stage (release). A
+/// thread that finds no block left waits (spins briefly, then yields) for
+/// that publication. Nobody ever waits for a task to start: a task that
+/// never runs leaves its blocks to the others, and a block is only claimed
+/// by a running thread, so the region cannot deadlock whatever the
+/// scheduler does (a task system that runs the tasks one after the other
+/// is correct too: the first does everything).
+///
+/// Determinism: which thread runs a block changes nothing when a stage's
+/// blocks touch disjoint data (the caller's contract, as for a colour's
+/// contacts); the hit counts are sums of integers; the hooks run in stage
+/// order, one at a time. Internal to quadbin's layers (not installed).
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <quadbin/tasks/task_system.hpp>
+#include <thread>
+#include <vector>
+
+namespace quadbin {
+
+class StagedLoop {
+ public:
+  /// Passes run in one region at most; more passes take more regions (it
+  /// bounds the per-stage counters: passes x stages of them).
+  static constexpr std::uint32_t kPassesPerRegion = 8;
+
+  /// Forgets the stages (keeps the memory).
+  void clear() noexcept { stages_.clear(); }
+  /// Appends a stage over the indices [first, first + count) (count > 0);
+  /// `serial`: one block, run by one thread (items that share data).
+  void add(std::uint32_t first, std::uint32_t count, bool serial) {
+    stages_.push_back({first, count, serial});
+  }
+
+  /// Up to `passes` passes over the stages in order. body(begin, end) runs
+  /// the indices [begin, end) of a stage and returns how many of them
+  /// "hit"; it must not throw. before() runs before each stage of each
+  /// pass, endPass(hits) after each pass with the pass's total hits, and
+  /// the passes stop when it returns false. Blocks hold `block` indices.
+  /// Runs serially, exactly as a loop would, on one thread or when no
+  /// stage is longer than a block.
+  template <class Body, class Before, class EndPass>
+  void run(TaskSystem& tasks, std::uint32_t block, std::uint32_t passes, Body&& body,
+           Before&& before, EndPass&& endPass) {
+    if (stages_.empty() || passes == 0) return;
+    std::uint32_t most = 0;  // the most blocks any stage has
+    for (const Stage& st : stages_) most = std::max(most, blocksOf(st, block));
+    const std::uint32_t threads = std::min(tasks.threadCount(), most);
+    if (threads <= 1) {
+      for (std::uint32_t pass = 0; pass < passes; ++pass) {
+        std::uint32_t hits = 0;
+        for (const Stage& st : stages_) {
+          before();
+          hits += body(st.first, st.first + st.count);
+        }
+        if (!endPass(hits)) return;
+      }
+      return;
+    }
+    for (std::uint32_t done = 0; done < passes; done += kPassesPerRegion) {
+      const std::uint32_t here = std::min(kPassesPerRegion, passes - done);
+      if (!region(tasks, threads, block, here, body, before, endPass)) return;
+    }
+  }
+
+ private:
+  struct Stage {
+    std::uint32_t first, count;
+    bool serial;
+  };
+  // One stage of one pass in a region; a cache line each.
+  struct alignas(64) Sync {
+    std::atomic<std::uint32_t> claimed{0};  // blocks handed out
+    std::atomic<std::uint32_t> done{0};     // blocks finished
+    std::atomic<std::uint32_t> hits{0};
+  };
+  struct alignas(64) Control {
+    std::atomic<std::uint32_t> published{0};  // the stage threads may work on, or kDone
+  };
+  static constexpr std::uint32_t kDone = UINT32_MAX;
+  static constexpr int kSpins = 256;
+
+  [[nodiscard]] static std::uint32_t blocksOf(const Stage& st, std::uint32_t block) noexcept {
+    return st.serial ? 1u : (st.count - 1) / block + 1;
+  }
+  static void relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+  // Waits until stage g (or the end) is published; returns what was.
+  [[nodiscard]] std::uint32_t waitFor(std::uint32_t g) const noexcept {
+    std::uint32_t cur = control_->published.load(std::memory_order_acquire);
+    for (int spin = 0; cur < g; cur = control_->published.load(std::memory_order_acquire)) {
+      if (spin < kSpins) {
+        ++spin;
+        relax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    return cur;
+  }
+
+  // `passes` passes in one fork-join region; returns whether endPass asked
+  // for more after the last of them.
+  template <class Body, class Before, class EndPass>
+  bool region(TaskSystem& tasks, std::uint32_t threads, std::uint32_t block, std::uint32_t passes,
+              Body& body, Before& before, EndPass& endPass) {
+    const auto count = static_cast<std::uint32_t>(stages_.size());
+    const std::uint32_t total = passes * count;
+    if (syncCapacity_ < total) {
+      sync_ = std::make_unique<Sync[]>(total);
+      syncCapacity_ = total;
+    }
+    for (std::uint32_t g = 0; g < total; ++g) {
+      sync_[g].claimed.store(0, std::memory_order_relaxed);
+      sync_[g].done.store(0, std::memory_order_relaxed);
+      sync_[g].hits.store(0, std::memory_order_relaxed);
+    }
+    bool more = true;  // written by the thread that ends the region
+    // Run by the thread that completed stage g's last block.
+    auto finish = [&](std::uint32_t g) {
+      if ((g + 1) % count == 0) {
+        std::uint32_t hits = 0;
+        for (std::uint32_t k = g + 1 - count; k <= g; ++k) {
+          hits += sync_[k].hits.load(std::memory_order_relaxed);
+        }
+        more = endPass(hits);
+        if (!more || g + 1 == total) {
+          control_->published.store(kDone, std::memory_order_release);
+          return;
+        }
+      }
+      before();
+      control_->published.store(g + 1, std::memory_order_release);
+    };
+    control_->published.store(0, std::memory_order_relaxed);
+    before();
+    tasks.forkJoin(threads, [&](std::uint32_t) {
+      for (std::uint32_t g = 0;; ++g) {
+        g = waitFor(g);
+        if (g == kDone) return;
+        const Stage& st = stages_[g % count];
+        Sync& sync = sync_[g];
+        const std::uint32_t blocks = blocksOf(st, block);
+        for (;;) {
+          const std::uint32_t b = sync.claimed.fetch_add(1, std::memory_order_relaxed);
+          if (b >= blocks) break;
+          const std::uint32_t begin = st.first + b * block;
+          const std::uint32_t end =
+              st.serial ? st.first + st.count : std::min(st.first + st.count, begin + block);
+          const std::uint32_t hits = body(begin, end);
+          if (hits != 0) sync.hits.fetch_add(hits, std::memory_order_relaxed);
+          // acq_rel: the last block's thread sees every block's writes.
+          if (sync.done.fetch_add(1, std::memory_order_acq_rel) + 1 == blocks) finish(g);
+        }
+      }
+    });
+    return more;
+  }
+
+  std::vector<Stage> stages_;
+  std::unique_ptr<Sync[]> sync_;
+  std::uint32_t syncCapacity_ = 0;
+  std::unique_ptr<Control> control_ = std::make_unique<Control>();
+};
+
+}  // namespace quadbin

@@ -1,0 +1,198 @@
+// StagedLoop (tasks/internal/quadbin/tasks/staged_loop.hpp): stages of
+// disjoint work run in order, passes until one hits nothing, and the same
+// bits as a plain serial loop on every task system, including one that
+// claims eight threads but runs its tasks one after the other (the region
+// must never wait for a task to start).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <quadbin/tasks.hpp>
+#include <quadbin/tasks/staged_loop.hpp>
+#include <random>
+#include <vector>
+
+#include "support/thread_pool_task_system.hpp"
+
+namespace {
+
+using namespace quadbin;
+
+// Says it has eight threads and runs the tasks in order on the caller: the
+// first task must do every block itself.
+class OneAfterAnother final : public TaskSystem {
+ public:
+  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return 8; }
+
+ protected:
+  void runParallelFor(std::uint32_t count, std::uint32_t,
+                      FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
+    body(0, count);
+  }
+  void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
+    for (std::uint32_t i = 0; i < count; ++i) task(i);
+  }
+};
+
+struct Row {
+  std::uint32_t a, b;
+};
+
+// Random pairs over `values` values, coloured greedily (16 colours whose
+// pairs share no value, then an overflow group that may), in colour order.
+struct Problem {
+  std::vector<Row> rows;
+  std::vector<std::uint32_t> start;  // colour c is [start[c], start[c + 1]); the last: overflow
+  std::uint32_t values = 0;
+};
+
+Problem makeProblem(std::uint32_t values, std::uint32_t pairs) {
+  constexpr std::uint32_t kColours = 16;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<std::uint32_t> pick(0, values - 1);
+  std::vector<std::uint32_t> used(values, 0);
+  std::vector<std::vector<Row>> byColour(kColours + 1);
+  for (std::uint32_t k = 0; k < pairs; ++k) {
+    const std::uint32_t a = pick(rng), b = pick(rng);
+    if (a == b) continue;
+    std::uint32_t c = 0;
+    while (c < kColours && ((used[a] | used[b]) >> c & 1u) != 0) ++c;
+    if (c < kColours) used[a] = used[b] = used[a] | used[b] | 1u << c;
+    byColour[c].push_back({a, b});
+  }
+  Problem p;
+  p.values = values;
+  for (const auto& colour : byColour) {
+    p.start.push_back(static_cast<std::uint32_t>(p.rows.size()));
+    p.rows.insert(p.rows.end(), colour.begin(), colour.end());
+  }
+  p.start.push_back(static_cast<std::uint32_t>(p.rows.size()));
+  return p;
+}
+
+struct Outcome {
+  std::vector<std::uint32_t> bits;      // the values' raw bits
+  std::vector<std::uint32_t> passHits;  // hits of each pass run
+  std::vector<std::uint32_t> stamps;    // per row: the clock when it was last run
+  std::uint32_t clock = 0;
+};
+
+// Gauss-Seidel-like: each row pulls its two values together; a row hits
+// while it still moves them noticeably.
+bool relaxRow(std::vector<float>& v, const Row& r) {
+  const float d = (v[r.b] - v[r.a]) * 0.3f;
+  v[r.a] += d;
+  v[r.b] -= d * 0.5f;
+  return std::abs(d) > 1e-3f;
+}
+
+std::vector<float> startValues(std::uint32_t n) {
+  std::vector<float> v(n);
+  for (std::uint32_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 2654435761u) % 1000u);
+  return v;
+}
+
+Outcome withStagedLoop(TaskSystem& tasks, const Problem& p, std::uint32_t passes) {
+  std::vector<float> v = startValues(p.values);
+  Outcome out;
+  out.stamps.assign(p.rows.size(), 0);
+  StagedLoop loop;
+  const auto colours = static_cast<std::uint32_t>(p.start.size() - 1);
+  for (std::uint32_t c = 0; c < colours; ++c) {
+    if (p.start[c + 1] > p.start[c]) {
+      loop.add(p.start[c], p.start[c + 1] - p.start[c], c + 1 == colours);
+    }
+  }
+  loop.run(
+      tasks, 256, passes,
+      [&](std::uint32_t begin, std::uint32_t end) {
+        std::uint32_t hits = 0;
+        for (std::uint32_t k = begin; k < end; ++k) {
+          out.stamps[k] = out.clock;
+          hits += relaxRow(v, p.rows[k]) ? 1u : 0u;
+        }
+        return hits;
+      },
+      [&] { ++out.clock; },
+      [&](std::uint32_t hits) {
+        out.passHits.push_back(hits);
+        return hits != 0;
+      });
+  for (float f : v) out.bits.push_back(std::bit_cast<std::uint32_t>(f));
+  return out;
+}
+
+// The same as a plain loop.
+Outcome serially(const Problem& p, std::uint32_t passes) {
+  std::vector<float> v = startValues(p.values);
+  Outcome out;
+  out.stamps.assign(p.rows.size(), 0);
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    std::uint32_t hits = 0;
+    for (std::size_t c = 0; c + 1 < p.start.size(); ++c) {
+      if (p.start[c + 1] == p.start[c]) continue;
+      ++out.clock;
+      for (std::uint32_t k = p.start[c]; k < p.start[c + 1]; ++k) {
+        out.stamps[k] = out.clock;
+        hits += relaxRow(v, p.rows[k]) ? 1u : 0u;
+      }
+    }
+    out.passHits.push_back(hits);
+    if (hits == 0) break;
+  }
+  for (float f : v) out.bits.push_back(std::bit_cast<std::uint32_t>(f));
+  return out;
+}
+
+void expectSame(const Outcome& got, const Outcome& want, const char* name) {
+  EXPECT_EQ(got.passHits, want.passHits) << name;
+  EXPECT_EQ(got.clock, want.clock) << name;
+  EXPECT_TRUE(got.stamps == want.stamps) << name << ": a row ran under another stage's clock";
+  EXPECT_TRUE(got.bits == want.bits) << name << ": different values";
+}
+
+TEST(StagedLoop, SameBitsAsASerialLoopOnEveryTaskSystem) {
+  const Problem p = makeProblem(4000, 30000);
+  ASSERT_GT(p.start.back() - p.start[p.start.size() - 2], 0u) << "the overflow group is used";
+  std::vector<std::pair<const char*, std::shared_ptr<TaskSystem>>> systems;
+  systems.emplace_back("serial", std::make_shared<SerialTaskSystem>());
+  systems.emplace_back("one-after-another", std::make_shared<OneAfterAnother>());
+  systems.emplace_back("pool-3", std::make_shared<test::ThreadPoolTaskSystem>(3));
+  systems.emplace_back("pool-8", std::make_shared<test::ThreadPoolTaskSystem>(8));
+#if !defined(__SANITIZE_THREAD__)
+  systems.emplace_back("tbb-2", makeTbbTaskSystem(2));
+  systems.emplace_back("tbb-8", makeTbbTaskSystem(8));
+#endif
+  // 3 passes (all hit), 20 (more than one region), 200 (stops early).
+  for (std::uint32_t passes : {3u, 20u, 200u}) {
+    const Outcome want = serially(p, passes);
+    ASSERT_FALSE(want.passHits.empty());
+    if (passes == 200) {
+      ASSERT_EQ(want.passHits.back(), 0u) << "the passes should stop on their own";
+      ASSERT_LT(want.passHits.size(), 200u);
+    }
+    for (const auto& [name, tasks] : systems) {
+      expectSame(withStagedLoop(*tasks, p, passes), want, name);
+    }
+  }
+}
+
+TEST(StagedLoop, NothingToRun) {
+  SerialTaskSystem serial;
+  StagedLoop loop;
+  int calls = 0;
+  loop.run(
+      serial, 64, 5, [&](std::uint32_t, std::uint32_t) { return ++calls, 0u; }, [&] { ++calls; },
+      [&](std::uint32_t) { return ++calls, true; });
+  EXPECT_EQ(calls, 0);
+  loop.add(0, 10, false);
+  loop.run(
+      serial, 64, 0, [&](std::uint32_t, std::uint32_t) { return ++calls, 0u; }, [&] { ++calls; },
+      [&](std::uint32_t) { return ++calls, true; });
+  EXPECT_EQ(calls, 0);
+}
+
+}  // namespace
