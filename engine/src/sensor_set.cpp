@@ -173,6 +173,21 @@ void EventGeometry::fill(ContactEvent& e, std::uint32_t a, std::uint32_t b) cons
   e.approachSpeed = std::max(0.0f, dot(startVelocity(a) - startVelocity(b), e.normal));
 }
 
+// Two circles apart (almost every contact) get their approach speed as
+// fill computes it, but in the contact's order rather than the slot order:
+// swapping a and b negates the offset, the normal and the relative velocity
+// exactly, so the speed is the same bits. Only the hits then pay for the
+// slot order and the point; coincident centres (fill's fallback normal is
+// not negated) and boxes go that way too.
+bool EventGeometry::mayHit(std::uint32_t a, std::uint32_t b, float threshold) const noexcept {
+  const BodyStore& s = bodies;
+  if (!s.isCircle(a) || !s.isCircle(b)) return true;
+  const Vec2 d = Vec2{s.px[b], s.py[b]} - Vec2{s.px[a], s.py[a]};
+  const float len = length(d);
+  if (!(len > 0.0f)) return true;
+  return std::max(0.0f, dot(startVelocity(a) - startVelocity(b), d / len)) > threshold;
+}
+
 bool EventGeometry::hit(const ContactSolver::Contact& c, const IdMap& ids, float threshold,
                         ContactHitEvent& h) const noexcept {
   if (c.touched == 0) return false;
@@ -193,6 +208,7 @@ bool EventGeometry::hit(const ContactSolver::Contact& c, const IdMap& ids, float
     h.wall = static_cast<WallSide>(side + 1);
     return true;
   }
+  if (!mayHit(c.a, c.b, threshold)) return false;
   // In slot order, as contact events are.
   std::uint32_t a = c.a, b = c.b;
   if (ids.slotOf[b] < ids.slotOf[a]) std::swap(a, b);

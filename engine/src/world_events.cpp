@@ -67,13 +67,16 @@ void World::Impl::findTouching() {
                    }
                  });
   // Pairs that touched when they fell asleep still touch: no end event.
+  // (No ball sleeps when none slept as the step began and none may fall
+  // asleep in it: then there is nothing to look for.)
   auto asleep = [&](std::uint32_t slot) {
     const std::uint32_t i = denseOf[slot];
     return bodies.awake[i] == 0 && bodies.isBall(i);
   };
   sleepingTouch.clear();
-  for (const TouchKey& k : previousTouching) {
-    if (asleep(k.slotA) && asleep(k.slotB)) sleepingTouch.push_back(k);
+  for (std::size_t k = 0; (someAsleep || def.enableSleep) && k < previousTouching.size(); ++k) {
+    const TouchKey& key = previousTouching[k];
+    if (asleep(key.slotA) && asleep(key.slotB)) sleepingTouch.push_back(key);
   }
   if (!sleepingTouch.empty()) {
     // (A pair that fell asleep in this step is in both lists.)
