@@ -94,19 +94,29 @@ void World::Impl::diffTouching() {
   auto toEvent = [&](const TouchKey& k) {
     return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
   };
-  // Merge walk over the two sorted sets.
+  // Merge walk over the two sorted sets, one three-way compare a step in
+  // TouchKey order (slots, then generations).
+  auto order = [](const TouchKey& l, const TouchKey& r) {
+    if (l.slotA != r.slotA) return l.slotA < r.slotA ? -1 : 1;
+    if (l.slotB != r.slotB) return l.slotB < r.slotB ? -1 : 1;
+    if (l.genA != r.genA) return l.genA < r.genA ? -1 : 1;
+    return l.genB != r.genB ? (l.genB < r.genB ? -1 : 1) : 0;
+  };
   std::size_t i = 0, j = 0;
-  while (i < touching.size() || j < previousTouching.size()) {
-    if (j == previousTouching.size() ||
-        (i < touching.size() && touching[i] < previousTouching[j])) {
+  const std::size_t now = touching.size(), before = previousTouching.size();
+  while (i < now && j < before) {
+    const int o = order(touching[i], previousTouching[j]);
+    if (o < 0) {
       nextBegin.push_back(toEvent(touching[i++]));
-    } else if (i == touching.size() || previousTouching[j] < touching[i]) {
+    } else if (o > 0) {
       nextEnd.push_back(toEvent(previousTouching[j++]));
     } else {
       ++i;
       ++j;
     }
   }
+  for (; i < now; ++i) nextBegin.push_back(toEvent(touching[i]));
+  for (; j < before; ++j) nextEnd.push_back(toEvent(previousTouching[j]));
 }
 
 // The contacts of bodies destroyed since the last step end now, in order.
