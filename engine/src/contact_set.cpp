@@ -222,7 +222,7 @@ namespace {
 // the rare kinds, out of line so that makeRow stays small enough to inline.
 struct BodyTouch {
   Vec2 n;
-  float gap;
+  float gap = 0.0f;
   Vec2 vb;
 };
 [[gnu::noinline]] BodyTouch touchBody(const BodyStore& bodies, std::uint32_t b, Vec2 pa, float ra) {
