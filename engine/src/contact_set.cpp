@@ -217,16 +217,46 @@ void ContactSolver::colourNew(const BodyStore& bodies) {
   }
 }
 
-ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverSettings& s,
-                                          const Contact& c, std::uint32_t k) const {
+namespace {
+// Where a ball (centre pa, radius ra) meets a static or kinematic body b:
+// the rare kinds, out of line so that makeRow stays small enough to inline.
+struct BodyTouch {
+  Vec2 n;
+  float gap = 0.0f;
+  Vec2 vb;
+};
+[[gnu::noinline]] BodyTouch touchBody(const BodyStore& bodies, std::uint32_t b, Vec2 pa, float ra) {
+  if (bodies.type[b] == BodyType::Kinematic) {
+    const kinematic::Touch t = kinematic::touch(bodies, b, {bodies.px[b], bodies.py[b]}, pa, ra);
+    return {t.normal, t.gap, {bodies.vx[b], bodies.vy[b]}};
+  }
+  const AABB box = bodies.tightBox(b);
+  const Vec2 d = closestPoint(box, pa) - pa;
+  const float dist = length(d);
+  if (dist > 0.0f) return {d / dist, dist - ra, {}};
+  // Centre inside the box: out through the nearest face.
+  const Vec2 out = outwardNormal(box, pa);
+  const float toFace = out.x != 0.0f ? (out.x > 0.0f ? box.max.x - pa.x : pa.x - box.min.x)
+                                     : (out.y > 0.0f ? box.max.y - pa.y : pa.y - box.min.y);
+  return {-out, -(ra + toFace), {}};
+}
+}  // namespace
+
+// Inlined into the row loop and written in place, every field once: a
+// call per contact, its prologue and the copy of a returned row cost as
+// much as the row itself.
+[[gnu::always_inline]] inline void ContactSolver::makeRow(const BodyStore& bodies,
+                                                          const SolverSettings& s, const Contact& c,
+                                                          std::uint32_t k, Row& r) const {
   const std::uint32_t a = c.a, b = c.b;
   const Vec2 pa{bodies.px[a], bodies.py[a]};
   const float ra = bodies.radius[a];
-  Row r{};
   r.a = a;
   r.b = b;
   r.contact = k;
+  r.checked = 0;
   r.ima = bodies.invMass[a];
+  r.imb = 0.0f;
   Vec2 n{1.0f, 0.0f}, vb{};
   float gap = 0.0f, slop = kSlop * ra;
   if (isWall(b)) {
@@ -244,27 +274,12 @@ ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverS
     gap = dist - ra - bodies.radius[b];
     slop = kSlop * std::min(ra, bodies.radius[b]);
     vb = {bodies.vx[b], bodies.vy[b]};
-  } else if (bodies.type[b] == BodyType::Kinematic) {
-    r.kind = kKinematic;
-    const kinematic::Touch t = kinematic::touch(bodies, b, {bodies.px[b], bodies.py[b]}, pa, ra);
-    n = t.normal;
-    gap = t.gap;
-    vb = {bodies.vx[b], bodies.vy[b]};
   } else {
-    r.kind = kBox;
-    const AABB box = bodies.tightBox(b);
-    const Vec2 d = closestPoint(box, pa) - pa;
-    const float dist = length(d);
-    if (dist > 0.0f) {
-      n = d / dist;
-      gap = dist - ra;
-    } else {  // centre inside the box: out through the nearest face
-      const Vec2 out = outwardNormal(box, pa);
-      n = -out;
-      const float toFace = out.x != 0.0f ? (out.x > 0.0f ? box.max.x - pa.x : pa.x - box.min.x)
-                                         : (out.y > 0.0f ? box.max.y - pa.y : pa.y - box.min.y);
-      gap = -(ra + toFace);
-    }
+    r.kind = bodies.type[b] == BodyType::Kinematic ? kKinematic : kBox;
+    const BodyTouch t = touchBody(bodies, b, pa, ra);
+    n = t.n;
+    gap = t.gap;
+    vb = t.vb;
   }
   r.nx = n.x;
   r.ny = n.y;
@@ -283,7 +298,6 @@ ContactSolver::Row ContactSolver::makeRow(const BodyStore& bodies, const SolverS
   r.target = gap > 0.0f ? -gap / s.dt : 0.0f;  // may close the gap, no more
   r.lambda = r.group == kResting ? c.lambda : 0.0f;
   r.shift = c.shift;
-  return r;
 }
 
 // Rows in colour order and, within a colour, by group (resting, touching
@@ -299,8 +313,8 @@ void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, 
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  std::uint32_t* h = chunkCounts_.data() + std::size_t{c} * kBuckets;
                  for (std::uint32_t k = begin; k < end; ++k) {
-                   const Row r = makeRow(bodies, s, contacts_[k], k);
-                   canonicalRows_[k] = r;
+                   Row& r = canonicalRows_[k];
+                   makeRow(bodies, s, contacts_[k], k, r);
                    ++h[kGroups * contacts_[k].colour + r.group];
                  }
                });
@@ -386,7 +400,8 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
     // only if struck).
     if (!isWall(c.b) && bodies.isBall(c.b)) bodies.wakeIsland(c.b);
     c.colour = firstFreeColour(bodies, c.a, c.b);
-    Row r = makeRow(bodies, s, c, 0);
+    Row r{};
+    makeRow(bodies, s, c, 0, r);
     r.group = kApart;  // too late for the iterations: impacts only
     r.lambda = 0.0f;
     extra_.push_back(c);

@@ -280,8 +280,8 @@ class ContactSolver {
   void colourNew(const BodyStore& bodies);
   std::uint8_t firstFreeColour(const BodyStore& bodies, std::uint32_t a, std::uint32_t b);
   void buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
-  [[nodiscard]] Row makeRow(const BodyStore& bodies, const SolverSettings& s, const Contact& c,
-                            std::uint32_t k) const;
+  void makeRow(const BodyStore& bodies, const SolverSettings& s, const Contact& c, std::uint32_t k,
+               Row& r) const;
   /// Runs f(row) over the rows of groups up to `lastGroup`, colour after
   /// colour, the rows of a colour in parallel; returns how many calls
   /// returned true.

@@ -155,14 +155,22 @@ void SensorSet::restoreState(std::vector<SensorKey> overlaps,
 
 // ---- event geometry ------------------------------------------------------------
 
+namespace {
+// Where two circles touch, from a's side: halfway across the gap along the
+// unit normal n from a to b (len: the distance between the centres).
+Vec2 circlePoint(Vec2 pa, Vec2 n, float len, float ra, float rb) noexcept {
+  const float gap = len - ra - rb;
+  return pa + n * (ra + 0.5f * gap);
+}
+}  // namespace
+
 void EventGeometry::fill(ContactEvent& e, std::uint32_t a, std::uint32_t b) const noexcept {
   const BodyStore& s = bodies;
   const Vec2 pa{s.px[a], s.py[a]}, pb{s.px[b], s.py[b]};
   if (s.isCircle(a) && s.isCircle(b)) {
     const Vec2 d = pb - pa;
     e.normal = normalizeOr(d);
-    const float gap = length(d) - s.radius[a] - s.radius[b];
-    e.point = pa + e.normal * (s.radius[a] + 0.5f * gap);
+    e.point = circlePoint(pa, e.normal, length(d), s.radius[a], s.radius[b]);
   } else {
     const bool ballFirst = s.isBall(a);
     const std::uint32_t ball = ballFirst ? a : b, box = ballFirst ? b : a;
@@ -173,8 +181,39 @@ void EventGeometry::fill(ContactEvent& e, std::uint32_t a, std::uint32_t b) cons
   e.approachSpeed = std::max(0.0f, dot(startVelocity(a) - startVelocity(b), e.normal));
 }
 
-bool EventGeometry::hit(const ContactSolver::Contact& c, const IdMap& ids, float threshold,
-                        ContactHitEvent& h) const noexcept {
+// Two circles apart (almost every contact) get their approach speed as
+// fill computes it, but in the contact's order rather than the slot order:
+// swapping a and b negates the offset, the normal and the relative velocity
+// exactly, so the speed is the same bits, and most contacts stop there.
+// A hit whose contact order is the slot order is fill's event, made from
+// the same values; the others (and coincident centres, whose fallback
+// normal is not negated by a swap, and boxes) are unsure: hit asks fill.
+EventGeometry::Verdict EventGeometry::circleHit(std::uint32_t a, std::uint32_t b, const IdMap& ids,
+                                                float threshold,
+                                                ContactHitEvent& h) const noexcept {
+  const BodyStore& s = bodies;
+  if (!s.isCircle(a) || !s.isCircle(b)) return Verdict::kUnsure;
+  const Vec2 pa{s.px[a], s.py[a]};
+  const Vec2 d = Vec2{s.px[b], s.py[b]} - pa;
+  const float len = length(d);
+  if (!(len > 0.0f)) return Verdict::kUnsure;
+  const Vec2 n = d / len;
+  const float speed = std::max(0.0f, dot(startVelocity(a) - startVelocity(b), n));
+  if (!(speed > threshold)) return Verdict::kNoHit;
+  if (ids.slotOf[b] < ids.slotOf[a]) return Verdict::kUnsure;
+  h.a = ids.id(a);
+  h.b = ids.id(b);
+  h.wall = WallSide::None;
+  h.point = circlePoint(pa, n, len, s.radius[a], s.radius[b]);
+  h.normal = n;
+  h.approachSpeed = speed;
+  return Verdict::kHit;
+}
+
+// Inlined into hits' loop, as circleHit is here.
+[[gnu::always_inline]] inline bool EventGeometry::hit(const ContactSolver::Contact& c,
+                                                      const IdMap& ids, float threshold,
+                                                      ContactHitEvent& h) const noexcept {
   if (c.touched == 0) return false;
   const BodyStore& s = bodies;
   if (ContactSolver::isWall(c.b)) {
@@ -193,6 +232,8 @@ bool EventGeometry::hit(const ContactSolver::Contact& c, const IdMap& ids, float
     h.wall = static_cast<WallSide>(side + 1);
     return true;
   }
+  const Verdict v = circleHit(c.a, c.b, ids, threshold, h);
+  if (v != Verdict::kUnsure) return v == Verdict::kHit;
   // In slot order, as contact events are.
   std::uint32_t a = c.a, b = c.b;
   if (ids.slotOf[b] < ids.slotOf[a]) std::swap(a, b);

@@ -122,6 +122,11 @@ struct EventGeometry {
   void hits(std::span<const ContactSolver::Contact> contacts, const IdMap& ids, float threshold,
             OrderedBuffers<ContactHitEvent>& buffers, std::vector<ContactHitEvent>& out,
             TaskSystem& tasks) const;
+  /// What circleHit knows of a contact: no hit, a hit (made), or ask fill.
+  enum class Verdict : std::uint8_t { kNoHit, kHit, kUnsure };
+  /// The fast answer for a contact of two circles a and b.
+  [[nodiscard]] Verdict circleHit(std::uint32_t a, std::uint32_t b, const IdMap& ids,
+                                  float threshold, ContactHitEvent& h) const noexcept;
   /// The hit event of contact c, if it is one.
   [[nodiscard]] bool hit(const ContactSolver::Contact& c, const IdMap& ids, float threshold,
                          ContactHitEvent& h) const noexcept;

@@ -67,13 +67,16 @@ void World::Impl::findTouching() {
                    }
                  });
   // Pairs that touched when they fell asleep still touch: no end event.
+  // (No ball sleeps when none slept as the step began and none may fall
+  // asleep in it: then there is nothing to look for.)
   auto asleep = [&](std::uint32_t slot) {
     const std::uint32_t i = denseOf[slot];
     return bodies.awake[i] == 0 && bodies.isBall(i);
   };
   sleepingTouch.clear();
-  for (const TouchKey& k : previousTouching) {
-    if (asleep(k.slotA) && asleep(k.slotB)) sleepingTouch.push_back(k);
+  for (std::size_t k = 0; (someAsleep || def.enableSleep) && k < previousTouching.size(); ++k) {
+    const TouchKey& key = previousTouching[k];
+    if (asleep(key.slotA) && asleep(key.slotB)) sleepingTouch.push_back(key);
   }
   if (!sleepingTouch.empty()) {
     // (A pair that fell asleep in this step is in both lists.)
@@ -91,19 +94,29 @@ void World::Impl::diffTouching() {
   auto toEvent = [&](const TouchKey& k) {
     return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
   };
-  // Merge walk over the two sorted sets.
+  // Merge walk over the two sorted sets, one three-way compare a step in
+  // TouchKey order (slots, then generations).
+  auto order = [](const TouchKey& l, const TouchKey& r) {
+    if (l.slotA != r.slotA) return l.slotA < r.slotA ? -1 : 1;
+    if (l.slotB != r.slotB) return l.slotB < r.slotB ? -1 : 1;
+    if (l.genA != r.genA) return l.genA < r.genA ? -1 : 1;
+    return l.genB != r.genB ? (l.genB < r.genB ? -1 : 1) : 0;
+  };
   std::size_t i = 0, j = 0;
-  while (i < touching.size() || j < previousTouching.size()) {
-    if (j == previousTouching.size() ||
-        (i < touching.size() && touching[i] < previousTouching[j])) {
+  const std::size_t now = touching.size(), before = previousTouching.size();
+  while (i < now && j < before) {
+    const int o = order(touching[i], previousTouching[j]);
+    if (o < 0) {
       nextBegin.push_back(toEvent(touching[i++]));
-    } else if (i == touching.size() || previousTouching[j] < touching[i]) {
+    } else if (o > 0) {
       nextEnd.push_back(toEvent(previousTouching[j++]));
     } else {
       ++i;
       ++j;
     }
   }
+  for (; i < now; ++i) nextBegin.push_back(toEvent(touching[i]));
+  for (; j < before; ++j) nextEnd.push_back(toEvent(previousTouching[j]));
 }
 
 // The contacts of bodies destroyed since the last step end now, in order.

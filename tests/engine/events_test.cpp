@@ -143,6 +143,58 @@ TEST_F(Events, HitThresholdFiltersSlowContacts) {
   for (const WallSide side : walls) EXPECT_EQ(side, WallSide::MaxX);
 }
 
+// A hit between balls is the pair's geometry at the end of the step and
+// the approach speed of the velocities it started with, bit for bit, and a
+// pair approaching no faster than the threshold is no hit; with bodies
+// destroyed out of order, slot and dense order disagree, so both ways the
+// hit test takes (contact order, slot order) are checked.
+TEST_F(Events, BallHitsAreTheirGeometryBitForBitWhateverTheSlotOrder) {
+  WorldDef def = quietWorld();
+  def.hitEventThreshold = 2.0f;
+  World w(def);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> place(5, 95), speed(-8, 8);
+  std::vector<BodyId> balls;
+  for (int i = 0; i < 800; ++i) {
+    balls.push_back(
+        w.createBody(BodyDef::ball({place(rng), place(rng)}, 0.8f, {speed(rng), speed(rng)})));
+  }
+  for (std::size_t i = 0; i < 400; i += 3) w.destroyBody(balls[i]);
+  std::erase_if(balls, [&](BodyId id) { return !w.isValid(id); });
+  auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
+  std::size_t hits = 0, slow = 0;
+  for (int s = 0; s < 60; ++s) {
+    std::vector<Vec2> before(1000);
+    for (const BodyId id : balls) before[id.index] = w.velocity(id);
+    w.step(kDt);
+    std::set<std::pair<std::uint32_t, std::uint32_t>> hit;
+    for (const ContactHitEvent& h : w.contactHitEvents()) {
+      if (h.wall != WallSide::None) continue;
+      ASSERT_LT(h.a.index, h.b.index);
+      const Vec2 pa = w.position(h.a), d = w.position(h.b) - pa;
+      const Vec2 n = d / length(d);
+      const float gap = length(d) - w.radius(h.a) - w.radius(h.b);
+      const Vec2 point = pa + n * (w.radius(h.a) + 0.5f * gap);
+      const float approach = dot(before[h.a.index] - before[h.b.index], n);
+      EXPECT_EQ(bits(h.normal.x), bits(n.x));
+      EXPECT_EQ(bits(h.normal.y), bits(n.y));
+      EXPECT_EQ(bits(h.point.x), bits(point.x));
+      EXPECT_EQ(bits(h.point.y), bits(point.y));
+      EXPECT_EQ(bits(h.approachSpeed), bits(approach));
+      hit.insert({h.a.index, h.b.index});
+      ++hits;
+    }
+    // Touching pairs that began this step and are no hit approach slower.
+    for (const ContactEvent& e : w.contactBeginEvents()) {
+      if (hit.contains({e.a.index, e.b.index})) continue;
+      EXPECT_LE(e.approachSpeed, def.hitEventThreshold);
+      ++slow;
+    }
+  }
+  EXPECT_GT(hits, 100u);
+  EXPECT_GT(slow, 10u);
+}
+
 TEST_F(Events, RestingUnderGravityIsNoHit) {
   WorldDef def = quietWorld();
   def.gravity = {0, -10};
