@@ -138,6 +138,12 @@ class ContactSolver {
   /// and static boxes are grown by it for the broad phase (their contacts
   /// are there, and guardBoxes keeps the ball out).
   static constexpr float kEscapeTolerance = 0.5f;
+  /// Without a restitution threshold, two balls whose gap is under this
+  /// fraction of the smaller radius (beyond what their velocities can
+  /// close) still get a contact: the shift passes of a packed crowd move
+  /// balls that far, and a pair with no contact is pushed into overlap
+  /// unseen (docs/physics.md, "Position correction").
+  static constexpr float kShiftReach = 0.3f;
   /// What a contact is at the start of the step: touching and approaching
   /// slower than the restitution threshold (resting: the iterations'),
   /// touching and faster (a collision: an impact), or apart.
@@ -345,6 +351,7 @@ class ContactSolver {
 
   // Step scratch.
   std::vector<float> margin_;  // per ball: the travel its swept box allows
+  float shiftReach_ = 0.0f;    // kShiftReach, or 0 where there is a restitution threshold
   std::vector<BallState> state_;
   std::vector<float> maxSpeed_;  // fastest the ball went in this step
   // Impact passes skip a row whose balls have not changed since they last
