@@ -85,6 +85,21 @@ bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row
   return false;
 }
 
+// A ball is in a crowd when one of its contacts came out of the last step
+// with a shift impulse: the shift passes pushed it, and will again. Read
+// from the contacts (a snapshot keeps them), serially: they are few outside
+// a crowd, and a crowd's cost a few instructions each.
+void ContactSolver::markCrowded(const SolverSettings& s, std::uint32_t n) {
+  crowded_.assign(n, 0);
+  if (s.restitutionThreshold > 0.0f) return;  // piles: the shift passes aim for touching
+  std::uint8_t* crowded = crowded_.data();
+  for (const Contact& c : contacts_) {
+    if (!(c.shift > 0.0f) || c.a >= n) continue;
+    crowded[c.a] = 1;
+    if (c.b < n) crowded[c.b] = 1;
+  }
+}
+
 ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
                                                     const SolverSettings& s, Row& r,
                                                     std::uint32_t staticSlot) const {

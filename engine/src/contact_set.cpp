@@ -78,13 +78,14 @@ void ContactSolver::addCandidate(const BodyStore& bodies, std::uint32_t i, std::
     if (j < i) std::swap(i, j);
     gap = length(Vec2{bodies.px[j], bodies.py[j]} - c) - r - bodies.radius[j];
     reach = margin_[i] + margin_[j];
+    if ((crowded_[i] | crowded_[j]) != 0) reach += kShiftReach * std::min(r, bodies.radius[j]);
   } else {
     gap = length(c - closestPoint(bodies.tightBox(j), c)) - r;
     reach = margin_[i] + margin_[j] + kEscapeTolerance * r;  // margin_[j]: a kinematic body's
   }
   // Keep the pair when the gap can close within the step (with a little
   // slack for rounding, and the slop under which resting contacts count as
-  // touching).
+  // touching), for two balls in a crowd also by the shift passes.
   if (gap <= reach * 1.001f + kSlop * r) {
     if (filter.allows != nullptr && !filter.allows(filter.context, i, j)) return;
     emit(i, j);
@@ -105,6 +106,7 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
                                   std::span<const Pair> pairs, TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   margin_.resize(n);
+  markCrowded(s, n);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       const bool moves = bodies.awake[i] != 0 || bodies.type[i] == BodyType::Kinematic;

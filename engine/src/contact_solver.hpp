@@ -139,6 +139,13 @@ class ContactSolver {
   /// and static boxes are grown by it for the broad phase (their contacts
   /// are there, and guardBoxes keeps the ball out).
   static constexpr float kEscapeTolerance = 0.5f;
+  /// Without a restitution threshold, two balls whose gap is under this
+  /// fraction of the smaller radius (beyond what their velocities can
+  /// close) still get a contact where one of them is in a crowd (markCrowded):
+  /// the shift passes of a packed crowd move balls that far, and a pair with
+  /// no contact is pushed into overlap unseen (docs/physics.md, "Position
+  /// correction").
+  static constexpr float kShiftReach = 0.3f;
   /// What a contact is at the start of the step: touching and approaching
   /// slower than the restitution threshold (resting: the iterations'),
   /// touching and faster (a collision: an impact), or apart.
@@ -322,6 +329,9 @@ class ContactSolver {
   [[nodiscard]] ShiftRow makeShiftRow(const BodyStore& bodies, const SolverSettings& s, Row& r,
                                       std::uint32_t staticSlot) const;
   bool settle(const BodyStore& bodies, const SolverSettings& s, Row& r);
+  // crowded_ from the last step's contacts (all 0 where there is a
+  // restitution threshold): where kShiftReach applies.
+  void markCrowded(const SolverSettings& s, std::uint32_t n);
   // contact_shock.cpp: the resting rows once more, bottom-up, lower bodies fixed.
   bool orderForShock(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   void propagateShock(const SolverSettings& s);
@@ -351,6 +361,9 @@ class ContactSolver {
 
   // Step scratch.
   std::vector<float> margin_;  // per ball: the travel its swept box allows
+  // Per ball: 1 where one of its last step's contacts kept a shift impulse
+  // (markCrowded, before buildContacts replaces the contacts).
+  std::vector<std::uint8_t> crowded_;
   std::vector<BallState> state_;
   std::vector<float> maxSpeed_;  // fastest the ball went in this step
   // Impact passes skip a row whose balls have not changed since they last
