@@ -223,7 +223,7 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
         if (r.imb != 0.0f) sh[r.b] = sb + p * r.imb;
         return true;
       },
-      [](const ShiftRow&) {}, [](std::uint32_t changed) { return changed != 0; });
+      [](const ShiftRow&) {}, untilUnchanged);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) state_[i].p += shift_[i];
   });
@@ -324,7 +324,7 @@ void ContactSolver::correctOverlaps(const BodyStore& bodies, const SolverSetting
   passesOverRows(
       tasks, kResting, rows_.data(), 0, s.positionPasses,
       [&](Row& r) { return isCalm(s, r) && settle(bodies, s, r); }, [](const Row&) {},
-      [](std::uint32_t moved) { return moved != 0; });
+      untilUnchanged);
 }
 
 void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,

@@ -88,7 +88,7 @@ void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iter
         if (r.kind == kBall) st[r.b].v = vb + p * r.imb;
         return true;
       },
-      pre, [](std::uint32_t changed) { return changed != 0; });
+      pre, untilUnchanged);
 }
 
 // Inlined: it runs twice per collision, in the hottest loop of the step.

@@ -30,6 +30,10 @@ inline constexpr std::uint32_t kPrefetchAhead = 8;
 /// Starts loading the cache line that holds `p` (a hint, never a fault).
 inline void prefetch(const void* p) noexcept { __builtin_prefetch(p, 1, 3); }
 
+/// passesOverRows' end of a pass for passes that stop once one changes no
+/// row: the next pass would find nothing to do either.
+inline bool untilUnchanged(std::uint32_t changed) noexcept { return changed != 0; }
+
 // The colours are the stages of one StagedLoop (tasks/internal/quadbin/
 // tasks/staged_loop.hpp): one fork-join region for all the colours of up to
 // kPassesPerRegion passes, blocks of rows claimed by the threads, instead

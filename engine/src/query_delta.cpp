@@ -208,9 +208,8 @@ bool QueryDelta::answer(const AABB& box, std::uint32_t n, std::vector<std::uint3
   const std::size_t count = occupiedCells(r, cells.data());
   // The bodies the structure holds, as it would give them less the stale
   // ones: its large bodies from their list, its small ones from the cells.
-  auto current = [&](std::uint32_t p) { return p < n && stale_[p] == 0; };
   for (std::size_t k = 0; k < bigHeld_.size(); ++k) {
-    if (current(bigHeld_[k]) && touches(bigHeldBoxes_[k], box)) found.push_back(bigHeld_[k]);
+    if (!stale(bigHeld_[k], n) && touches(bigHeldBoxes_[k], box)) found.push_back(bigHeld_[k]);
   }
   const std::uint64_t heldMask = heldStart_.size() - 3;  // buckets - 1
   for (std::size_t k = 0; k < count; ++k) {
@@ -219,13 +218,18 @@ bool QueryDelta::answer(const AABB& box, std::uint32_t n, std::vector<std::uint3
     for (std::uint32_t at = heldStart_[bucket]; at < heldStart_[bucket + 1]; ++at) {
       const Held& h = held_[at];
       // Other cells share the bucket: only this cell's bodies.
-      if (cell(h.box.min.x) == c.cx && cell(h.box.min.y) == c.cy && current(h.body) &&
+      if (cell(h.box.min.x) == c.cx && cell(h.box.min.y) == c.cy && !stale(h.body, n) &&
           touches(h.box, box)) {
         found.push_back(h.body);
       }
     }
   }
-  if (clean(n)) return true;
+  if (!clean(n)) appendChanged(box, n, cells.data(), count, found);
+  return true;
+}
+
+void QueryDelta::appendChanged(const AABB& box, std::uint32_t n, const Cell* cells,
+                               std::size_t count, std::vector<std::uint32_t>& found) const {
   auto take = [&](std::uint32_t e) {
     if (live(e, n) && touches(entries_[e].box, box)) found.push_back(entries_[e].body);
   };
@@ -234,11 +238,11 @@ bool QueryDelta::answer(const AABB& box, std::uint32_t n, std::vector<std::uint3
   for (std::size_t k = 0; k < count; ++k) {
     const Cell& c = cells[k];
     for (std::uint32_t e = heads_[c.key & mask]; e != kNone; e = entries_[e].next) {
-      // Other cells share the bucket: only this cell's entries.
+      // Other cells share the bucket: only this cell's entries, so each
+      // entry is taken once.
       if (entries_[e].cellX == c.cx && entries_[e].cellY == c.cy) take(e);
     }
   }
-  return true;
 }
 
 void QueryDelta::growTable() {
@@ -289,38 +293,24 @@ void QueryDelta::changed(std::uint32_t first, std::uint32_t end, const BodyStore
 }
 
 void QueryDelta::dropStale(std::uint32_t n, std::vector<std::uint32_t>& found) const {
-  std::erase_if(found, [&](std::uint32_t p) { return p >= n || stale_[p] != 0; });
+  std::erase_if(found, [&](std::uint32_t p) { return stale(p, n); });
 }
 
 void QueryDelta::mergeBox(const AABB& box, std::uint32_t n,
                           std::vector<std::uint32_t>& found) const {
   if (clean(n)) return;
   dropStale(n, found);
-  auto take = [&](std::uint32_t e) {
-    if (live(e, n) && touches(entries_[e].box, box)) found.push_back(entries_[e].body);
-  };
-  for (const std::uint32_t e : big_) take(e);
   CellRange r;
   if (!cellRange(box, r)) {
     // A large box (or an infinite or far one): every entry, once.
     for (std::uint32_t e = 0; e < entries_.size(); ++e) {
-      if (extentOf(entries_[e].box) < cellSize_) take(e);
+      if (live(e, n) && touches(entries_[e].box, box)) found.push_back(entries_[e].body);
     }
     return;
   }
-  const std::uint64_t mask = heads_.size() - 1;
-  for (std::int64_t cy = r.y0; cy <= r.y1; ++cy) {
-    const std::uint64_t row = rowHash(cy);
-    for (std::int64_t cx = r.x0; cx <= r.x1; ++cx) {
-      if (!occupied(row, cx)) continue;  // no entry there (a bit, not a bucket, read)
-      const std::uint32_t head = heads_[(row + static_cast<std::uint64_t>(cx)) & mask];
-      for (std::uint32_t e = head; e != kNone; e = entries_[e].next) {
-        // Other cells share the bucket: only this cell's entries, so each
-        // entry is taken once.
-        if (entries_[e].cellX == cx && entries_[e].cellY == cy) take(e);
-      }
-    }
-  }
+  // The cells whose occupancy bits are set (a bit, not a bucket, read).
+  std::array<Cell, kMaxCellScan> cells;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  appendChanged(box, n, cells.data(), occupiedCells(r, cells.data()), found);
 }
 
 void QueryDelta::mergeAll(std::uint32_t n, std::vector<std::uint32_t>& found) const {

@@ -103,12 +103,6 @@ class QueryDelta {
     h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93ull;
     return (h ^ (h >> 32)) & bitMask_;
   }
-  [[nodiscard]] bool occupied(std::uint64_t rowHash, std::int64_t cx) const noexcept {
-    const std::uint64_t a = (rowHash + static_cast<std::uint64_t>(cx)) & bitMask_;
-    if (((occupied_[a >> 6] >> (a & 63)) & 1) == 0) return false;
-    const std::uint64_t b = secondBit(rowHash, cx);
-    return ((occupied_[secondTable_ + (b >> 6)] >> (b & 63)) & 1) != 0;
-  }
   // Bits [first, first + len) of the first table (wrapping around its end)
   // in the low bits; len in [1, 64].
   [[nodiscard]] std::uint64_t firstBits(std::uint64_t first, std::uint32_t len) const noexcept;
@@ -140,7 +134,16 @@ class QueryDelta {
   }
   void add(std::uint32_t body, const AABB& box);
   void growTable();
+  // Whether the structure's proxy p no longer answers for dense body p (n
+  // bodies now): it changed since the refill, or the body is gone.
+  [[nodiscard]] bool stale(std::uint32_t p, std::uint32_t n) const noexcept {
+    return p >= n || stale_[p] != 0;
+  }
   void dropStale(std::uint32_t n, std::vector<std::uint32_t>& found) const;
+  // The changed bodies (n bodies now) whose tight box touches `box`: the
+  // large ones, and the small ones in `cells` (count of them), appended.
+  void appendChanged(const AABB& box, std::uint32_t n, const Cell* cells, std::size_t count,
+                     std::vector<std::uint32_t>& found) const;
 
   bool built_ = false;
   std::uint32_t count_ = 0;          // bodies in the structure: [0, count_)
