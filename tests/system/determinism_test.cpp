@@ -54,6 +54,12 @@ std::string caseName(const testing::TestParamInfo<Case>& info) {
   return name;
 }
 
+// Appends the raw float bits of body id's x, y, vx and vy.
+void appendBits(const World& world, BodyId id, std::vector<std::uint32_t>& bits) {
+  const Vec2 p = world.position(id), v = world.velocity(id);
+  for (float f : {p.x, p.y, v.x, v.y}) bits.push_back(std::bit_cast<std::uint32_t>(f));
+}
+
 struct State {
   std::vector<std::uint32_t> bits;  // x, y, vx, vy of each body, as raw float bits
   std::uint32_t contacts = 0;
@@ -82,9 +88,7 @@ State run(const Case& c, std::uint32_t threads, bool pool) {
     s.contacts += world.stats().contacts;
   }
   for (std::uint32_t i = 0; i < world.bodyCount(); ++i) {
-    const BodyId id = world.bodyAt(i);
-    const Vec2 p = world.position(id), v = world.velocity(id);
-    for (float f : {p.x, p.y, v.x, v.y}) s.bits.push_back(std::bit_cast<std::uint32_t>(f));
+    appendBits(world, world.bodyAt(i), s.bits);
   }
   return s;
 }
@@ -159,8 +163,7 @@ std::vector<std::uint32_t> pileState(std::uint32_t threads) {
   }
   for (std::uint32_t i = 0; i < world.bodyCount(); ++i) {
     const BodyId id = world.bodyAt(i);
-    const Vec2 p = world.position(id), v = world.velocity(id);
-    for (float f : {p.x, p.y, v.x, v.y}) bits.push_back(std::bit_cast<std::uint32_t>(f));
+    appendBits(world, id, bits);
     bits.push_back(world.isAwake(id) ? 1u : 0u);
   }
   return bits;
@@ -222,9 +225,7 @@ DenseState denseLattice(std::uint32_t threads) {
     s.impulses += world.stats().impulses;
   }
   for (std::uint32_t i = 0; i < world.bodyCount(); ++i) {
-    const BodyId id = world.bodyAt(i);
-    const Vec2 p = world.position(id), v = world.velocity(id);
-    for (float f : {p.x, p.y, v.x, v.y}) s.bits.push_back(std::bit_cast<std::uint32_t>(f));
+    appendBits(world, world.bodyAt(i), s.bits);
   }
   return s;
 }
