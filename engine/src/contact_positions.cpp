@@ -208,9 +208,13 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
     if (r.imb != 0.0f) sh[r.b] += p * r.imb;
     return false;
   });
-  // The passes in one parallel region, until one changes nothing.
+  // The passes in one parallel region, until one changes nothing. Where
+  // no contact is calm the settling passes have nothing to do, and these
+  // take their passes too (a crowd: docs/physics.md).
+  const std::uint32_t calmRows = calm.load(std::memory_order_relaxed);
+  const std::uint32_t passes = calmRows == 0 ? 2 * s.positionPasses : s.positionPasses;
   passesOverRows(
-      tasks, kApart, shiftRows_.data(), extraCount, s.positionPasses,
+      tasks, kApart, shiftRows_.data(), extraCount, passes,
       [sh](ShiftRow& r) {
         const Vec2 sa = sh[r.a], sb = sh[r.b];
         const float u = (sb.x - sa.x) * r.nx + (sb.y - sa.y) * r.ny;
@@ -232,7 +236,7 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   for (std::uint32_t e = 0; e < extraCount; ++e) {
     extraRows_[e].shift = shiftRows_[rowCount + e].shift;
   }
-  return calm.load(std::memory_order_relaxed);
+  return calmRows;
 }
 
 // The last word on static boxes: a ball's straight path from where it

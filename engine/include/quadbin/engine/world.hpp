@@ -82,7 +82,9 @@ struct WorldDef {
   /// (Newton's cradle). In [1, 256]; a pass that finds no impact ends early.
   std::uint32_t solverPasses = 4;
   /// Iterations of the position correction that separates overlapping
-  /// bodies (position only: no kinetic energy added). In [0, 256].
+  /// bodies (position only: no kinetic energy added), for each of its two
+  /// parts; in a step where no contact rests (a crowd, a gas) the first
+  /// part runs twice as many. In [0, 256].
   std::uint32_t positionPasses = 4;
   /// Friction of the world's walls (a closed world's bounds), combined with
   /// a ball's as for two bodies: sqrt(wallFriction * BodyDef::friction).
