@@ -180,6 +180,46 @@ TEST(StagedLoop, SameBitsAsASerialLoopOnEveryTaskSystem) {
   }
 }
 
+// Stages of the given sizes, each a random matching of the values (no two
+// of its rows share one); the last is the serial group.
+Problem makeStages(std::uint32_t values, const std::vector<std::uint32_t>& sizes) {
+  std::mt19937 rng(11);
+  std::vector<std::uint32_t> perm(values);
+  Problem p;
+  p.values = values;
+  for (const std::uint32_t size : sizes) {
+    p.start.push_back(static_cast<std::uint32_t>(p.rows.size()));
+    for (std::uint32_t i = 0; i < values; ++i) perm[i] = i;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    for (std::uint32_t k = 0; k < size; ++k) p.rows.push_back({perm[2 * k], perm[2 * k + 1]});
+  }
+  p.start.push_back(static_cast<std::uint32_t>(p.rows.size()));
+  return p;
+}
+
+// Stages of one block (256 rows here) are run by the thread that ended the
+// stage before, with no hand-over: runs of them, one first in a pass, one
+// last, between stages of many blocks, in one region and across regions.
+TEST(StagedLoop, StagesOfOneBlockRunInOrder) {
+  const Problem p = makeStages(3000, {200, 1400, 30, 1, 256, 700, 257, 90, 1300, 4, 12, 40});
+  std::vector<std::pair<const char*, std::shared_ptr<TaskSystem>>> systems;
+  systems.emplace_back("one-after-another", std::make_shared<OneAfterAnother>());
+  systems.emplace_back("pool-2", std::make_shared<test::ThreadPoolTaskSystem>(2));
+  systems.emplace_back("pool-5", std::make_shared<test::ThreadPoolTaskSystem>(5));
+#if !defined(__SANITIZE_THREAD__)
+  systems.emplace_back("tbb-2", makeTbbTaskSystem(2));
+  systems.emplace_back("tbb-8", makeTbbTaskSystem(8));
+#endif
+  for (std::uint32_t passes : {1u, 2u, 9u, 17u, 200u}) {
+    const Outcome want = serially(p, passes);
+    for (const auto& [name, tasks] : systems) {
+      for (int repeat = 0; repeat < 5; ++repeat) {
+        expectSame(withStagedLoop(*tasks, p, passes), want, name);
+      }
+    }
+  }
+}
+
 TEST(StagedLoop, NothingToRun) {
   SerialTaskSystem serial;
   StagedLoop loop;

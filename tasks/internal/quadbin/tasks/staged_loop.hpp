@@ -11,7 +11,10 @@
 /// A stage's rows are cut into blocks of a constant size, claimed through
 /// an atomic counter; the thread that completes a stage's last block runs
 /// the caller's hook for the next stage (and, after a pass's last stage,
-/// the end-of-pass hook) and then publishes the next stage (release). A
+/// the end-of-pass hook) and then publishes the next stage (release); a
+/// next stage of one block it runs itself, in order, and publishes the
+/// first one after it that has more (a solver's last colours are a few
+/// rows each: a hand-over per colour would cost more than the colour). A
 /// thread that finds no block left waits (spins briefly, then yields) for
 /// that publication. Nobody ever waits for a task to start: a task that
 /// never runs leaves its blocks to the others, and a block is only claimed
@@ -137,20 +140,29 @@ class StagedLoop {
       sync_[g].hits.store(0, std::memory_order_relaxed);
     }
     bool more = true;  // written by the thread that ends the region
-    // Run by the thread that completed stage g's last block.
+    // Run by the thread that completed stage g's last block: the hooks, and
+    // the stages of one block that follow, run here in order (nothing to
+    // share: handing each to the others would cost a wait for nothing),
+    // then the first stage of more blocks is published.
     auto finish = [&](std::uint32_t g) {
-      if ((g + 1) % count == 0) {
-        std::uint32_t hits = 0;
-        for (std::uint32_t k = g + 1 - count; k <= g; ++k) {
-          hits += sync_[k].hits.load(std::memory_order_relaxed);
+      for (;; ++g) {
+        if ((g + 1) % count == 0) {
+          std::uint32_t hits = 0;
+          for (std::uint32_t k = g + 1 - count; k <= g; ++k) {
+            hits += sync_[k].hits.load(std::memory_order_relaxed);
+          }
+          more = endPass(hits);
+          if (!more || g + 1 == total) {
+            control_->published.store(kDone, std::memory_order_release);
+            return;
+          }
         }
-        more = endPass(hits);
-        if (!more || g + 1 == total) {
-          control_->published.store(kDone, std::memory_order_release);
-          return;
-        }
+        before();
+        const Stage& next = stages_[(g + 1) % count];
+        if (blocksOf(next, block) != 1) break;
+        sync_[g + 1].hits.store(body(next.first, next.first + next.count),
+                                std::memory_order_relaxed);
       }
-      before();
       control_->published.store(g + 1, std::memory_order_release);
     };
     control_->published.store(0, std::memory_order_relaxed);
