@@ -191,7 +191,7 @@ Problem makeStages(std::uint32_t values, const std::vector<std::uint32_t>& sizes
     p.start.push_back(static_cast<std::uint32_t>(p.rows.size()));
     for (std::uint32_t i = 0; i < values; ++i) perm[i] = i;
     std::shuffle(perm.begin(), perm.end(), rng);
-    for (std::uint32_t k = 0; k < size; ++k) p.rows.push_back({perm[2 * k], perm[2 * k + 1]});
+    for (std::size_t k = 0; k < size; ++k) p.rows.push_back({perm[2 * k], perm[2 * k + 1]});
   }
   p.start.push_back(static_cast<std::uint32_t>(p.rows.size()));
   return p;
