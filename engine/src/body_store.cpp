@@ -102,6 +102,26 @@ void BodyStore::finishBulk(std::size_t from) noexcept {
   }
 }
 
+void BodyStore::permute(std::span<const std::uint32_t> order,
+                        std::span<const std::uint32_t> newIndex) {
+  auto apply = [order](auto& v) {
+    std::remove_reference_t<decltype(v)> out(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) out[k] = v[order[k]];
+    v.swap(out);
+  };
+  for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &friction, &rolling, &hx, &hy, &radius, &mass,
+                  &invMass, &restTime, &restitution, &linearDamping, &angularDamping, &fx, &fy}) {
+    apply(*v);
+  }
+  apply(type);
+  apply(awake);
+  apply(sensor);
+  for (auto* links : {&islandNext, &islandPrev}) {
+    apply(*links);
+    for (std::uint32_t& l : *links) l = l == kNoBody ? kNoBody : newIndex[l];
+  }
+}
+
 void BodyStore::swapRemove(std::uint32_t i) {
   const auto last = static_cast<std::uint32_t>(px.size() - 1);
   // The last body moves to i: its island neighbours must point at i.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/tasks/task_system.hpp>
+#include <span>
 #include <vector>
 
 namespace quadbin {
@@ -72,6 +73,9 @@ struct BodyStore {
   /// Removes body i; the last body takes its index. The caller wakes i's
   /// island first.
   void swapRemove(std::uint32_t i);
+  /// Renumbers the bodies: body order[k] becomes body k (newIndex is the
+  /// inverse: newIndex[order[k]] == k); the island links follow.
+  void permute(std::span<const std::uint32_t> order, std::span<const std::uint32_t> newIndex);
   [[nodiscard]] AABB tightBox(std::uint32_t i) const noexcept {
     return {{px[i] - hx[i], py[i] - hy[i]}, {px[i] + hx[i], py[i] + hy[i]}};
   }

@@ -14,6 +14,7 @@
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/tasks/parallel.hpp>
+#include <span>
 #include <vector>
 
 namespace quadbin {
@@ -49,6 +50,8 @@ struct BodyFilters {
   void setFilter(std::uint32_t i, const Filter& f) noexcept;
   /// Removes body i; the last body takes its index (as BodyStore::swapRemove).
   void swapRemove(std::uint32_t i) noexcept;
+  /// Renumbers the bodies: body order[k] becomes body k.
+  void permute(std::span<const std::uint32_t> order);
   /// Takes another's filters and user data (World::restore) and recounts.
   void assign(BodyFilters&& other) noexcept;
 

@@ -385,6 +385,8 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   // Adds a body from a def that refusal() accepted (createBody; createBodies
   // writes its bodies by index): nothing throws but allocation.
   BodyId insert(const BodyDef& d);
+  // optimizeLayout (world_layout.cpp): the bodies in Morton order.
+  void reorderBodies();
   // Replaces the whole state with a restored snapshot's; nothing throws.
   void commit(snapshots::State&& s, WorldDef&& newDef,
               std::unique_ptr<BroadPhase> newBroad) noexcept;

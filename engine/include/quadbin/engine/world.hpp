@@ -175,6 +175,19 @@ class World {
   /// Throws Error for a stale or foreign id (so does every member that
   /// takes a BodyId).
   void destroyBody(BodyId id);
+  /// Renumbers the bodies so that bodies close in space are close in
+  /// memory (a Morton order of their centres): the dense order of bodyAt()
+  /// and of the bulk arrays changes, nothing else. Ids, positions,
+  /// velocities, materials, filters, user data, sleep and the touching
+  /// pairs (no begin or end event) stay as they are; the contacts' warm
+  /// start is forgotten, as by destroyBody. Bodies created in random order
+  /// make every stage of a step miss the cache and, with more than one
+  /// thread, the solver's threads write the same cache lines: call it after
+  /// loading a level or spawning many bodies, as Jolt's
+  /// OptimizeBroadPhase (docs/perf.md, "body order"). Costs a sort of the
+  /// bodies; the steps after it may differ from a world not renumbered in
+  /// the last bits (contacts are solved in another order).
+  void optimizeLayout();
   /// True for an id this world made whose body still exists; false for a
   /// destroyed body, a reused slot's old id, a null id or another world's.
   [[nodiscard]] bool isValid(BodyId id) const noexcept;
@@ -337,7 +350,7 @@ class World {
   [[nodiscard]] std::uint32_t bodyCount() const noexcept;
   /// The id of the body at dense position i in [0, bodyCount()). Bodies are
   /// kept in creation order until one is destroyed (the last body then
-  /// takes the destroyed one's place).
+  /// takes the destroyed one's place) or optimizeLayout() renumbers them.
   [[nodiscard]] BodyId bodyAt(std::uint32_t i) const;
   [[nodiscard]] const WorldDef& def() const noexcept;
   /// Sum of 1/2 m v^2 and, for spinning balls, 1/2 I w^2 (I = m r^2 / 2).
@@ -350,7 +363,7 @@ class World {
   // boxes) and their radius (0 for boxes, whose half extents come from
   // bounds(id)). A span stays valid until the next call
   // that changes the world (createBody, createBodies, destroyBody,
-  // setPosition, setVelocity, setAwake, step, setBroadPhase, restore,
+  // optimizeLayout, setPosition, setVelocity, setAwake, step, setBroadPhase, restore,
   // assignment); call again after one. Like the queries, they may be
   // called from many threads at once between steps. Throw Error during a
   // step or on a moved-from world.

@@ -1,0 +1,255 @@
+// World::optimizeLayout: the bodies renumbered in space order. Everything a
+// game can read of a body stays as it was, only bodyAt() and the bulk
+// arrays change order (and follow each other); steps after it are the same
+// on every thread count; sleeping islands stay asleep and wake whole; a
+// touching pair gives no begin or end event.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <quadbin/quadbin.hpp>
+#include <quadbin/scenes/scene.hpp>
+#include <random>
+#include <set>
+#include <vector>
+
+using namespace quadbin;
+
+namespace {
+
+constexpr float kDt = 1.0f / 60.0f;
+
+// Balls in random order over a closed world, with every kind of per-body
+// setting a game can give, a few static boxes and a sensor; some stepping.
+World mixedWorld(std::vector<BodyId>& ids) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {400, 400}};
+  def.gravity = {0, -2.0f};
+  def.logLevel = LogLevel::Off;
+  World w(def);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> at(20.0f, 380.0f), speed(-5.0f, 5.0f), unit(0.0f, 1.0f);
+  for (int i = 0; i < 1500; ++i) {
+    BodyDef d = BodyDef::ball({at(rng), at(rng)}, 0.5f + unit(rng), {speed(rng), speed(rng)});
+    d.friction = unit(rng) < 0.3f ? 0.4f : 0.0f;
+    d.restitution = unit(rng) < 0.5f ? std::optional<float>{unit(rng)} : std::nullopt;
+    d.linearDamping = unit(rng) < 0.2f ? 0.1f : 0.0f;
+    d.userData = static_cast<std::uint64_t>(i) * 7919u;
+    if (i % 5 == 0) d.filter = {2, ~std::uint64_t{2}, 0};  // never with each other
+    ids.push_back(w.createBody(d));
+  }
+  for (int i = 0; i < 6; ++i) {
+    const Vec2 c{at(rng), at(rng)};
+    ids.push_back(w.createBody(BodyDef::staticBox({c - Vec2{6.0f, 2.0f}, c + Vec2{6.0f, 2.0f}})));
+  }
+  BodyDef sensor = BodyDef::ball({200, 200}, 20.0f);
+  sensor.isSensor = true;
+  ids.push_back(w.createBody(sensor));
+  for (int s = 0; s < 20; ++s) w.step(kDt);
+  w.applyForce(ids[3], {10.0f, 0.0f});  // pending for the next step
+  return w;
+}
+
+struct Seen {
+  BodyType type;
+  Vec2 p, v, force;
+  float radius, mass, w, angle, friction, restitution, damping;
+  std::uint64_t user;
+  Filter filter;
+  bool awake, sensor;
+  AABB box;
+};
+
+Seen see(const World& w, BodyId id) {
+  return {w.type(id),     w.position(id),    w.velocity(id),        w.force(id),
+          w.radius(id),   w.mass(id),        w.angularVelocity(id), w.angle(id),
+          w.friction(id), w.restitution(id), w.linearDamping(id),   w.userData(id),
+          w.filter(id),   w.isAwake(id),     w.isSensor(id),        w.bounds(id)};
+}
+
+void expectSame(const Seen& a, const Seen& b) {
+  EXPECT_EQ(a.type, b.type);
+  EXPECT_EQ(a.p, b.p);
+  EXPECT_EQ(a.v, b.v);
+  EXPECT_EQ(a.force, b.force);
+  EXPECT_EQ(a.radius, b.radius);
+  EXPECT_EQ(a.mass, b.mass);
+  EXPECT_EQ(a.w, b.w);
+  EXPECT_EQ(a.angle, b.angle);
+  EXPECT_EQ(a.friction, b.friction);
+  EXPECT_EQ(a.restitution, b.restitution);
+  EXPECT_EQ(a.damping, b.damping);
+  EXPECT_EQ(a.user, b.user);
+  EXPECT_EQ(a.filter, b.filter);
+  EXPECT_EQ(a.awake, b.awake);
+  EXPECT_EQ(a.sensor, b.sensor);
+  EXPECT_EQ(a.box.min, b.box.min);
+  EXPECT_EQ(a.box.max, b.box.max);
+}
+
+// The distance from each body to the next in dense order, summed.
+double walk(const World& w) {
+  double sum = 0.0;
+  const auto p = w.positions();
+  for (std::size_t i = 1; i < p.size(); ++i) sum += length(p[i] - p[i - 1]);
+  return sum;
+}
+
+std::set<std::uint64_t> keysOf(const std::vector<BodyId>& ids) {
+  std::set<std::uint64_t> out;
+  for (BodyId id : ids) out.insert(std::uint64_t{id.index} << 32 | id.generation);
+  return out;
+}
+
+}  // namespace
+
+TEST(Layout, KeepsEveryBodyAsItWasAndOrdersThemInSpace) {
+  std::vector<BodyId> ids;
+  World w = mixedWorld(ids);
+  std::vector<Seen> before;
+  for (BodyId id : ids) before.push_back(see(w, id));
+  std::vector<BodyId> denseBefore;
+  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) denseBefore.push_back(w.bodyAt(i));
+  std::vector<BodyId> found;
+  w.queryBox({{100, 100}, {180, 150}}, found);
+  const auto inBoxBefore = keysOf(found);
+  const double walkBefore = walk(w);
+
+  w.optimizeLayout();
+
+  ASSERT_EQ(w.bodyCount(), ids.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    ASSERT_TRUE(w.isValid(ids[k]));
+    expectSame(see(w, ids[k]), before[k]);
+  }
+  std::vector<BodyId> denseAfter;
+  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) denseAfter.push_back(w.bodyAt(i));
+  EXPECT_EQ(keysOf(denseAfter), keysOf(denseBefore)) << "the same bodies, renumbered";
+  EXPECT_NE(denseAfter, denseBefore);
+  const auto p = w.positions();
+  const auto v = w.velocities();
+  const auto r = w.radii();
+  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+    EXPECT_EQ(p[i], w.position(w.bodyAt(i)));
+    EXPECT_EQ(v[i], w.velocity(w.bodyAt(i)));
+    EXPECT_EQ(r[i], w.radius(w.bodyAt(i)));
+  }
+  EXPECT_LT(walk(w), walkBefore / 10.0) << "neighbours in space are neighbours in memory";
+  found.clear();
+  w.queryBox({{100, 100}, {180, 150}}, found);
+  EXPECT_EQ(keysOf(found), inBoxBefore);
+
+  // A second call finds them in order and changes nothing.
+  w.optimizeLayout();
+  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) EXPECT_EQ(w.bodyAt(i), denseAfter[i]);
+
+  // The world steps on; filtered pairs stay apart, ids stay valid.
+  for (int s = 0; s < 30; ++s) w.step(kDt);
+  for (BodyId id : ids) EXPECT_TRUE(w.isValid(id));
+  EXPECT_EQ(w.userData(ids[10]), 10u * 7919u);
+}
+
+TEST(Layout, StepsAreTheSameOnEveryThreadCount) {
+  const auto scene = scenes::generate(scenes::SceneKind::Clustered, 3000);
+  std::vector<std::vector<std::uint32_t>> runs;
+  double energyBefore = 0.0, energyAfter = 0.0;
+  for (std::uint32_t threads : {1u, 2u, 3u, 8u}) {
+    WorldDef def = scenes::worldDefFor(scenes::SceneKind::Clustered);
+    def.threadCount = threads;
+    def.logLevel = LogLevel::Off;
+    World w = scenes::makeWorld(scene, def);
+    for (int s = 0; s < 5; ++s) w.step(kDt);
+    w.optimizeLayout();
+    energyBefore = w.kineticEnergy();
+    for (int s = 0; s < 40; ++s) w.step(kDt);
+    energyAfter = w.kineticEnergy();
+    std::vector<std::uint32_t> bits;
+    for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
+      const BodyId id = w.bodyAt(i);
+      bits.push_back(id.index);
+      for (float f : {w.position(id).x, w.position(id).y, w.velocity(id).x, w.velocity(id).y}) {
+        bits.push_back(std::bit_cast<std::uint32_t>(f));
+      }
+    }
+    runs.push_back(bits);
+  }
+  for (std::size_t k = 1; k < runs.size(); ++k) {
+    EXPECT_TRUE(runs[k] == runs[0]) << "thread count " << k << " differs";
+  }
+  EXPECT_NEAR(energyAfter, energyBefore, 1e-4 * energyBefore) << "e = 1 stays elastic";
+}
+
+namespace {
+// A settled, sleeping pile of 100 balls of radius 1 in a closed box, created
+// row by row in shuffled order.
+World sleepingPile(std::vector<BodyId>& balls) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {24, 60}};
+  def.gravity = {0, -9.8f};
+  def.restitution = 0.2f;
+  def.enableSleep = true;
+  def.logLevel = LogLevel::Off;
+  World w(def);
+  std::vector<std::uint32_t> order(100);
+  for (std::uint32_t i = 0; i < 100; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937(5));
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> jitter(-0.05f, 0.05f);
+  for (const std::uint32_t i : order) {
+    const float x = 2.1f + static_cast<float>(i % 10) * 2.2f + jitter(rng);
+    const float y = 2.0f + static_cast<float>(i / 10) * 2.3f;
+    balls.push_back(w.createBody(BodyDef::ball({x, y}, 1.0f)));
+  }
+  for (int s = 0; s < 1200 && (s == 0 || w.stats().awakeBodies > 0); ++s) w.step(kDt);
+  return w;
+}
+
+std::vector<bool> awake(const World& w, const std::vector<BodyId>& balls) {
+  std::vector<bool> out;
+  for (BodyId b : balls) out.push_back(w.isAwake(b));
+  return out;
+}
+}  // namespace
+
+TEST(Layout, SleepingIslandsStayAsleepAndWakeWhole) {
+  std::vector<BodyId> balls, twinBalls;
+  World w = sleepingPile(balls);
+  World twin = sleepingPile(twinBalls);
+  ASSERT_EQ(awake(w, balls), std::vector<bool>(balls.size(), false)) << "it never fell asleep";
+  w.optimizeLayout();
+  EXPECT_EQ(awake(w, balls), std::vector<bool>(balls.size(), false));
+  w.step(kDt);
+  EXPECT_EQ(w.stats().awakeBodies, 0u);
+  EXPECT_TRUE(w.contactBeginEvents().empty());
+  EXPECT_TRUE(w.contactEndEvents().empty());
+  // Waking one ball wakes the same island as in the world not renumbered.
+  w.setVelocity(balls[40], {0, 3});
+  twin.setVelocity(twinBalls[40], {0, 3});
+  EXPECT_GT(std::count(awake(w, balls).begin(), awake(w, balls).end(), true), 1);
+  EXPECT_EQ(awake(w, balls), awake(twin, twinBalls));
+}
+
+TEST(Layout, TouchingPairsGiveNoEvents) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {20, 20}};
+  def.gravity = {0, -9.8f};
+  def.restitution = 0.0f;
+  def.enableSleep = false;
+  def.logLevel = LogLevel::Off;
+  World w(def);
+  // Created top first: Morton order puts the lower ball first.
+  const BodyId top = w.createBody(BodyDef::ball({10, 3}, 1.0f));
+  const BodyId bottom = w.createBody(BodyDef::ball({10, 1}, 1.0f));
+  for (int s = 0; s < 120; ++s) w.step(kDt);
+  ASSERT_TRUE(w.contactBeginEvents().empty());
+  w.optimizeLayout();
+  ASSERT_EQ(w.bodyAt(0), bottom);
+  for (int s = 0; s < 60; ++s) {
+    w.step(kDt);
+    EXPECT_TRUE(w.contactBeginEvents().empty()) << "step " << s;
+    EXPECT_TRUE(w.contactEndEvents().empty()) << "step " << s;
+  }
+  EXPECT_NEAR(w.position(top).y, 3.0f, 0.05f) << "the stack still stands";
+}
