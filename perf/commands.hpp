@@ -32,6 +32,7 @@ struct MeasureOptions {
   double configSeconds = 0.0;
   std::string outDir;
   bool verbose = false;
+  bool optimizeLayout = false;    // Config::optimizeLayout for every configuration
   std::vector<std::string> argv;  // for the JSON
 };
 

@@ -212,7 +212,8 @@ JsonObject commonOptions(const MeasureOptions& o) {
           {"repetitions", std::to_string(o.repetitions)},
           {"seed", std::to_string(o.seed)},
           {"budget_s", budget},
-          {"drift_steps", std::to_string(o.driftSteps)}};
+          {"drift_steps", std::to_string(o.driftSteps)},
+          {"optimize_layout", o.optimizeLayout ? "true" : "false"}};
 }
 
 std::string fixed(double v, int precision) {

@@ -61,6 +61,9 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
   cmd->add_option("--drift-steps", o.driftSteps,
                   "world workloads: take the kinetic energy drift after this many steps (more "
                   "steps run untimed); default: the measured steps");
+  cmd->add_flag("--optimize-layout", o.optimizeLayout,
+                "world workloads: call World::optimizeLayout() on each quadbin world before its "
+                "warm-up (bodies renumbered in space order; peers unchanged)");
   cmd->add_option("--out", o.outDir, kOutHelp);
   cmd->add_flag("-v,--verbose", o.verbose, "one line per configuration on stderr as it ends");
   cmd->footer("Defaults: " + defaults);

@@ -115,7 +115,8 @@ class RunPlanner {
                          o_.seed,
                          o_.driftSteps,
                          o_.configSeconds,
-                         {}});
+                         {},
+                         o_.optimizeLayout});
         // A peer whose setup is too slow for the main job at this N
         // is shown as skipped unless asked for by name.
         const std::uint32_t maxN = defaultMax_.at(s);

@@ -170,7 +170,9 @@ Result runWorkloadB(const Config& c) {
     def.broadPhase = *type;
     def.threadCount = c.threads;
     def.logLevel = LogLevel::Error;
-    stepper = std::make_unique<QuadbinStepper>(scenes::makeWorld(scene, def));
+    World world = scenes::makeWorld(scene, def);
+    if (c.optimizeLayout) world.optimizeLayout();
+    stepper = std::make_unique<QuadbinStepper>(std::move(world));
   } else {
     stepper = makeWorldPeer(c.structure, scene, def);
   }

@@ -41,6 +41,9 @@ struct Config {
   double timeBoxSeconds = 0.0;
   /// Not run at all, for this reason (shown as skipped): set by a plan.
   std::string skipReason;
+  /// B/C, quadbin structures: World::optimizeLayout() once, before the
+  /// warm-up steps (the bodies renumbered in space order).
+  bool optimizeLayout = false;
 };
 
 /// The fewest timed frames a time-boxed configuration keeps.
