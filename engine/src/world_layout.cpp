@@ -2,6 +2,7 @@
 // centres, so that a step's work on neighbours touches nearby memory.
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "world_impl.hpp"
@@ -59,10 +60,16 @@ void World::Impl::reorderBodies() {
     same = same && order[k] == k;
   }
   if (same) return;  // already in order: keep the warm start
-  bodies.permute(order, newIndex);
-  filters.permute(order);
+  // Renumbered copies first: if one cannot be made, the world is unchanged.
+  BodyStore nextBodies = bodies;
+  nextBodies.permute(order, newIndex);
+  BodyFilters nextFilters = filters;
+  nextFilters.permute(order);
   std::vector<std::uint32_t> slots(n);
   for (std::uint32_t k = 0; k < n; ++k) slots[k] = slotOf[order[k]];
+  // Nothing throws from here on.
+  bodies = std::move(nextBodies);
+  filters.assign(std::move(nextFilters));
   slotOf.swap(slots);
   for (std::uint32_t k = 0; k < n; ++k) denseOf[slotOf[k]] = k;
   // The contacts name bodies by dense index: they start cold (their pairs,

@@ -227,8 +227,9 @@ TEST(Layout, SleepingIslandsStayAsleepAndWakeWhole) {
   // Waking one ball wakes the same island as in the world not renumbered.
   w.setVelocity(balls[40], {0, 3});
   twin.setVelocity(twinBalls[40], {0, 3});
-  EXPECT_GT(std::count(awake(w, balls).begin(), awake(w, balls).end(), true), 1);
-  EXPECT_EQ(awake(w, balls), awake(twin, twinBalls));
+  const std::vector<bool> woken = awake(w, balls);
+  EXPECT_GT(std::count(woken.begin(), woken.end(), true), 1);
+  EXPECT_EQ(woken, awake(twin, twinBalls));
 }
 
 TEST(Layout, TouchingPairsGiveNoEvents) {
