@@ -177,7 +177,9 @@ class World {
   void destroyBody(BodyId id);
   /// Renumbers the bodies so that bodies close in space are close in
   /// memory (a Morton order of their centres): the dense order of bodyAt()
-  /// and of the bulk arrays changes, nothing else. Ids, positions,
+  /// and of the bulk arrays changes, and with it the order of query
+  /// results (sorted by dense index) and which of two equally near bodies
+  /// nearest() lists first. Ids, positions,
   /// velocities, materials, filters, user data, sleep and the touching
   /// pairs (no begin or end event) stay as they are; the contacts' warm
   /// start is forgotten, as by destroyBody. Bodies created in random order
