@@ -130,18 +130,7 @@ int sweepCommand(const MeasureOptions& o) {
     for (const auto t : threads) {
       for (const auto& s : structures) {
         for (const auto n : sizes) {
-          plan.push_back({'C',
-                          scene,
-                          n,
-                          s,
-                          t,
-                          o.frames,
-                          o.warmup,
-                          o.seed,
-                          o.driftSteps,
-                          0.0,
-                          {},
-                          o.optimizeLayout});
+          plan.push_back(planned(o, 'C', scene, n, s, t));
         }
       }
     }
@@ -199,18 +188,7 @@ std::vector<Config> scalingPlan(const MeasureOptions& o, const std::vector<char>
           // Scaling is quadbin's: peers are single-threaded.
           if ((w == 'B' && !isQuadbinStructure(s)) || isWorldPeer(s)) continue;
           for (const auto t : threads) {
-            plan.push_back({w,
-                            scene,
-                            n,
-                            s,
-                            t,
-                            o.frames,
-                            o.warmup,
-                            o.seed,
-                            o.driftSteps,
-                            0.0,
-                            {},
-                            o.optimizeLayout});
+            plan.push_back(planned(o, w, scene, n, s, t));
           }
         }
       }

@@ -110,6 +110,23 @@ std::vector<std::uint32_t> sortedUnique(std::vector<std::uint32_t> v) {
   return v;
 }
 
+Config planned(const MeasureOptions& o, char workload, scenes::SceneKind scene, std::uint32_t n,
+               const std::string& structure, std::uint32_t threads, double timeBoxSeconds) {
+  Config c;
+  c.workload = workload;
+  c.scene = scene;
+  c.n = n;
+  c.structure = structure;
+  c.threads = threads;
+  c.frames = o.frames;
+  c.warmup = o.warmup;
+  c.seed = o.seed;
+  c.driftSteps = o.driftSteps;
+  c.timeBoxSeconds = timeBoxSeconds;
+  c.optimizeLayout = o.optimizeLayout;
+  return c;
+}
+
 void validate(const MeasureOptions& o) {
   if (o.frames == 0) throw UsageError("--frames must be at least 1");
   for (auto n : o.sizes) {

@@ -28,6 +28,11 @@ extern const std::vector<std::string> kWorldColumns;
                                                        bool quadbinOnly);
 [[nodiscard]] std::vector<std::uint32_t> sortedUnique(std::vector<std::uint32_t> v);
 void validate(const MeasureOptions& o);
+/// One configuration of a plan, with the options every configuration
+/// shares (frames, warm-up, seed, drift steps, layout).
+[[nodiscard]] Config planned(const MeasureOptions& o, char workload, scenes::SceneKind scene,
+                             std::uint32_t n, const std::string& structure, std::uint32_t threads,
+                             double timeBoxSeconds = 0.0);
 [[nodiscard]] std::string sceneName(scenes::SceneKind k);
 
 /// kBaseColumns' cells of an outcome.

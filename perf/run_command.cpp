@@ -105,18 +105,7 @@ class RunPlanner {
       if (isWorldPeer(s) && scene == SceneKind::Pile) continue;
       for (const auto t : threads_) {
         if (isWorldPeer(s) && t != threads_.front()) continue;
-        plan_.push_back({w,
-                         scene,
-                         n,
-                         s,
-                         t,
-                         o_.frames,
-                         o_.warmup,
-                         o_.seed,
-                         o_.driftSteps,
-                         o_.configSeconds,
-                         {},
-                         o_.optimizeLayout});
+        plan_.push_back(planned(o_, w, scene, n, s, t, o_.configSeconds));
         // A peer whose setup is too slow for the main job at this N
         // is shown as skipped unless asked for by name.
         const std::uint32_t maxN = defaultMax_.at(s);

@@ -9,10 +9,12 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <quadbin/tasks.hpp>
 #include <quadbin/tasks/staged_loop.hpp>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "support/thread_pool_task_system.hpp"
@@ -154,18 +156,29 @@ void expectSame(const Outcome& got, const Outcome& want, const char* name) {
   EXPECT_TRUE(got.bits == want.bits) << name << ": different values";
 }
 
-TEST(StagedLoop, SameBitsAsASerialLoopOnEveryTaskSystem) {
-  const Problem p = makeProblem(4000, 30000);
-  ASSERT_GT(p.start.back() - p.start[p.start.size() - 2], 0u) << "the overflow group is used";
-  std::vector<std::pair<const char*, std::shared_ptr<TaskSystem>>> systems;
+// The task systems every StagedLoop test runs on: serial, one that runs its
+// tasks one after another, thread pools of the given sizes, and oneTBB
+// (not under ThreadSanitizer, which cannot see into it).
+std::vector<std::pair<std::string, std::shared_ptr<TaskSystem>>> taskSystems(
+    std::initializer_list<std::uint32_t> poolSizes) {
+  std::vector<std::pair<std::string, std::shared_ptr<TaskSystem>>> systems;
   systems.emplace_back("serial", std::make_shared<SerialTaskSystem>());
   systems.emplace_back("one-after-another", std::make_shared<OneAfterAnother>());
-  systems.emplace_back("pool-3", std::make_shared<test::ThreadPoolTaskSystem>(3));
-  systems.emplace_back("pool-8", std::make_shared<test::ThreadPoolTaskSystem>(8));
+  for (const std::uint32_t size : poolSizes) {
+    systems.emplace_back("pool-" + std::to_string(size),
+                         std::make_shared<test::ThreadPoolTaskSystem>(size));
+  }
 #if !defined(__SANITIZE_THREAD__)
   systems.emplace_back("tbb-2", makeTbbTaskSystem(2));
   systems.emplace_back("tbb-8", makeTbbTaskSystem(8));
 #endif
+  return systems;
+}
+
+TEST(StagedLoop, SameBitsAsASerialLoopOnEveryTaskSystem) {
+  const Problem p = makeProblem(4000, 30000);
+  ASSERT_GT(p.start.back() - p.start[p.start.size() - 2], 0u) << "the overflow group is used";
+  const auto systems = taskSystems({3, 8});
   // 3 passes (all hit), 20 (more than one region), 200 (stops early).
   for (std::uint32_t passes : {3u, 20u, 200u}) {
     const Outcome want = serially(p, passes);
@@ -175,7 +188,7 @@ TEST(StagedLoop, SameBitsAsASerialLoopOnEveryTaskSystem) {
       ASSERT_LT(want.passHits.size(), 200u);
     }
     for (const auto& [name, tasks] : systems) {
-      expectSame(withStagedLoop(*tasks, p, passes), want, name);
+      expectSame(withStagedLoop(*tasks, p, passes), want, name.c_str());
     }
   }
 }
@@ -202,19 +215,12 @@ Problem makeStages(std::uint32_t values, const std::vector<std::uint32_t>& sizes
 // last, between stages of many blocks, in one region and across regions.
 TEST(StagedLoop, StagesOfOneBlockRunInOrder) {
   const Problem p = makeStages(3000, {200, 1400, 30, 1, 256, 700, 257, 90, 1300, 4, 12, 40});
-  std::vector<std::pair<const char*, std::shared_ptr<TaskSystem>>> systems;
-  systems.emplace_back("one-after-another", std::make_shared<OneAfterAnother>());
-  systems.emplace_back("pool-2", std::make_shared<test::ThreadPoolTaskSystem>(2));
-  systems.emplace_back("pool-5", std::make_shared<test::ThreadPoolTaskSystem>(5));
-#if !defined(__SANITIZE_THREAD__)
-  systems.emplace_back("tbb-2", makeTbbTaskSystem(2));
-  systems.emplace_back("tbb-8", makeTbbTaskSystem(8));
-#endif
+  const auto systems = taskSystems({2, 5});
   for (std::uint32_t passes : {1u, 2u, 9u, 17u, 200u}) {
     const Outcome want = serially(p, passes);
     for (const auto& [name, tasks] : systems) {
       for (int repeat = 0; repeat < 5; ++repeat) {
-        expectSame(withStagedLoop(*tasks, p, passes), want, name);
+        expectSame(withStagedLoop(*tasks, p, passes), want, name.c_str());
       }
     }
   }
