@@ -71,3 +71,14 @@ TEST(Ray, HitsBoxAndCircle) {
   EXPECT_EQ(*t, 0.0f);
   EXPECT_EQ(ray.bounds(), (AABB{{0, 0}, {10, 0}}));
 }
+
+// A direction component so small that its inverse overflows is parallel:
+// a box whose face passes through the origin is hit as the point box is
+// (the broad-phase fuzzer's case: quadtree nodes and brute force agreed no
+// more).
+TEST(RayBox, DenormalDirectionIsParallel) {
+  const quadbin::Ray ray{{0.0f, 0.0f}, {0.0f, -2.80259693e-45f}, 1.0f};
+  EXPECT_TRUE(quadbin::raycast(ray, quadbin::AABB{{0.0f, 0.0f}, {0.0f, 0.0f}}));
+  EXPECT_TRUE(quadbin::raycast(ray, quadbin::AABB{{-1.0f, 0.0f}, {1.0f, 1.0f}}));
+  EXPECT_FALSE(quadbin::raycast(ray, quadbin::AABB{{-1.0f, 0.5f}, {1.0f, 1.0f}}));
+}

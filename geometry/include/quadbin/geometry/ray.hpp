@@ -4,6 +4,7 @@
 /// boxes and circles.
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <quadbin/geometry/circle.hpp>
 
@@ -32,11 +33,13 @@ struct Ray {
   const float lo[2] = {box.min.x, box.min.y};
   const float hi[2] = {box.max.x, box.max.y};
   for (int axis = 0; axis < 2; ++axis) {
-    if (d[axis] == 0.0f) {
+    // A component so small that its inverse overflows (a denormal) is
+    // parallel too: 0 * inf would give NaN on a face through the origin.
+    const float inv = 1.0f / d[axis];
+    if (d[axis] == 0.0f || !std::isfinite(inv)) {
       if (o[axis] < lo[axis] || o[axis] > hi[axis]) return std::nullopt;
       continue;
     }
-    const float inv = 1.0f / d[axis];
     float t0 = (lo[axis] - o[axis]) * inv;
     float t1 = (hi[axis] - o[axis]) * inv;
     if (t0 > t1) std::swap(t0, t1);
