@@ -39,6 +39,22 @@ class OneAfterAnother final : public TaskSystem {
   }
 };
 
+// Says it has four threads and runs the tasks last first on the caller: the
+// last task does every block, its own slice of each stage first.
+class LastFirst final : public TaskSystem {
+ public:
+  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return 4; }
+
+ protected:
+  void runParallelFor(std::uint32_t count, std::uint32_t,
+                      FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
+    body(0, count);
+  }
+  void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
+    for (std::uint32_t i = count; i-- > 0;) task(i);
+  }
+};
+
 struct Row {
   std::uint32_t a, b;
 };
@@ -164,6 +180,7 @@ std::vector<std::pair<std::string, std::shared_ptr<TaskSystem>>> taskSystems(
   std::vector<std::pair<std::string, std::shared_ptr<TaskSystem>>> systems;
   systems.emplace_back("serial", std::make_shared<SerialTaskSystem>());
   systems.emplace_back("one-after-another", std::make_shared<OneAfterAnother>());
+  systems.emplace_back("last-first", std::make_shared<LastFirst>());
   for (const std::uint32_t size : poolSizes) {
     systems.emplace_back("pool-" + std::to_string(size),
                          std::make_shared<test::ThreadPoolTaskSystem>(size));
@@ -224,6 +241,29 @@ TEST(StagedLoop, StagesOfOneBlockRunInOrder) {
       }
     }
   }
+}
+
+// A stage's blocks are cut into one slice per task, and a task runs its own
+// slice first (the same rows, so the same balls, in every colour and pass:
+// they stay in its core's cache), then what is left of the others'.
+TEST(StagedLoop, EachTaskTakesItsOwnSliceFirst) {
+  LastFirst tasks;  // task 3 of 4 runs alone
+  StagedLoop loop;
+  loop.add(0, 10 * 64, false);   // 10 blocks of 64: slices [0, 2) [2, 5) [5, 7) [7, 10)
+  loop.add(640, 3 * 64, false);  // 3 blocks: slices [0, 0) [0, 1) [1, 2) [2, 3)
+  std::vector<std::uint32_t> order;
+  loop.run(
+      tasks, 64, 2,
+      [&](std::uint32_t begin, std::uint32_t end) {
+        EXPECT_EQ(end - begin, 64u);
+        order.push_back(begin < 640 ? begin / 64 : 100 + (begin - 640) / 64);
+        return 1u;
+      },
+      [] {}, [](std::uint32_t) { return true; });
+  const std::vector<std::uint32_t> pass{7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 102, 100, 101};
+  std::vector<std::uint32_t> want = pass;
+  want.insert(want.end(), pass.begin(), pass.end());
+  EXPECT_EQ(order, want);
 }
 
 TEST(StagedLoop, NothingToRun) {

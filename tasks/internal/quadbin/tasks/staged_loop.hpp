@@ -8,8 +8,14 @@
 /// time starting and stealing, not working.
 ///
 /// How it runs: one task per thread; the tasks walk the stages together.
-/// A stage's rows are cut into blocks of a constant size, claimed through
-/// an atomic counter; the thread that completes a stage's last block runs
+/// A stage's rows are cut into blocks of a constant size, and the blocks
+/// into one slice per task, each claimed through its own atomic counter: a
+/// task takes the blocks of its own slice first, then what is left of the
+/// others' (a late or slow thread's work is not lost). A solver whose
+/// colours list their rows in the order of their first body gives a task
+/// the same region of bodies in every colour and pass, whose cache lines
+/// then stay in that core's cache instead of moving between cores at each
+/// colour. The thread that completes a stage's last block runs
 /// the caller's hook for the next stage (and, after a pass's last stage,
 /// the end-of-pass hook) and then publishes the next stage (release); a
 /// next stage of one block it runs itself, in order, and publishes the
@@ -89,8 +95,7 @@ class StagedLoop {
   };
   // One stage of one pass in a region; a cache line each.
   struct alignas(64) Sync {
-    std::atomic<std::uint32_t> claimed{0};  // blocks handed out
-    std::atomic<std::uint32_t> done{0};     // blocks finished
+    std::atomic<std::uint32_t> done{0};  // blocks finished
     std::atomic<std::uint32_t> hits{0};
   };
   struct alignas(64) Control {
@@ -101,6 +106,11 @@ class StagedLoop {
 
   [[nodiscard]] static std::uint32_t blocksOf(const Stage& st, std::uint32_t block) noexcept {
     return st.serial ? 1u : (st.count - 1) / block + 1;
+  }
+  // The first block of slice t of `threads` (t = threads: the end).
+  [[nodiscard]] static std::uint32_t sliceStart(std::uint32_t blocks, std::uint32_t t,
+                                                std::uint32_t threads) noexcept {
+    return static_cast<std::uint32_t>(std::uint64_t{blocks} * t / threads);
   }
   static void relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -134,10 +144,16 @@ class StagedLoop {
       sync_ = std::make_unique<Sync[]>(total);
       syncCapacity_ = total;
     }
+    if (claimedCapacity_ < std::size_t{total} * threads) {
+      claimed_ = std::make_unique<std::atomic<std::uint32_t>[]>(std::size_t{total} * threads);
+      claimedCapacity_ = std::size_t{total} * threads;
+    }
     for (std::uint32_t g = 0; g < total; ++g) {
-      sync_[g].claimed.store(0, std::memory_order_relaxed);
       sync_[g].done.store(0, std::memory_order_relaxed);
       sync_[g].hits.store(0, std::memory_order_relaxed);
+    }
+    for (std::size_t k = 0; k < std::size_t{total} * threads; ++k) {
+      claimed_[k].store(0, std::memory_order_relaxed);
     }
     bool more = true;  // written by the thread that ends the region
     // Run by the thread that completed stage g's last block: the hooks, and
@@ -167,23 +183,30 @@ class StagedLoop {
     };
     control_->published.store(0, std::memory_order_relaxed);
     before();
-    tasks.forkJoin(threads, [&](std::uint32_t) {
+    tasks.forkJoin(threads, [&](std::uint32_t task) {
       for (std::uint32_t g = 0;; ++g) {
         g = waitFor(g);
         if (g == kDone) return;
         const Stage& st = stages_[g % count];
         Sync& sync = sync_[g];
         const std::uint32_t blocks = blocksOf(st, block);
-        for (;;) {
-          const std::uint32_t b = sync.claimed.fetch_add(1, std::memory_order_relaxed);
-          if (b >= blocks) break;
-          const std::uint32_t begin = st.first + b * block;
-          const std::uint32_t end =
-              st.serial ? st.first + st.count : std::min(st.first + st.count, begin + block);
-          const std::uint32_t hits = body(begin, end);
-          if (hits != 0) sync.hits.fetch_add(hits, std::memory_order_relaxed);
-          // acq_rel: the last block's thread sees every block's writes.
-          if (sync.done.fetch_add(1, std::memory_order_acq_rel) + 1 == blocks) finish(g);
+        std::atomic<std::uint32_t>* claimed = claimed_.get() + std::size_t{g} * threads;
+        // Its own slice first, then what is left of the others'.
+        for (std::uint32_t k = 0; k < threads; ++k) {
+          const std::uint32_t slice = (task + k) % threads;
+          const std::uint32_t first = sliceStart(blocks, slice, threads);
+          const std::uint32_t last = sliceStart(blocks, slice + 1, threads);
+          for (;;) {
+            const std::uint32_t b = first + claimed[slice].fetch_add(1, std::memory_order_relaxed);
+            if (b >= last) break;
+            const std::uint32_t begin = st.first + b * block;
+            const std::uint32_t end =
+                st.serial ? st.first + st.count : std::min(st.first + st.count, begin + block);
+            const std::uint32_t hits = body(begin, end);
+            if (hits != 0) sync.hits.fetch_add(hits, std::memory_order_relaxed);
+            // acq_rel: the last block's thread sees every block's writes.
+            if (sync.done.fetch_add(1, std::memory_order_acq_rel) + 1 == blocks) finish(g);
+          }
         }
       }
     });
@@ -193,6 +216,9 @@ class StagedLoop {
   std::vector<Stage> stages_;
   std::unique_ptr<Sync[]> sync_;
   std::uint32_t syncCapacity_ = 0;
+  // Per stage of a region, per task: blocks handed out of its slice.
+  std::unique_ptr<std::atomic<std::uint32_t>[]> claimed_;
+  std::size_t claimedCapacity_ = 0;
   std::unique_ptr<Control> control_ = std::make_unique<Control>();
 };
 
