@@ -23,7 +23,13 @@ void World::Impl::updateEvents() {
   // started with (saved for the strong guarantee, before gravity).
   const EventGeometry geometry{bodies,    undo.vx, undo.vy, undo.awake, def.gravity * stepDt,
                                def.bounds};
-  for (ContactEvent& e : nextBegin) geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
+  tasks->parallelFor(static_cast<std::uint32_t>(nextBegin.size()), 1024,
+                     [&](std::uint32_t begin, std::uint32_t end) {
+                       for (std::uint32_t k = begin; k < end; ++k) {
+                         ContactEvent& e = nextBegin[k];
+                         geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
+                       }
+                     });
   geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, hitBuffers, nextHits, *tasks);
   sensors.update(bodies, undo.px, undo.py, pairs, idMap(), *tasks);
 }
@@ -89,34 +95,48 @@ void World::Impl::findTouching() {
 }
 
 // Begin and end events: the pairs in only one of touching and
-// previousTouching, in TouchKey order.
+// previousTouching, in TouchKey order. A merge walk per chunk of touching
+// (a constant size, never the thread count), each with the part of
+// previousTouching before its end, in parallel; the chunks' events joined
+// in order are the one walk's.
 void World::Impl::diffTouching() {
   auto toEvent = [&](const TouchKey& k) {
     return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
   };
-  // Merge walk over the two sorted sets, one three-way compare a step in
-  // TouchKey order (slots, then generations).
-  auto order = [](const TouchKey& l, const TouchKey& r) {
-    if (l.slotA != r.slotA) return l.slotA < r.slotA ? -1 : 1;
-    if (l.slotB != r.slotB) return l.slotB < r.slotB ? -1 : 1;
-    if (l.genA != r.genA) return l.genA < r.genA ? -1 : 1;
-    return l.genB != r.genB ? (l.genB < r.genB ? -1 : 1) : 0;
+  constexpr std::uint32_t kChunk = 16384;
+  const auto now = static_cast<std::uint32_t>(touching.size());
+  const std::uint32_t chunks = std::max(1u, chunkCount(now, kChunk));
+  beginBuffers.reset(chunks);
+  endBuffers.reset(chunks);
+  // Where chunk c's part of previousTouching starts (the last: its end).
+  auto previousAt = [&](std::uint32_t c) {
+    if (c == 0) return previousTouching.begin();
+    if (c == chunks) return previousTouching.end();
+    return std::lower_bound(previousTouching.begin(), previousTouching.end(),
+                            touching[std::size_t{c} * kChunk]);
   };
-  std::size_t i = 0, j = 0;
-  const std::size_t now = touching.size(), before = previousTouching.size();
-  while (i < now && j < before) {
-    const int o = order(touching[i], previousTouching[j]);
-    if (o < 0) {
-      nextBegin.push_back(toEvent(touching[i++]));
-    } else if (o > 0) {
-      nextEnd.push_back(toEvent(previousTouching[j++]));
-    } else {
-      ++i;
-      ++j;
+  tasks->forkJoin(chunks, [&](std::uint32_t c) {
+    auto i = touching.begin() + std::min(now, c * kChunk);
+    const auto iEnd = touching.begin() + std::min(now, (c + 1) * kChunk);
+    auto j = previousAt(c);
+    const auto jEnd = previousAt(c + 1);
+    std::vector<ContactEvent>& begins = beginBuffers[c];
+    std::vector<ContactEvent>& ends = endBuffers[c];
+    while (i != iEnd && j != jEnd) {
+      if (*i < *j) {
+        begins.push_back(toEvent(*i++));
+      } else if (*j < *i) {
+        ends.push_back(toEvent(*j++));
+      } else {
+        ++i;
+        ++j;
+      }
     }
-  }
-  for (; i < now; ++i) nextBegin.push_back(toEvent(touching[i]));
-  for (; j < before; ++j) nextEnd.push_back(toEvent(previousTouching[j]));
+    for (; i != iEnd; ++i) begins.push_back(toEvent(*i));
+    for (; j != jEnd; ++j) ends.push_back(toEvent(*j));
+  });
+  beginBuffers.appendTo(*tasks, nextBegin);
+  endBuffers.appendTo(*tasks, nextEnd);
 }
 
 // The contacts of bodies destroyed since the last step end now, in order.

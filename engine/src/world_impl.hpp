@@ -92,6 +92,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   // The step's events and touching set, made here and swapped in only once
   // nothing can fail any more.
   std::vector<ContactEvent> nextBegin, nextEnd;
+  OrderedBuffers<ContactEvent> beginBuffers, endBuffers;  // diffTouching's, per chunk
   bool touchingChanged = false;
   // Sensors, hit events, pre-solve and the contacts of destroyed bodies
   // that end at the next step (sensor_set.hpp).
