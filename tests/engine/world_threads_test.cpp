@@ -11,8 +11,11 @@
 #include <quadbin/quadbin.hpp>
 #include <quadbin/scenes/scene.hpp>
 #include <random>
+#include <set>
+#include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "support/thread_pool_task_system.hpp"
@@ -338,6 +341,72 @@ TEST(WorldThreads, WorldsShareOneTaskSystem) {
   tb.join();
   EXPECT_EQ(a, reference);
   EXPECT_EQ(b, reference);
+}
+
+// Begin and end events in a crowd of more touching pairs than one chunk of
+// the events stage's parallel diff (16,384): every end event names a pair
+// that began and has not ended, every begin one that has not begun (nor
+// ended in the same step: it touched all along), each
+// step's events are in pair order, the pairs begun and not ended are as
+// many as the step's touching pairs, and the events are the same with a
+// serial task system and a pool of 3 threads (some bodies destroyed on
+// the way: their ends come in order too).
+TEST(WorldThreads, CrowdEventsFollowTheTouchingPairs) {
+  using Pair = std::pair<std::uint64_t, std::uint64_t>;
+  auto key = [](BodyId id) { return (std::uint64_t{id.index} << 32) | id.generation; };
+  auto run = [&](std::shared_ptr<TaskSystem> tasks) {
+    WorldDef def = quietDef();
+    def.bounds = {{0, 0}, {300, 300}};
+    def.taskSystem = std::move(tasks);
+    World w(def);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> v(-20.0f, 20.0f);
+    std::vector<BodyId> ids;
+    for (int row = 0; row < 140; ++row) {
+      for (int col = 0; col < 140; ++col) {
+        const Vec2 p{2.0f + 1.98f * static_cast<float>(col),
+                     2.0f + 1.98f * static_cast<float>(row)};
+        ids.push_back(w.createBody(BodyDef::ball(p, 1.0f, {v(rng), v(rng)})));
+      }
+    }
+    std::set<Pair> open;
+    std::vector<Pair> log;  // every event, begins as (a, b), ends as (b, a)
+    for (int step = 0; step < 6; ++step) {
+      if (step == 3) {
+        for (std::size_t k = 7; k < ids.size(); k += 501) w.destroyBody(ids[k]);
+      }
+      w.step(1.0f / 60.0f);
+      auto check = [&](std::span<const ContactEvent> events, bool begins) {
+        for (std::size_t k = 0; k < events.size(); ++k) {
+          const Pair p{key(events[k].a), key(events[k].b)};
+          if (k > 0) {
+            const Pair before{key(events[k - 1].a), key(events[k - 1].b)};
+            EXPECT_LT(before, p) << "events in pair order, step " << step;
+          }
+          EXPECT_EQ(open.count(p), begins ? 0u : 1u) << "step " << step;
+          if (begins) {
+            open.insert(p);
+            log.push_back(p);
+          } else {
+            open.erase(p);
+            log.emplace_back(p.second, p.first);
+          }
+        }
+      };
+      check(w.contactEndEvents(), false);
+      std::set<Pair> ended;
+      for (const ContactEvent& e : w.contactEndEvents()) ended.insert({key(e.a), key(e.b)});
+      for (const ContactEvent& e : w.contactBeginEvents()) {
+        EXPECT_EQ(ended.count({key(e.a), key(e.b)}), 0u) << "ended and begun, step " << step;
+      }
+      check(w.contactBeginEvents(), true);
+      EXPECT_EQ(open.size(), w.stats().contacts) << "step " << step;
+    }
+    EXPECT_GT(w.stats().contacts, 16384u) << "more touching pairs than one chunk";
+    return log;
+  };
+  const auto serial = run(std::make_shared<SerialTaskSystem>());
+  EXPECT_EQ(run(test::makeTestTaskSystem(3)), serial);
 }
 
 TEST(WorldThreads, ThreadCountIsValidated) {
