@@ -135,7 +135,6 @@ ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
   }
   const bool calm = isCalm(s, r);
   ShiftRow out{};
-  out.contact = r.contact;
   out.a = r.a;
   out.b = r.kind == kBall ? r.b : staticSlot;
   out.nx = n.x;
@@ -182,9 +181,8 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   tasks.parallelFor(rowCount, kContactGrain, [&](std::uint32_t begin, std::uint32_t end) {
     std::uint32_t calmHere = 0, activeHere = 0;
     for (std::uint32_t k = begin; k < end; ++k) {
-      Row& row = rows_[shiftSource_[k]];
-      shiftRows_[k] = makeShiftRow(bodies, s, row, n);
-      calmHere += isCalm(s, row) ? 1u : 0u;
+      shiftRows_[k] = makeShiftRow(bodies, s, rows_[k], n);
+      calmHere += isCalm(s, rows_[k]) ? 1u : 0u;
       activeHere += acts(shiftRows_[k]) ? 1u : 0u;
     }
     if (calmHere != 0) calm.fetch_add(calmHere, std::memory_order_relaxed);
@@ -447,7 +445,7 @@ void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
                         const Row& r = rows_[k];
                         Contact& c = contacts_[r.contact];
                         c.lambda = r.lambda;
-                        if (!corrected) c.shift = r.shift;
+                        c.shift = corrected ? shiftRows_[k].shift : r.shift;
                         c.tangent = s.friction ? frictionRows_[k].lambda : 0.0f;
                         c.rolling = s.friction ? frictionRows_[k].rollLambda : 0.0f;
                         c.touched = r.touched;
@@ -456,14 +454,6 @@ void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
                       pushed.fetch_add(local, std::memory_order_relaxed);
                     });
   pushed_ = pushed.load(std::memory_order_relaxed);
-  if (corrected) {  // the shift rows are in their own order (buildRows)
-    tasks.parallelFor(static_cast<std::uint32_t>(rows_.size()), kBodyGrain,
-                      [&](std::uint32_t begin, std::uint32_t end) {
-                        for (std::uint32_t k = begin; k < end; ++k) {
-                          contacts_[shiftRows_[k].contact].shift = shiftRows_[k].shift;
-                        }
-                      });
-  }
   if (extra_.empty()) return;
   for (std::size_t k = 0; k < extra_.size(); ++k) {
     extra_[k].touched = extraRows_[k].touched;

@@ -330,33 +330,13 @@ void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, 
       colourCount_ = colour + 1;
     }
   }
-  // The shift passes' order (shiftSource_): each colour's rows in contact
-  // order, its groups merged (a thread's slice of a colour is then one
-  // range of first balls, the same in every colour: StagedLoop). The
-  // overflow group keeps the rows' order: its rows share balls.
-  colourCursors_.resize(std::size_t{chunks} * kColours);
-  for (std::uint32_t c = 0; c < chunks; ++c) {
-    const std::uint32_t* cursor = chunkCounts_.data() + std::size_t{c} * kBuckets;
-    for (std::uint32_t colour = 0; colour < kColours; ++colour) {
-      std::uint32_t at = bucketStart_[std::size_t{kGroups} * colour];
-      for (std::uint32_t g = 0; g < kGroups; ++g) {
-        at += cursor[kGroups * colour + g] - bucketStart_[std::size_t{kGroups} * colour + g];
-      }
-      colourCursors_[std::size_t{c} * kColours + colour] = at;
-    }
-  }
   rows_.resize(count);
-  shiftSource_.resize(count);
   forEachChunk(tasks, count, kContactChunk,
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  std::uint32_t* cursor = chunkCounts_.data() + std::size_t{c} * kBuckets;
-                 std::uint32_t* inColour = colourCursors_.data() + std::size_t{c} * kColours;
                  for (std::uint32_t k = begin; k < end; ++k) {
                    const Row& r = canonicalRows_[k];
-                   const std::uint8_t colour = contacts_[k].colour;
-                   const std::uint32_t at = cursor[kGroups * colour + r.group]++;
-                   rows_[at] = r;
-                   shiftSource_[colour < kColours ? inColour[colour]++ : at] = at;
+                   rows_[cursor[kGroups * contacts_[k].colour + r.group]++] = r;
                  }
                });
 }

@@ -251,9 +251,9 @@ class ContactSolver {
     std::uint32_t a, b;  // b = the last entry of shift_ (always zero) for walls and boxes
     float nx, ny;
     float ima, imb, mEff;
-    float goal;             // normal shift the pair aims for: + separates, - may close a gap
-    float shift;            // accumulated position impulse
-    std::uint32_t contact;  // its index in contacts_ (an extra row: unused)
+    float goal;   // normal shift the pair aims for: + separates, - may close a gap
+    float shift;  // accumulated position impulse
+    float pad;
   };
   // The friction of a row (same index as rows_), made only when some ball
   // has friction. Balls are solid discs: inverse inertia 2 / (m r^2).
@@ -380,11 +380,9 @@ class ContactSolver {
   std::vector<Contact> batch_;              // one look-again's new contacts
   std::vector<Contact> extraSorted_;
   std::vector<std::uint32_t> escapees_;
-  std::vector<FrictionRow> frictionRows_;   // beside rows_, when friction is on
-  std::vector<float> spin_;                 // per ball: angular velocity during the solve
-  std::vector<ShiftRow> shiftRows_;         // rows_ then extraRows_, for the position passes
-  std::vector<std::uint32_t> shiftSource_;  // per shift row: its row in rows_ (buildRows)
-  std::vector<std::uint32_t> colourCursors_;
+  std::vector<FrictionRow> frictionRows_;  // beside rows_, when friction is on
+  std::vector<float> spin_;                // per ball: angular velocity during the solve
+  std::vector<ShiftRow> shiftRows_;        // rows_ then extraRows_, for the position passes
   std::vector<Vec2> shift_;           // per ball (+ one zero for static things): position shift
   std::vector<std::uint32_t> fresh_;  // indices of contacts new in this step
   OrderedBuffers<std::uint64_t> keyBuffers_;
