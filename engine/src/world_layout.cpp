@@ -2,6 +2,7 @@
 // centres, so that a step's work on neighbours touches nearby memory.
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,35 @@ std::uint32_t spread(std::uint32_t x) noexcept {
   x = (x | (x << 2)) & 0x33333333u;
   x = (x | (x << 1)) & 0x55555555u;
   return x;
+}
+
+// The solver's persistent contacts under the new numbering, in their
+// canonical order: each pair keeps its impulses and colour, so the next
+// step is warm started as if nothing had happened. A pair of balls whose
+// order flips swaps its ends: its normal and tangent turn round, so the
+// normal, shift and tangent impulses stay as they are and the rolling one
+// changes sign (it acts on a's spin as -, on b's as +). The colours each
+// ball's contacts hold move with the ball.
+void renumberContacts(std::span<const ContactSolver::Contact> from,
+                      std::span<const std::uint64_t> used,
+                      const std::vector<std::uint32_t>& newIndex, const BodyStore& renumbered,
+                      std::vector<ContactSolver::Contact>& contacts,
+                      std::vector<std::uint64_t>& colourUse) {
+  const auto n = static_cast<std::uint32_t>(newIndex.size());
+  contacts.assign(from.begin(), from.end());
+  for (ContactSolver::Contact& c : contacts) {
+    c.a = newIndex[c.a];
+    if (ContactSolver::isWall(c.b)) continue;
+    c.b = newIndex[c.b];
+    if (renumbered.isBall(c.b) && c.b < c.a) {
+      std::swap(c.a, c.b);
+      c.rolling = -c.rolling;
+    }
+  }
+  std::sort(contacts.begin(), contacts.end());
+  // (Bodies created since the last step have no contacts, and no entry yet.)
+  colourUse.assign(std::max<std::size_t>(used.size(), n), 0);
+  for (std::uint32_t i = 0; i < n && i < used.size(); ++i) colourUse[newIndex[i]] = used[i];
 }
 
 }  // namespace
@@ -67,14 +97,17 @@ void World::Impl::reorderBodies() {
   nextFilters.permute(order);
   std::vector<std::uint32_t> slots(n);
   for (std::uint32_t k = 0; k < n; ++k) slots[k] = slotOf[order[k]];
+  std::vector<ContactSolver::Contact> contacts;
+  std::vector<std::uint64_t> colourUse;
+  renumberContacts(solver.contacts(), solver.colourUse(), newIndex, nextBodies, contacts,
+                   colourUse);
   // Nothing throws from here on.
   bodies = std::move(nextBodies);
   filters.assign(std::move(nextFilters));
   slotOf.swap(slots);
   for (std::uint32_t k = 0; k < n; ++k) denseOf[slotOf[k]] = k;
-  // The contacts name bodies by dense index: they start cold (their pairs,
-  // by slot, still give no begin or end event).
-  solver.forget();
+  // Touching pairs are kept by slot: no begin or end event either.
+  solver.restoreState(std::move(contacts), std::move(colourUse));
   markChanged();
 }
 

@@ -2,7 +2,8 @@
 // game can read of a body stays as it was, only bodyAt() and the bulk
 // arrays change order (and follow each other); steps after it are the same
 // on every thread count; sleeping islands stay asleep and wake whole; a
-// touching pair gives no begin or end event.
+// touching pair gives no begin or end event; the contacts keep their warm
+// start.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -260,4 +261,69 @@ TEST(Layout, TouchingPairsGiveNoEvents) {
     EXPECT_TRUE(w.contactEndEvents().empty()) << "step " << s;
   }
   EXPECT_NEAR(w.position(top).y, 3.0f, 0.05f) << "the stack still stands";
+}
+
+namespace {
+// The largest difference in velocity between the same bodies of two worlds.
+float largestVelocityGap(const World& w, const std::vector<BodyId>& ids, const World& other,
+                         const std::vector<BodyId>& otherIds) {
+  float most = 0.0f;
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    most = std::max(most, length(w.velocity(ids[k]) - other.velocity(otherIds[k])));
+  }
+  return most;
+}
+}  // namespace
+
+// The contacts keep their impulses and colours under the new numbering
+// (balls whose order flips swap ends): a pile with friction and rolling
+// resistance, and a packed elastic crowd, take their next step as their
+// twins not renumbered do, but for the last bits (ties in the shock pass
+// and new contacts' colours follow the numbering), where a world that
+// forgot its warm start takes another step.
+TEST(Layout, ContactsKeepTheirWarmStart) {
+  auto pile = [](std::vector<BodyId>& ids) {
+    WorldDef def;
+    def.bounds = {{0, 0}, {30, 60}};
+    def.gravity = {0, -9.8f};
+    def.restitution = 0.3f;
+    def.enableSleep = false;
+    def.logLevel = LogLevel::Off;
+    World w(def);
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<float> x(1.5f, 28.5f), y(1.5f, 58.5f);
+    for (int i = 0; i < 300; ++i) {
+      BodyDef d = BodyDef::ball({x(rng), y(rng)}, 0.6f + 0.1f * static_cast<float>(i % 5));
+      d.friction = 0.5f;
+      d.rollingResistance = i % 3 == 0 ? 0.1f : 0.0f;
+      ids.push_back(w.createBody(d));
+    }
+    for (int s = 0; s < 240; ++s) w.step(kDt);
+    return w;
+  };
+  auto crowd = [](std::vector<BodyId>& ids) {
+    const auto scene = scenes::generate(scenes::SceneKind::Clustered, 3000);
+    WorldDef def = scenes::worldDefFor(scenes::SceneKind::Clustered);
+    def.logLevel = LogLevel::Off;
+    World w = scenes::makeWorld(scene, def);
+    for (std::uint32_t i = 0; i < w.bodyCount(); ++i) ids.push_back(w.bodyAt(i));
+    for (int s = 0; s < 10; ++s) w.step(kDt);
+    return w;
+  };
+  for (auto make : {+pile, +crowd}) {
+    std::vector<BodyId> ids, twinIds, coldIds;
+    World w = make(ids);
+    World twin = make(twinIds);
+    World cold = make(coldIds);
+    ASSERT_EQ(largestVelocityGap(w, ids, twin, twinIds), 0.0f);
+    w.optimizeLayout();
+    ASSERT_NE(w.bodyAt(0), twin.bodyAt(0)) << "renumbered";
+    const AABB bounds = cold.def().bounds;
+    const Vec2 centre = (bounds.min + bounds.max) * 0.5f;
+    cold.destroyBody(cold.createBody(BodyDef::ball(centre, 0.5f)));  // forgets the contacts
+    for (World* world : {&w, &twin, &cold}) world->step(kDt);
+    const float warm = largestVelocityGap(w, ids, twin, twinIds);
+    const float forgot = largestVelocityGap(cold, coldIds, twin, twinIds);
+    EXPECT_LT(warm, 1e-3f * forgot) << "renumbered " << warm << ", cold " << forgot;
+  }
 }

@@ -181,14 +181,15 @@ class World {
   /// results (sorted by dense index) and which of two equally near bodies
   /// nearest() lists first. Ids, positions,
   /// velocities, materials, filters, user data, sleep and the touching
-  /// pairs (no begin or end event) stay as they are; the contacts' warm
-  /// start is forgotten, as by destroyBody. Bodies created in random order
+  /// pairs (no begin or end event) stay as they are, and so do the
+  /// contacts' impulses and colours (the next step is warm started as
+  /// before). Bodies created in random order
   /// make every stage of a step miss the cache and, with more than one
   /// thread, the solver's threads write the same cache lines: call it after
   /// loading a level or spawning many bodies, as Jolt's
   /// OptimizeBroadPhase (docs/perf.md, "body order"). Costs a sort of the
   /// bodies; the steps after it may differ from a world not renumbered in
-  /// the last bits (contacts are solved in another order).
+  /// the last bits (new contacts are coloured in another order).
   void optimizeLayout();
   /// True for an id this world made whose body still exists; false for a
   /// destroyed body, a reused slot's old id, a null id or another world's.
