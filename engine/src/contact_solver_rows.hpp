@@ -48,7 +48,14 @@ void ContactSolver::passesOverRows(TaskSystem& tasks, Group lastGroup, R* rows, 
     std::uint32_t last = bucketStart_[kGroups * colour + lastGroup + 1];
     if (colour == kColours) last += tail;
     if (first == last) continue;
-    stages_.add(first, last - first, colour == kColours);
+    if (colour == kColours) {
+      stages_.add(first, last - first, true);
+    } else {  // each group's rows are in the order of their first ball
+      const std::uint32_t* at = bucketStart_.data() + std::size_t{kGroups} * colour;
+      stages_.addSegments(first,
+                          {at[1] - at[0], lastGroup >= kTouchingCollision ? at[2] - at[1] : 0,
+                           lastGroup >= kApart ? at[3] - at[2] : 0});
+    }
     large = large || (colour < kColours && last - first > kContactGrain);
   }
   // One atomic add per block of rows, never per row.

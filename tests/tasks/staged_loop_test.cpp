@@ -113,15 +113,24 @@ std::vector<float> startValues(std::uint32_t n) {
   return v;
 }
 
-Outcome withStagedLoop(TaskSystem& tasks, const Problem& p, std::uint32_t passes) {
+// `segmented`: each stage but the serial one in three segments of uneven
+// sizes (one of them empty in every third stage).
+Outcome withStagedLoop(TaskSystem& tasks, const Problem& p, std::uint32_t passes,
+                       bool segmented = false) {
   std::vector<float> v = startValues(p.values);
   Outcome out;
   out.stamps.assign(p.rows.size(), 0);
   StagedLoop loop;
   const auto colours = static_cast<std::uint32_t>(p.start.size() - 1);
   for (std::uint32_t c = 0; c < colours; ++c) {
-    if (p.start[c + 1] > p.start[c]) {
-      loop.add(p.start[c], p.start[c + 1] - p.start[c], c + 1 == colours);
+    const std::uint32_t count = p.start[c + 1] - p.start[c];
+    if (count == 0) continue;
+    if (segmented && c + 1 < colours) {
+      const std::uint32_t one = c % 3 == 0 ? 0 : count / 3 + 7 * c;
+      const std::uint32_t first = std::min(count, one), second = (count - first) / 2;
+      loop.addSegments(p.start[c], {first, second, count - first - second});
+    } else {
+      loop.add(p.start[c], count, c + 1 == colours);
     }
   }
   loop.run(
@@ -206,6 +215,7 @@ TEST(StagedLoop, SameBitsAsASerialLoopOnEveryTaskSystem) {
     }
     for (const auto& [name, tasks] : systems) {
       expectSame(withStagedLoop(*tasks, p, passes), want, name.c_str());
+      expectSame(withStagedLoop(*tasks, p, passes, true), want, (name + " segmented").c_str());
     }
   }
 }
@@ -264,6 +274,30 @@ TEST(StagedLoop, EachTaskTakesItsOwnSliceFirst) {
   std::vector<std::uint32_t> want = pass;
   want.insert(want.end(), pass.begin(), pass.end());
   EXPECT_EQ(order, want);
+}
+
+// A stage of segments: blocks never straddle two, and a task's slice is
+// its share of each segment in turn.
+TEST(StagedLoop, SlicesTakeTheirShareOfEverySegment) {
+  LastFirst tasks;  // task 3 of 4 runs alone
+  StagedLoop loop;
+  // 3 and 5 blocks of 64: slices [0, 0) [0, 1) [1, 2) [2, 3) and
+  // [0, 1) [1, 2) [2, 3) [3, 5).
+  loop.addSegments(0, {3 * 64, 0, 5 * 64});
+  loop.addSegments(512, {100, 30});  // blocks [512, 576) [576, 612) [612, 642)
+  std::vector<std::uint32_t> begins, ends;
+  loop.run(
+      tasks, 64, 1,
+      [&](std::uint32_t begin, std::uint32_t end) {
+        begins.push_back(begin);
+        ends.push_back(end);
+        return 1u;
+      },
+      [] {}, [](std::uint32_t) { return true; });
+  const std::vector<std::uint32_t> wantBegins{128, 384, 448, 192, 0, 256, 64, 320, 576, 612, 512};
+  const std::vector<std::uint32_t> wantEnds{192, 448, 512, 256, 64, 320, 128, 384, 612, 642, 576};
+  EXPECT_EQ(begins, wantBegins);
+  EXPECT_EQ(ends, wantEnds);
 }
 
 TEST(StagedLoop, NothingToRun) {

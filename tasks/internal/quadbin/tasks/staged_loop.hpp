@@ -11,11 +11,13 @@
 /// A stage's rows are cut into blocks of a constant size, and the blocks
 /// into one slice per task, each claimed through its own atomic counter: a
 /// task takes the blocks of its own slice first, then what is left of the
-/// others' (a late or slow thread's work is not lost). A solver whose
-/// colours list their rows in the order of their first body gives a task
-/// the same region of bodies in every colour and pass, whose cache lines
-/// then stay in that core's cache instead of moving between cores at each
-/// colour. The thread that completes a stage's last block runs
+/// others' (a late or slow thread's work is not lost). A stage may be
+/// made of segments (addSegments): a block never straddles two, and a
+/// slice is its share of each segment. A solver whose colours list their
+/// rows in the order of their first body (per segment: the solver's
+/// groups) gives a task the same region of bodies in every colour and
+/// pass, whose cache lines then stay in that core's cache instead of
+/// moving between cores at each colour. The thread that completes a stage's last block runs
 /// the caller's hook for the next stage (and, after a pass's last stage,
 /// the end-of-pass hook) and then publishes the next stage (release); a
 /// next stage of one block it runs itself, in order, and publishes the
@@ -34,8 +36,10 @@
 /// order, one at a time. Internal to quadbin's layers (not installed).
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <quadbin/tasks/task_system.hpp>
 #include <thread>
@@ -51,10 +55,29 @@ class StagedLoop {
 
   /// Forgets the stages (keeps the memory).
   void clear() noexcept { stages_.clear(); }
+  /// Segments a stage may have (addSegments).
+  static constexpr std::uint32_t kMaxSegments = 4;
+
   /// Appends a stage over the indices [first, first + count) (count > 0);
   /// `serial`: one block, run by one thread (items that share data).
   void add(std::uint32_t first, std::uint32_t count, bool serial) {
-    stages_.push_back({first, count, serial});
+    Stage st{first, count, serial, 1, {}};
+    st.parts[0] = count;
+    stages_.push_back(st);
+  }
+  /// Appends a stage of consecutive segments (their sizes, at most
+  /// kMaxSegments, some may be 0; the stage not empty) starting at `first`:
+  /// blocks never straddle two segments, and each task's slice takes its
+  /// share of every segment (a stage whose segments are each in the order
+  /// of the data they touch gives a task the same data in every stage).
+  void addSegments(std::uint32_t first, std::initializer_list<std::uint32_t> sizes) {
+    Stage st{first, 0, false, 0, {}};
+    for (const std::uint32_t size : sizes) {
+      if (size == 0) continue;
+      st.parts[st.segments++] = size;
+      st.count += size;
+    }
+    stages_.push_back(st);
   }
 
   /// Up to `passes` passes over the stages in order. body(begin, end) runs
@@ -92,6 +115,8 @@ class StagedLoop {
   struct Stage {
     std::uint32_t first, count;
     bool serial;
+    std::uint32_t segments;  // parts[0 .. segments) are their sizes
+    std::array<std::uint32_t, kMaxSegments> parts;
   };
   // One stage of one pass in a region; a cache line each.
   struct alignas(64) Sync {
@@ -105,7 +130,40 @@ class StagedLoop {
   static constexpr int kSpins = 256;
 
   [[nodiscard]] static std::uint32_t blocksOf(const Stage& st, std::uint32_t block) noexcept {
-    return st.serial ? 1u : (st.count - 1) / block + 1;
+    if (st.serial) return 1;
+    std::uint32_t blocks = 0;
+    for (std::uint32_t g = 0; g < st.segments; ++g) blocks += (st.parts[g] - 1) / block + 1;
+    return blocks;
+  }
+  // Blocks of slice t of `threads` in a segment of `blocks` blocks.
+  [[nodiscard]] static std::uint32_t sliceBlocks(std::uint32_t blocks, std::uint32_t t,
+                                                 std::uint32_t threads) noexcept {
+    return sliceStart(blocks, t + 1, threads) - sliceStart(blocks, t, threads);
+  }
+  // The range of block j of slice t: its share of each segment in turn.
+  // Returns false past the slice's last block.
+  [[nodiscard]] static bool blockRange(const Stage& st, std::uint32_t block, std::uint32_t t,
+                                       std::uint32_t threads, std::uint32_t j, std::uint32_t& begin,
+                                       std::uint32_t& end) noexcept {
+    if (st.serial) {
+      if (t != threads - 1 || j != 0) return false;  // the one block: the last slice's
+      begin = st.first;
+      end = st.first + st.count;
+      return true;
+    }
+    std::uint32_t start = st.first;
+    for (std::uint32_t g = 0; g < st.segments; ++g) {
+      const std::uint32_t blocks = (st.parts[g] - 1) / block + 1;
+      const std::uint32_t mine = sliceBlocks(blocks, t, threads);
+      if (j < mine) {
+        begin = start + (sliceStart(blocks, t, threads) + j) * block;
+        end = std::min(start + st.parts[g], begin + block);
+        return true;
+      }
+      j -= mine;
+      start += st.parts[g];
+    }
+    return false;
   }
   // The first block of slice t of `threads` (t = threads: the end).
   [[nodiscard]] static std::uint32_t sliceStart(std::uint32_t blocks, std::uint32_t t,
@@ -194,14 +252,10 @@ class StagedLoop {
         // Its own slice first, then what is left of the others'.
         for (std::uint32_t k = 0; k < threads; ++k) {
           const std::uint32_t slice = (task + k) % threads;
-          const std::uint32_t first = sliceStart(blocks, slice, threads);
-          const std::uint32_t last = sliceStart(blocks, slice + 1, threads);
           for (;;) {
-            const std::uint32_t b = first + claimed[slice].fetch_add(1, std::memory_order_relaxed);
-            if (b >= last) break;
-            const std::uint32_t begin = st.first + b * block;
-            const std::uint32_t end =
-                st.serial ? st.first + st.count : std::min(st.first + st.count, begin + block);
+            const std::uint32_t j = claimed[slice].fetch_add(1, std::memory_order_relaxed);
+            std::uint32_t begin = 0, end = 0;
+            if (!blockRange(st, block, slice, threads, j, begin, end)) break;
             const std::uint32_t hits = body(begin, end);
             if (hits != 0) sync.hits.fetch_add(hits, std::memory_order_relaxed);
             // acq_rel: the last block's thread sees every block's writes.
