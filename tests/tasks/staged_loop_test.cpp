@@ -23,11 +23,13 @@ namespace {
 
 using namespace quadbin;
 
-// Says it has eight threads and runs the tasks in order on the caller: the
-// first task must do every block itself.
-class OneAfterAnother final : public TaskSystem {
+// Says it has `threads` threads and runs the tasks on the caller, one after
+// another: in order (the first task must do every block itself), or last
+// first (the last task does every block, its own slice of each stage first).
+class OnTheCaller final : public TaskSystem {
  public:
-  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return 8; }
+  OnTheCaller(std::uint32_t threads, bool lastFirst) : threads_(threads), lastFirst_(lastFirst) {}
+  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return threads_; }
 
  protected:
   void runParallelFor(std::uint32_t count, std::uint32_t,
@@ -35,24 +37,12 @@ class OneAfterAnother final : public TaskSystem {
     body(0, count);
   }
   void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
-    for (std::uint32_t i = 0; i < count; ++i) task(i);
+    for (std::uint32_t i = 0; i < count; ++i) task(lastFirst_ ? count - 1 - i : i);
   }
-};
 
-// Says it has four threads and runs the tasks last first on the caller: the
-// last task does every block, its own slice of each stage first.
-class LastFirst final : public TaskSystem {
- public:
-  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return 4; }
-
- protected:
-  void runParallelFor(std::uint32_t count, std::uint32_t,
-                      FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
-    body(0, count);
-  }
-  void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
-    for (std::uint32_t i = count; i-- > 0;) task(i);
-  }
+ private:
+  std::uint32_t threads_;
+  bool lastFirst_;
 };
 
 struct Row {
@@ -188,8 +178,8 @@ std::vector<std::pair<std::string, std::shared_ptr<TaskSystem>>> taskSystems(
     std::initializer_list<std::uint32_t> poolSizes) {
   std::vector<std::pair<std::string, std::shared_ptr<TaskSystem>>> systems;
   systems.emplace_back("serial", std::make_shared<SerialTaskSystem>());
-  systems.emplace_back("one-after-another", std::make_shared<OneAfterAnother>());
-  systems.emplace_back("last-first", std::make_shared<LastFirst>());
+  systems.emplace_back("one-after-another", std::make_shared<OnTheCaller>(8, false));
+  systems.emplace_back("last-first", std::make_shared<OnTheCaller>(4, true));
   for (const std::uint32_t size : poolSizes) {
     systems.emplace_back("pool-" + std::to_string(size),
                          std::make_shared<test::ThreadPoolTaskSystem>(size));
@@ -257,7 +247,7 @@ TEST(StagedLoop, StagesOfOneBlockRunInOrder) {
 // slice first (the same rows, so the same balls, in every colour and pass:
 // they stay in its core's cache), then what is left of the others'.
 TEST(StagedLoop, EachTaskTakesItsOwnSliceFirst) {
-  LastFirst tasks;  // task 3 of 4 runs alone
+  OnTheCaller tasks(4, true);  // task 3 of 4 runs alone
   StagedLoop loop;
   loop.add(0, 10 * 64, false);   // 10 blocks of 64: slices [0, 2) [2, 5) [5, 7) [7, 10)
   loop.add(640, 3 * 64, false);  // 3 blocks: slices [0, 0) [0, 1) [1, 2) [2, 3)
@@ -279,7 +269,7 @@ TEST(StagedLoop, EachTaskTakesItsOwnSliceFirst) {
 // A stage of segments: blocks never straddle two, and a task's slice is
 // its share of each segment in turn.
 TEST(StagedLoop, SlicesTakeTheirShareOfEverySegment) {
-  LastFirst tasks;  // task 3 of 4 runs alone
+  OnTheCaller tasks(4, true);  // task 3 of 4 runs alone
   StagedLoop loop;
   // 3 and 5 blocks of 64: slices [0, 0) [0, 1) [1, 2) [2, 3) and
   // [0, 1) [1, 2) [2, 3) [3, 5).

@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -56,7 +57,7 @@ class StagedLoop {
   /// Forgets the stages (keeps the memory).
   void clear() noexcept { stages_.clear(); }
   /// Segments a stage may have (addSegments).
-  static constexpr std::uint32_t kMaxSegments = 4;
+  static constexpr std::uint32_t kMaxSegments = 3;
 
   /// Appends a stage over the indices [first, first + count) (count > 0);
   /// `serial`: one block, run by one thread (items that share data).
@@ -71,6 +72,7 @@ class StagedLoop {
   /// share of every segment (a stage whose segments are each in the order
   /// of the data they touch gives a task the same data in every stage).
   void addSegments(std::uint32_t first, std::initializer_list<std::uint32_t> sizes) {
+    assert(sizes.size() <= kMaxSegments);
     Stage st{first, 0, false, 0, {}};
     for (const std::uint32_t size : sizes) {
       if (size == 0) continue;
