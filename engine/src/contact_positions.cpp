@@ -177,23 +177,33 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   shiftRows_.resize(std::size_t{rowCount} + extraCount);
   // Rows with work: an overlap to remove or a shift impulse to start from.
   auto acts = [](const ShiftRow& r) { return r.goal > 0.0f || r.shift > 0.0f; };
-  std::atomic<std::uint32_t> calm{0}, active{0};
-  tasks.parallelFor(rowCount, kContactGrain, [&](std::uint32_t begin, std::uint32_t end) {
-    std::uint32_t calmHere = 0, activeHere = 0;
-    for (std::uint32_t k = begin; k < end; ++k) {
-      shiftRows_[k] = makeShiftRow(bodies, s, rows_[k], n);
-      calmHere += isCalm(s, rows_[k]) ? 1u : 0u;
-      activeHere += acts(shiftRows_[k]) ? 1u : 0u;
-    }
-    if (calmHere != 0) calm.fetch_add(calmHere, std::memory_order_relaxed);
-    if (activeHere != 0) active.fetch_add(activeHere, std::memory_order_relaxed);
-  });
-  bool any = active.load(std::memory_order_relaxed) != 0;
+  // Rows in the colour loop's order and split (each thread makes the rows
+  // it solved and wrote: handing cache lines from core to core costs more
+  // than the work on them); the hits are the calm rows.
+  std::atomic<bool> active{false};
+  std::uint32_t calm = 0;
+  Row* const rows = rows_.data();
+  passesOverRows(
+      tasks, kApart, rows, 0, 1,
+      [&](Row& r) {
+        ShiftRow& out = shiftRows_[static_cast<std::size_t>(&r - rows)];
+        out = makeShiftRow(bodies, s, r, n);
+        if (acts(out) && !active.load(std::memory_order_relaxed)) {
+          active.store(true, std::memory_order_relaxed);
+        }
+        return isCalm(s, r);
+      },
+      [](const Row&) {},
+      [&calm](std::uint32_t hits) {
+        calm = hits;
+        return false;
+      });
+  bool any = active.load(std::memory_order_relaxed);
   for (std::uint32_t e = 0; e < extraCount; ++e) {
     shiftRows_[rowCount + e] = makeShiftRow(bodies, s, extraRows_[e], n);
     any = any || acts(shiftRows_[rowCount + e]);
   }
-  if (!any) return calm.load(std::memory_order_relaxed);  // nothing overlaps: no shift
+  if (!any) return calm;  // nothing overlaps: no shift
   shift_.assign(std::size_t{n} + 1, Vec2{});
   Vec2* sh = shift_.data();
   // Colour after colour like the rows; the extra rows follow the overflow
@@ -211,7 +221,7 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   // The passes in one parallel region, until one changes nothing. Where
   // no contact is calm the settling passes have nothing to do, and these
   // take their passes too (a crowd: docs/physics.md).
-  const std::uint32_t calmRows = calm.load(std::memory_order_relaxed);
+  const std::uint32_t calmRows = calm;
   const std::uint32_t passes = calmRows == 0 ? 2 * s.positionPasses : s.positionPasses;
   passesOverRows(
       tasks, kApart, shiftRows_.data(), extraCount, passes,
