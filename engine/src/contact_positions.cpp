@@ -181,23 +181,15 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   // it solved and wrote: handing cache lines from core to core costs more
   // than the work on them); the hits are the calm rows.
   std::atomic<bool> active{false};
-  std::uint32_t calm = 0;
-  Row* const rows = rows_.data();
-  passesOverRows(
-      tasks, kApart, rows, 0, 1,
-      [&](Row& r) {
-        ShiftRow& out = shiftRows_[static_cast<std::size_t>(&r - rows)];
-        out = makeShiftRow(bodies, s, r, n);
-        if (acts(out) && !active.load(std::memory_order_relaxed)) {
-          active.store(true, std::memory_order_relaxed);
-        }
-        return isCalm(s, r);
-      },
-      [](const Row&) {},
-      [&calm](std::uint32_t hits) {
-        calm = hits;
-        return false;
-      });
+  const Row* const rows = rows_.data();
+  const std::uint32_t calm = forEachRow(tasks, kApart, [&](Row& r) {
+    ShiftRow& out = shiftRows_[static_cast<std::size_t>(&r - rows)];
+    out = makeShiftRow(bodies, s, r, n);
+    if (acts(out) && !active.load(std::memory_order_relaxed)) {
+      active.store(true, std::memory_order_relaxed);
+    }
+    return isCalm(s, r);
+  });
   bool any = active.load(std::memory_order_relaxed);
   for (std::uint32_t e = 0; e < extraCount; ++e) {
     shiftRows_[rowCount + e] = makeShiftRow(bodies, s, extraRows_[e], n);
@@ -447,23 +439,19 @@ void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
   const bool corrected = s.positionPasses > 0;
   // What persists: the iterations' impulses and whether the pair touched;
   // then the extra contacts join the canonical list.
-  std::atomic<std::uint32_t> pushed{0};
-  tasks.parallelFor(static_cast<std::uint32_t>(rows_.size()), kBodyGrain,
-                    [&](std::uint32_t begin, std::uint32_t end) {
-                      std::uint32_t local = 0;
-                      for (std::uint32_t k = begin; k < end; ++k) {
-                        const Row& r = rows_[k];
-                        Contact& c = contacts_[r.contact];
-                        c.lambda = r.lambda;
-                        c.shift = corrected ? shiftRows_[k].shift : r.shift;
-                        c.tangent = s.friction ? frictionRows_[k].lambda : 0.0f;
-                        c.rolling = s.friction ? frictionRows_[k].rollLambda : 0.0f;
-                        c.touched = r.touched;
-                        local += r.lambda > 0.0f ? 1u : 0u;
-                      }
-                      pushed.fetch_add(local, std::memory_order_relaxed);
-                    });
-  pushed_ = pushed.load(std::memory_order_relaxed);
+  // In the colour loop's split, as the rows were solved (correctPositions);
+  // the hits are the pushed rows.
+  const Row* const rows = rows_.data();
+  pushed_ = forEachRow(tasks, kApart, [&](const Row& r) {
+    const auto k = static_cast<std::size_t>(&r - rows);
+    Contact& c = contacts_[r.contact];
+    c.lambda = r.lambda;
+    c.shift = corrected ? shiftRows_[k].shift : r.shift;
+    c.tangent = s.friction ? frictionRows_[k].lambda : 0.0f;
+    c.rolling = s.friction ? frictionRows_[k].rollLambda : 0.0f;
+    c.touched = r.touched;
+    return r.lambda > 0.0f;
+  });
   if (extra_.empty()) return;
   for (std::size_t k = 0; k < extra_.size(); ++k) {
     extra_[k].touched = extraRows_[k].touched;

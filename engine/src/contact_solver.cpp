@@ -249,38 +249,36 @@ void ContactSolver::buildFriction(const BodyStore& bodies, const SolverSettings&
     for (std::uint32_t i = begin; i < end; ++i) spin_[i] = bodies.w[i];
   });
   frictionRows_.resize(rows_.size());
-  tasks.parallelFor(static_cast<std::uint32_t>(rows_.size()), kContactGrain,
-                    [&](std::uint32_t begin, std::uint32_t end) {
-                      for (std::uint32_t k = begin; k < end; ++k) {
-                        const Row& r = rows_[k];
-                        FrictionRow f{};
-                        const float fa = bodies.friction[r.a];
-                        const float fb = r.kind == kWall ? s.wallFriction : bodies.friction[r.b];
-                        f.mu = r.group == kResting ? std::sqrt(fa * fb) : 0.0f;
-                        if (f.mu > 0.0f) {
-                          f.ra = bodies.radius[r.a];
-                          f.ia = 2.0f * r.ima / (f.ra * f.ra);
-                          if (r.kind == kBall) {
-                            f.rb = bodies.radius[r.b];
-                            f.ib = 2.0f * r.imb / (f.rb * f.rb);
-                          } else if (r.kind == kKinematic) {
-                            // Its surface speed w rb counts; it takes no impulse (ib = 0).
-                            f.rb = bodies.radius[r.b];
-                          }
-                          f.tMass =
-                              1.0f / (r.ima + r.imb + f.ra * f.ra * f.ia + f.rb * f.rb * f.ib);
-                          const float cone = f.mu * r.lambda;  // r.lambda: as warm started
-                          f.lambda = std::clamp(contacts_[r.contact].tangent, -cone, cone);
-                          const float rollB = r.kind == kBall ? bodies.rolling[r.b] : 0.0f;
-                          const float lever = r.kind == kBall ? std::min(f.ra, f.rb) : f.ra;
-                          f.roll = std::max(bodies.rolling[r.a], rollB) * lever;
-                          f.rollMass = 1.0f / (f.ia + f.ib);
-                          const float most = f.roll * r.lambda;
-                          f.rollLambda = std::clamp(contacts_[r.contact].rolling, -most, most);
-                        }
-                        frictionRows_[k] = f;
-                      }
-                    });
+  // In the colour loop's split (see correctPositions).
+  const Row* const rows = rows_.data();
+  forEachRow(tasks, kApart, [&](const Row& r) {
+    FrictionRow f{};
+    const float fa = bodies.friction[r.a];
+    const float fb = r.kind == kWall ? s.wallFriction : bodies.friction[r.b];
+    f.mu = r.group == kResting ? std::sqrt(fa * fb) : 0.0f;
+    if (f.mu > 0.0f) {
+      f.ra = bodies.radius[r.a];
+      f.ia = 2.0f * r.ima / (f.ra * f.ra);
+      if (r.kind == kBall) {
+        f.rb = bodies.radius[r.b];
+        f.ib = 2.0f * r.imb / (f.rb * f.rb);
+      } else if (r.kind == kKinematic) {
+        // Its surface speed w rb counts; it takes no impulse (ib = 0).
+        f.rb = bodies.radius[r.b];
+      }
+      f.tMass = 1.0f / (r.ima + r.imb + f.ra * f.ra * f.ia + f.rb * f.rb * f.ib);
+      const float cone = f.mu * r.lambda;  // r.lambda: as warm started
+      f.lambda = std::clamp(contacts_[r.contact].tangent, -cone, cone);
+      const float rollB = r.kind == kBall ? bodies.rolling[r.b] : 0.0f;
+      const float lever = r.kind == kBall ? std::min(f.ra, f.rb) : f.ra;
+      f.roll = std::max(bodies.rolling[r.a], rollB) * lever;
+      f.rollMass = 1.0f / (f.ia + f.ib);
+      const float most = f.roll * r.lambda;
+      f.rollLambda = std::clamp(contacts_[r.contact].rolling, -most, most);
+    }
+    frictionRows_[static_cast<std::size_t>(&r - rows)] = f;
+    return false;
+  });
   BallState* st = state_.data();
   FrictionRow* fr = frictionRows_.data();
   float* spin = spin_.data();
