@@ -3,6 +3,7 @@
 #include "sensor_set.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <quadbin/narrowphase/contact.hpp>
 
@@ -251,8 +252,11 @@ EventGeometry::Verdict EventGeometry::circleHit(std::uint32_t a, std::uint32_t b
 
 void EventGeometry::hits(std::span<const ContactSolver::Contact> contacts, const IdMap& ids,
                          float threshold, OrderedBuffers<ContactHitEvent>& buffers,
-                         std::vector<ContactHitEvent>& out, TaskSystem& tasks) const {
+                         HitSortSpace& space, std::vector<ContactHitEvent>& out,
+                         TaskSystem& tasks) const {
   constexpr std::uint32_t kContactChunk = 16384;  // a constant, never the thread count
+  constexpr std::uint32_t kGrain = 4096;
+  constexpr std::uint32_t kWallSides = 4;  // WallSide::MinX .. MaxY
   const auto count = static_cast<std::uint32_t>(contacts.size());
   buffers.reset(chunkCount(count, kContactChunk));
   forEachChunk(tasks, count, kContactChunk,
@@ -264,16 +268,41 @@ void EventGeometry::hits(std::span<const ContactSolver::Contact> contacts, const
                });
   out.clear();
   buffers.appendTo(tasks, out);
-  // Bodies by slot; a wall (null b) after every body of the same a.
-  auto key = [](const ContactHitEvent& h) {
-    const std::uint32_t second =
-        h.wall == WallSide::None ? h.b.index : UINT32_MAX - 4 + static_cast<std::uint32_t>(h.wall);
-    return std::pair{h.a.index, second};
+  // By (a's slot, b's slot), a wall (null b) after every body of the same a.
+  const auto slots = static_cast<std::uint32_t>(ids.generation.size());
+  auto second = [slots](const ContactHitEvent& h) {
+    return h.wall == WallSide::None ? h.b.index : slots + static_cast<std::uint32_t>(h.wall);
   };
-  auto before = [&](const ContactHitEvent& l, const ContactHitEvent& r) { return key(l) < key(r); };
+  auto before = [&](const ContactHitEvent& l, const ContactHitEvent& r) {
+    return std::pair{l.a.index, second(l)} < std::pair{r.a.index, second(r)};
+  };
   // Contacts come in canonical (dense) order: sorted already while slots
   // and dense indices are in the same order.
-  if (!std::is_sorted(out.begin(), out.end(), before)) std::sort(out.begin(), out.end(), before);
+  if (std::is_sorted(out.begin(), out.end(), before)) return;
+  // Else a radix sort of (a, second, index) keys, then a gather: a slot
+  // pair is one contact, so the order is the comparison's.
+  const auto n = static_cast<std::uint32_t>(out.size());
+  const auto slotBits = static_cast<unsigned>(std::bit_width(slots + kWallSides));
+  const auto indexBits = static_cast<unsigned>(std::bit_width(n));
+  if (2 * slotBits + indexBits > 64) {
+    std::sort(out.begin(), out.end(), before);
+    return;
+  }
+  std::vector<std::uint64_t>& keys = space.keys;
+  keys.resize(n);
+  tasks.parallelFor(n, kGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const std::uint64_t pair = std::uint64_t{out[k].a.index} << slotBits | second(out[k]);
+      keys[k] = pair << indexBits | k;
+    }
+  });
+  parallelRadixSort(tasks, keys, space.scratch, space.counts, 2 * slotBits + indexBits);
+  const std::uint64_t mask = (std::uint64_t{1} << indexBits) - 1;
+  space.sorted.resize(n);
+  tasks.parallelFor(n, kGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) space.sorted[k] = out[keys[k] & mask];
+  });
+  out.swap(space.sorted);
 }
 
 }  // namespace quadbin

@@ -102,6 +102,14 @@ class SensorSet {
   OrderedBuffers<SensorTouch> buffers_;
 };
 
+/// Working space of EventGeometry::hits' sort, kept by the world (no
+/// allocation in a warm step).
+struct HitSortSpace {
+  std::vector<std::uint64_t> keys, scratch;
+  std::vector<std::uint32_t> counts;
+  std::vector<ContactHitEvent> sorted;
+};
+
 /// Begin events' geometry (ContactEvent's point, normal, approachSpeed)
 /// and hit events, from the end-of-step positions and the start-of-step
 /// velocities v0x, v0y (dense order).
@@ -120,8 +128,8 @@ struct EventGeometry {
   /// Hit events from the step's contacts, sorted by (a.index, b.index), a
   /// wall after every body.
   void hits(std::span<const ContactSolver::Contact> contacts, const IdMap& ids, float threshold,
-            OrderedBuffers<ContactHitEvent>& buffers, std::vector<ContactHitEvent>& out,
-            TaskSystem& tasks) const;
+            OrderedBuffers<ContactHitEvent>& buffers, HitSortSpace& space,
+            std::vector<ContactHitEvent>& out, TaskSystem& tasks) const;
   /// What circleHit knows of a contact: no hit, a hit (made), or ask fill.
   enum class Verdict : std::uint8_t { kNoHit, kHit, kUnsure };
   /// The fast answer for a contact of two circles a and b.

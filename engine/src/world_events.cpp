@@ -30,7 +30,8 @@ void World::Impl::updateEvents() {
                          geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
                        }
                      });
-  geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, hitBuffers, nextHits, *tasks);
+  geometry.hits(solver.contacts(), idMap(), def.hitEventThreshold, hitBuffers, hitSort, nextHits,
+                *tasks);
   sensors.update(bodies, undo.px, undo.py, pairs, idMap(), *tasks);
 }
 

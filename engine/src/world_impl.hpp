@@ -102,6 +102,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   std::vector<TouchKey> pendingEnd;  // sorted
   std::vector<ContactHitEvent> hitEvents, nextHits;
   OrderedBuffers<ContactHitEvent> hitBuffers;
+  HitSortSpace hitSort;
   float stepDt = 0.0f;
   [[nodiscard]] IdMap idMap() const noexcept { return {slotOf, generation, worldId}; }
 

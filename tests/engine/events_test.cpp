@@ -11,6 +11,7 @@
 #include <quadbin/quadbin.hpp>
 #include <random>
 #include <set>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -168,6 +169,13 @@ TEST_F(Events, BallHitsAreTheirGeometryBitForBitWhateverTheSlotOrder) {
     for (const BodyId id : balls) before[id.index] = w.velocity(id);
     w.step(kDt);
     std::set<std::pair<std::uint32_t, std::uint32_t>> hit;
+    // In (a, b) slot order, a wall after every body of the same a, though
+    // the dense order is not the slots' here.
+    auto key = [](const ContactHitEvent& h) {
+      return std::tuple{h.a.index, h.wall != WallSide::None, h.b.index, h.wall};
+    };
+    const std::span<const ContactHitEvent> all = w.contactHitEvents();
+    for (std::size_t k = 1; k < all.size(); ++k) ASSERT_LT(key(all[k - 1]), key(all[k]));
     for (const ContactHitEvent& h : w.contactHitEvents()) {
       if (h.wall != WallSide::None) continue;
       ASSERT_LT(h.a.index, h.b.index);
