@@ -181,9 +181,8 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   // it solved and wrote: handing cache lines from core to core costs more
   // than the work on them); the hits are the calm rows.
   std::atomic<bool> active{false};
-  const Row* const rows = rows_.data();
   const std::uint32_t calm = forEachRow(tasks, kApart, [&](Row& r) {
-    ShiftRow& out = shiftRows_[static_cast<std::size_t>(&r - rows)];
+    ShiftRow& out = shiftRows_[rowIndex(r)];
     out = makeShiftRow(bodies, s, r, n);
     if (acts(out) && !active.load(std::memory_order_relaxed)) {
       active.store(true, std::memory_order_relaxed);
@@ -441,9 +440,8 @@ void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
   // then the extra contacts join the canonical list.
   // In the colour loop's split, as the rows were solved (correctPositions);
   // the hits are the pushed rows.
-  const Row* const rows = rows_.data();
   pushed_ = forEachRow(tasks, kApart, [&](const Row& r) {
-    const auto k = static_cast<std::size_t>(&r - rows);
+    const std::size_t k = rowIndex(r);
     Contact& c = contacts_[r.contact];
     c.lambda = r.lambda;
     c.shift = corrected ? shiftRows_[k].shift : r.shift;

@@ -250,7 +250,6 @@ void ContactSolver::buildFriction(const BodyStore& bodies, const SolverSettings&
   });
   frictionRows_.resize(rows_.size());
   // In the colour loop's split (see correctPositions).
-  const Row* const rows = rows_.data();
   forEachRow(tasks, kApart, [&](const Row& r) {
     FrictionRow f{};
     const float fa = bodies.friction[r.a];
@@ -276,7 +275,7 @@ void ContactSolver::buildFriction(const BodyStore& bodies, const SolverSettings&
       const float most = f.roll * r.lambda;
       f.rollLambda = std::clamp(contacts_[r.contact].rolling, -most, most);
     }
-    frictionRows_[static_cast<std::size_t>(&r - rows)] = f;
+    frictionRows_[rowIndex(r)] = f;
     return false;
   });
   BallState* st = state_.data();
