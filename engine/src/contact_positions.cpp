@@ -455,10 +455,41 @@ void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
     extra_[k].touched = extraRows_[k].touched;
     extra_[k].shift = extraRows_[k].shift;
   }
+  mergeExtra(tasks);
+}
+
+// The extra contacts (few) into the canonical list: each goes where its
+// pair belongs (no extra pair is in the list), and the contacts between two
+// of them move up by the number of extras before them, copied in parallel
+// into previous_ (done with since carryOver), which then becomes the list:
+// what std::inplace_merge gives, without its serial pass and its buffer
+// allocated every step.
+void ContactSolver::mergeExtra(TaskSystem& tasks) {
   std::sort(extra_.begin(), extra_.end());
-  const auto mid = static_cast<std::ptrdiff_t>(contacts_.size());
-  contacts_.insert(contacts_.end(), extra_.begin(), extra_.end());
-  std::inplace_merge(contacts_.begin(), contacts_.begin() + mid, contacts_.end());
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  const auto extras = static_cast<std::uint32_t>(extra_.size());
+  extraAt_.resize(extras);
+  for (std::uint32_t j = 0; j < extras; ++j) {
+    extraAt_[j] = static_cast<std::uint32_t>(
+        std::lower_bound(contacts_.begin(), contacts_.end(), extra_[j]) - contacts_.begin());
+  }
+  previous_.resize(std::size_t{count} + extras);
+  const Contact* from = contacts_.data();
+  Contact* to = previous_.data();
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+                 // Contact k moves up by the extras that go before it: at <= k.
+                 auto j = static_cast<std::uint32_t>(
+                     std::upper_bound(extraAt_.begin(), extraAt_.end(), begin) - extraAt_.begin());
+                 for (std::uint32_t k = begin; k < end;) {
+                   while (j < extras && extraAt_[j] <= k) ++j;
+                   const std::uint32_t stop = j < extras ? std::min(end, extraAt_[j]) : end;
+                   std::copy(from + k, from + stop, to + k + j);
+                   k = stop;
+                 }
+               });
+  for (std::uint32_t j = 0; j < extras; ++j) to[extraAt_[j] + j] = extra_[j];
+  contacts_.swap(previous_);
 }
 
 }  // namespace quadbin

@@ -284,6 +284,7 @@ class ContactSolver {
   void addWalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t i,
                 Emit&& emit) const;
   void carryOver(TaskSystem& tasks);
+  void mergeExtra(TaskSystem& tasks);
   void colourNew(const BodyStore& bodies);
   std::uint8_t firstFreeColour(const BodyStore& bodies, std::uint32_t a, std::uint32_t b);
   void buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
@@ -388,8 +389,8 @@ class ContactSolver {
   std::vector<FrictionRow> frictionRows_;  // beside rows_, when friction is on
   std::vector<float> spin_;                // per ball: angular velocity during the solve
   std::vector<ShiftRow> shiftRows_;        // rows_ then extraRows_, for the position passes
-  std::vector<Vec2> shift_;           // per ball (+ one zero for static things): position shift
-  std::vector<std::uint32_t> fresh_;  // indices of contacts new in this step
+  std::vector<Vec2> shift_;             // per ball (+ one zero for static things): position shift
+  std::vector<std::uint32_t> extraAt_;  // mergeExtra: where each extra contact goes
   OrderedBuffers<std::uint64_t> keyBuffers_;
   std::vector<std::uint64_t> keys_, keyScratch_;
   std::vector<std::uint32_t> radixCounts_;
