@@ -87,17 +87,25 @@ bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row
 
 // A ball is in a crowd when one of its contacts came out of the last step
 // with a shift impulse: the shift passes pushed it, and will again. Read
-// from the contacts (a snapshot keeps them), serially: they are few outside
-// a crowd, and a crowd's cost a few instructions each.
-void ContactSolver::markCrowded(const SolverSettings& s, std::uint32_t n) {
+// from the contacts (a snapshot keeps them), in chunks in parallel: every
+// write stores the same 1, so the order does not matter.
+void ContactSolver::markCrowded(const SolverSettings& s, std::uint32_t n, TaskSystem& tasks) {
   crowded_.assign(n, 0);
   if (s.restitutionThreshold > 0.0f) return;  // piles: the shift passes aim for touching
   std::uint8_t* crowded = crowded_.data();
-  for (const Contact& c : contacts_) {
-    if (!(c.shift > 0.0f) || c.a >= n) continue;
-    crowded[c.a] = 1;
-    if (c.b < n) crowded[c.b] = 1;
-  }
+  const Contact* contacts = contacts_.data();
+  forEachChunk(
+      tasks, static_cast<std::uint32_t>(contacts_.size()), kContactChunk,
+      [=](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t k = begin; k < end; ++k) {
+          const Contact& c = contacts[k];
+          if (!(c.shift > 0.0f) || c.a >= n) continue;
+          std::atomic_ref<std::uint8_t>(crowded[c.a]).store(1, std::memory_order_relaxed);
+          if (c.b < n) {
+            std::atomic_ref<std::uint8_t>(crowded[c.b]).store(1, std::memory_order_relaxed);
+          }
+        }
+      });
 }
 
 ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,

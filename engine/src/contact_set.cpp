@@ -2,6 +2,7 @@
 // step, coloured incrementally (see contact_solver.hpp).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <quadbin/narrowphase/contact.hpp>
@@ -106,7 +107,7 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
                                   std::span<const Pair> pairs, TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   margin_.resize(n);
-  markCrowded(s, n);
+  markCrowded(s, n, tasks);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       const bool moves = bodies.awake[i] != 0 || bodies.type[i] == BodyType::Kinematic;
@@ -167,35 +168,50 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
 // Contacts that were there in the last step keep their impulse and colour;
 // those that ended give their colour back. Both lists are canonical, so
 // each chunk finds its start by binary search and then walks, marking the
-// last step's contacts it finds (each at most once: the keys are unique);
-// the unmarked ones ended.
+// last step's contacts it finds (each at most once: the keys are unique)
+// and listing the new ones, in order, for colourNew; the unmarked ones
+// ended.
 void ContactSolver::carryOver(TaskSystem& tasks) {
   const auto count = static_cast<std::uint32_t>(contacts_.size());
   const auto before = static_cast<std::uint32_t>(previous_.size());
   carried_.assign(before, 0);
+  freshBuffers_.reset(chunkCount(count, kContactChunk));
   forEachChunk(tasks, count, kContactChunk,
-               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+               [&](std::uint32_t chunk, std::uint32_t begin, std::uint32_t end) {
+                 std::vector<std::uint32_t>& fresh = freshBuffers_[chunk];
                  auto it = std::lower_bound(previous_.begin(), previous_.end(), contacts_[begin]);
-                 for (std::uint32_t k = begin; k < end && it != previous_.end(); ++k) {
+                 for (std::uint32_t k = begin; k < end; ++k) {
                    while (it != previous_.end() && *it < contacts_[k]) ++it;
-                   if (it != previous_.end() && sameBodies(*it, contacts_[k])) {
-                     contacts_[k].lambda = it->lambda;
-                     contacts_[k].shift = it->shift;
-                     contacts_[k].tangent = it->tangent;
-                     contacts_[k].rolling = it->rolling;
-                     contacts_[k].colour = it->colour;
-                     carried_[static_cast<std::size_t>(it - previous_.begin())] = 1;
+                   if (it == previous_.end() || !sameBodies(*it, contacts_[k])) {
+                     fresh.push_back(k);
+                     continue;
                    }
+                   contacts_[k].lambda = it->lambda;
+                   contacts_[k].shift = it->shift;
+                   contacts_[k].tangent = it->tangent;
+                   contacts_[k].rolling = it->rolling;
+                   contacts_[k].colour = it->colour;
+                   carried_[static_cast<std::size_t>(it - previous_.begin())] = 1;
                  }
                });
-  for (std::uint32_t k = 0; k < before; ++k) {
-    if (carried_[k] != 0) continue;
-    const Contact& gone = previous_[k];
-    if (gone.colour >= kColours) continue;
-    const std::uint64_t keep = ~(std::uint64_t{1} << gone.colour);
-    if (gone.a < used_.size()) used_[gone.a] &= keep;
-    if (gone.b < used_.size()) used_[gone.b] &= keep;
-  }
+  // A colour given back is a bit cleared: an atomic AND, in any order.
+  std::uint64_t* used = used_.data();
+  const std::size_t balls = used_.size();
+  forEachChunk(
+      tasks, before, kContactChunk, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t k = begin; k < end; ++k) {
+          if (carried_[k] != 0) continue;
+          const Contact& gone = previous_[k];
+          if (gone.colour >= kColours) continue;
+          const std::uint64_t keep = ~(std::uint64_t{1} << gone.colour);
+          if (gone.a < balls) {
+            std::atomic_ref<std::uint64_t>(used[gone.a]).fetch_and(keep, std::memory_order_relaxed);
+          }
+          if (gone.b < balls) {
+            std::atomic_ref<std::uint64_t>(used[gone.b]).fetch_and(keep, std::memory_order_relaxed);
+          }
+        }
+      });
 }
 
 std::uint8_t ContactSolver::firstFreeColour(const BodyStore& bodies, std::uint32_t a,
@@ -210,12 +226,16 @@ std::uint8_t ContactSolver::firstFreeColour(const BodyStore& bodies, std::uint32
   return static_cast<std::uint8_t>(colour);
 }
 
-// Only the contacts that began this step are coloured, serially in
-// canonical order: the lowest colour neither ball holds (static boxes and
-// walls are never written by the solver, so they hold no colour).
+// Only the contacts that began this step (carryOver's lists) are coloured,
+// serially in canonical order: the lowest colour neither ball holds
+// (static boxes and walls are never written by the solver, so they hold
+// no colour).
 void ContactSolver::colourNew(const BodyStore& bodies) {
-  for (Contact& c : contacts_) {
-    if (c.colour == kNewContact) c.colour = firstFreeColour(bodies, c.a, c.b);
+  for (std::uint32_t chunk = 0; chunk < freshBuffers_.size(); ++chunk) {
+    for (const std::uint32_t k : freshBuffers_[chunk]) {
+      Contact& c = contacts_[k];
+      c.colour = firstFreeColour(bodies, c.a, c.b);
+    }
   }
 }
 

@@ -332,7 +332,7 @@ class ContactSolver {
   bool settle(const BodyStore& bodies, const SolverSettings& s, Row& r);
   // crowded_ from the last step's contacts (all 0 where there is a
   // restitution threshold): where kShiftReach applies.
-  void markCrowded(const SolverSettings& s, std::uint32_t n);
+  void markCrowded(const SolverSettings& s, std::uint32_t n, TaskSystem& tasks);
   // contact_shock.cpp: the resting rows once more, bottom-up, lower bodies fixed.
   bool orderForShock(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   void propagateShock(const SolverSettings& s);
@@ -396,6 +396,7 @@ class ContactSolver {
   std::vector<std::uint32_t> radixCounts_;
   unsigned codeBits_ = 0;  // key = a << codeBits_ | code(b)
   OrderedBuffers<std::uint32_t> indexBuffers_;
+  OrderedBuffers<std::uint32_t> freshBuffers_;  // carryOver: the new contacts, by chunk
   OrderedBuffers<Contact> extraBuffers_;
   std::vector<std::uint32_t> chunkCounts_;
   std::vector<std::uint64_t> shockKeys_, shockScratch_;  // contact_shock.cpp
