@@ -99,7 +99,7 @@ void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iter
   // after: shift its end-of-step position so the path stays continuous.
   b.corr -= dv * t;
   b.tLast = t;
-  changed_[i] = clock_;
+  b.changed = clock_;
   maxSpeed_[i] = std::max(maxSpeed_[i], length(b.v));
 }
 
@@ -195,7 +195,10 @@ bool ContactSolver::impactKinematic(const BodyStore& bodies, const SolverSetting
   // Contacts the iterations pushed are theirs for this step.
   if (r.lambda != 0.0f) return false;
   // Nothing changed since the last check: the same answer (none).
-  if (changed_[r.a] <= r.checked && (r.kind != kBall || changed_[r.b] <= r.checked)) return false;
+  if (state_[r.a].changed <= r.checked &&
+      (r.kind != kBall || state_[r.b].changed <= r.checked)) {
+    return false;
+  }
   r.checked = clock_;
   bool hit = false;
   if (r.kind == kWall) {
@@ -221,12 +224,8 @@ std::uint32_t ContactSolver::impactPasses(const BodyStore& bodies, const SolverS
       tasks, kApart, rows_.data(), 0, s.impactPasses, [&](Row& r) { return impact(bodies, s, r); },
       [this](const Row& r) {
         if (r.lambda != 0.0f) return;  // impact() skips it
-        prefetch(&changed_[r.a]);
         prefetch(&state_[r.a]);
-        if (r.kind == kBall || r.kind == kKinematic) {
-          prefetch(&changed_[r.b]);
-          prefetch(&state_[r.b]);
-        }
+        if (r.kind == kBall || r.kind == kKinematic) prefetch(&state_[r.b]);
       },
       [&](std::uint32_t hits) {
         ++clock_;
@@ -302,12 +301,11 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
   const auto n = static_cast<std::uint32_t>(bodies.size());
   state_.resize(n);
   maxSpeed_.resize(n);
-  changed_.assign(n, 1);  // rows start unchecked (0): every row is checked once
   clock_ = 1;
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
-      state_[i] = {
-          {bodies.px[i], bodies.py[i]}, {bodies.vx[i], bodies.vy[i]}, {}, 0.0f, bodies.invMass[i]};
+      // changed = 1: rows start unchecked (0), so every row is checked once.
+      state_[i] = {{bodies.px[i], bodies.py[i]}, {bodies.vx[i], bodies.vy[i]}, {}, 0.0f, 1};
     }
   });
   extra_.clear();

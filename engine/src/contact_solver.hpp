@@ -274,7 +274,9 @@ class ContactSolver {
     Vec2 v;           // velocity
     Vec2 corr;        // end-of-step position shift from impacts
     float tLast;      // time of the ball's last impact in this step
-    float invMass;
+    // Clock of its last change (an impact): beside what an impact check
+    // reads anyway, so that skipping an unchanged row costs no other line.
+    std::uint32_t changed;
   };
 
   template <class Emit>
@@ -373,9 +375,8 @@ class ContactSolver {
   std::vector<BallState> state_;
   std::vector<float> maxSpeed_;  // fastest the ball went in this step
   // Impact passes skip a row whose balls have not changed since they last
-  // checked it: each ball's last change and each row's last check on one
-  // clock that ticks once per colour of every sweep.
-  std::vector<std::uint32_t> changed_;
+  // checked it: each ball's last change (BallState::changed) and each row's
+  // last check on one clock that ticks once per colour of every sweep.
   std::uint32_t clock_ = 0;
   std::vector<Row> rows_;                   // by colour, contacts that touch first in each
   std::vector<std::uint32_t> bucketStart_;  // kGroups (kColours + 1) + 1 offsets into rows_
