@@ -103,8 +103,10 @@ void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iter
   maxSpeed_[i] = std::max(maxSpeed_[i], length(b.v));
 }
 
-bool ContactSolver::impactBalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
-                                std::uint32_t b) {
+// The row's inverse masses are the bodies' (makeRow): one random read less
+// per ball.
+bool ContactSolver::impactBalls(const BodyStore& bodies, const SolverSettings& s, const Row& r) {
+  const std::uint32_t a = r.a, b = r.b;
   const float t0 = std::max(state_[a].tLast, state_[b].tLast);
   const Vec2 pa = positionAt(a, t0), pb = positionAt(b, t0);
   const Vec2 va = state_[a].v, vb = state_[b].v;
@@ -121,7 +123,7 @@ bool ContactSolver::impactBalls(const BodyStore& bodies, const SolverSettings& s
   const Vec2 n = normalizeOr(d, normalizeOr(-w));
   const float vn = dot(w, n);
   if (vn >= 0.0f) return false;  // touching but already separating
-  const float ima = bodies.invMass[a], imb = bodies.invMass[b];
+  const float ima = r.ima, imb = r.imb;
   const float j = -(1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, b))) * vn / (ima + imb);
   const float t = t0 + *toi;
   applyImpulse(a, n * (-j * ima), t);
@@ -195,8 +197,7 @@ bool ContactSolver::impactKinematic(const BodyStore& bodies, const SolverSetting
   // Contacts the iterations pushed are theirs for this step.
   if (r.lambda != 0.0f) return false;
   // Nothing changed since the last check: the same answer (none).
-  if (state_[r.a].changed <= r.checked &&
-      (r.kind != kBall || state_[r.b].changed <= r.checked)) {
+  if (state_[r.a].changed <= r.checked && (r.kind != kBall || state_[r.b].changed <= r.checked)) {
     return false;
   }
   r.checked = clock_;
@@ -204,7 +205,7 @@ bool ContactSolver::impactKinematic(const BodyStore& bodies, const SolverSetting
   if (r.kind == kWall) {
     hit = impactWall(bodies, s, r.a, wallSide(r.b));
   } else if (r.kind == kBall) {
-    hit = impactBalls(bodies, s, r.a, r.b);
+    hit = impactBalls(bodies, s, r);
   } else if (r.kind == kKinematic) {
     hit = impactKinematic(bodies, s, r.a, r.b);
   } else {

@@ -318,8 +318,7 @@ class ContactSolver {
   void buildFriction(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   std::uint32_t impactPasses(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   bool impact(const BodyStore& bodies, const SolverSettings& s, Row& r);
-  bool impactBalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
-                   std::uint32_t b);
+  bool impactBalls(const BodyStore& bodies, const SolverSettings& s, const Row& r);
   bool impactBox(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
                  std::uint32_t box);
   bool impactWall(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
