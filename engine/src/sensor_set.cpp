@@ -279,8 +279,9 @@ void EventGeometry::hits(std::span<const ContactSolver::Contact> contacts, const
   // Contacts come in canonical (dense) order: sorted already while slots
   // and dense indices are in the same order.
   if (std::is_sorted(out.begin(), out.end(), before)) return;
-  // Else a radix sort of (a, second, index) keys, then a gather: a slot
-  // pair is one contact, so the order is the comparison's.
+  // Else a radix sort of (a, second, index) keys on (a, second) alone, the
+  // index riding along for the gather: a slot pair is one contact, so the
+  // order is the comparison's.
   const auto n = static_cast<std::uint32_t>(out.size());
   const auto slotBits = static_cast<unsigned>(std::bit_width(slots + kWallSides));
   const auto indexBits = static_cast<unsigned>(std::bit_width(n));
@@ -296,7 +297,7 @@ void EventGeometry::hits(std::span<const ContactSolver::Contact> contacts, const
       keys[k] = pair << indexBits | k;
     }
   });
-  parallelRadixSort(tasks, keys, space.scratch, space.counts, 2 * slotBits + indexBits);
+  parallelRadixSort(tasks, keys, space.scratch, space.counts, 2 * slotBits + indexBits, indexBits);
   const std::uint64_t mask = (std::uint64_t{1} << indexBits) - 1;
   space.sorted.resize(n);
   tasks.parallelFor(n, kGrain, [&](std::uint32_t begin, std::uint32_t end) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <numeric>
 #include <quadbin/error.hpp>
 #include <quadbin/tasks.hpp>
@@ -130,7 +131,7 @@ void expectRadixSortMatchesStdSort(std::mt19937_64& rng, std::size_t n, unsigned
 
 TEST(ParallelHelpers, RadixSortMatchesStdSort) {
   std::mt19937_64 rng(7);
-  for (std::uint32_t n : {0u, 1u, 100u, 70000u, 300000u}) {
+  for (std::uint32_t n : {0u, 1u, 100u, 4097u, 40000u, 70000u, 300000u, 600000u}) {
     expectRadixSortMatchesStdSort(rng, n, 41);
   }
 }
@@ -141,6 +142,36 @@ TEST(ParallelHelpers, RadixSortAnyKeyWidth) {
   std::mt19937_64 rng(11);
   for (const unsigned bits : {1u, 11u, 12u, 13u, 24u, 25u, 34u, 37u, 63u, 64u}) {
     expectRadixSortMatchesStdSort(rng, 100000, bits);
+  }
+}
+
+// The low bits ride along unsorted: keys of a few distinct high parts, each
+// carrying a payload below that falls with the index, come out as
+// std::stable_sort on the high part puts them (equal high parts in index
+// order, so their payloads falling: a sort on the whole key would turn
+// them round), on every task system.
+TEST(ParallelHelpers, RadixSortLowBitsRideAlong) {
+  std::mt19937_64 rng(13);
+  for (const std::uint32_t n : {2u, 1000u, 40000u, 300000u}) {
+    for (const unsigned highBits : {1u, 7u, 20u, 34u}) {
+      const auto lowBits = static_cast<unsigned>(std::bit_width(n));
+      std::vector<std::uint64_t> keys(n);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint64_t high = rng() & ((std::uint64_t{1} << highBits) - 1);
+        keys[i] = high << lowBits | (n - 1 - i);
+      }
+      auto expected = keys;
+      std::stable_sort(
+          expected.begin(), expected.end(),
+          [lowBits](std::uint64_t l, std::uint64_t r) { return (l >> lowBits) < (r >> lowBits); });
+      for (auto& [name, ts] : systems()) {
+        auto sorted = keys;
+        std::vector<std::uint64_t> scratch;
+        std::vector<std::uint32_t> counts;
+        parallelRadixSort(*ts, sorted, scratch, counts, highBits + lowBits, lowBits);
+        ASSERT_EQ(sorted, expected) << name << " n " << n << " high bits " << highBits;
+      }
+    }
   }
 }
 

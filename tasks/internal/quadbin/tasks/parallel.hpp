@@ -110,27 +110,33 @@ inline std::uint32_t chunkedBucketOffsets(std::uint32_t* counts, std::uint32_t c
 /// may be set, in as few passes of at most 12 bits as cover them (digits
 /// as even as they go: 34 bits are 3 passes of 12, not 4 of 11), chunks
 /// counted and scattered in parallel (per-chunk histograms, prefix sums
-/// over digit then chunk). The result is the keys in ascending order,
-/// whatever the task system. `scratch` and `counts` are working space kept
-/// by the caller.
+/// over digit then chunk; about 8 chunks, of 4,096 to 65,536 keys: a
+/// function of the key count alone). The result is the keys in ascending
+/// order, whatever the task system. The `lowBits` lowest bits are not
+/// sorted on: they ride along (a payload, such as an index), and keys equal
+/// above them keep their order. `scratch` and `counts` are working space
+/// kept by the caller.
 inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& keys,
                               std::vector<std::uint64_t>& scratch,
-                              std::vector<std::uint32_t>& counts, unsigned keyBits) {
+                              std::vector<std::uint32_t>& counts, unsigned keyBits,
+                              unsigned lowBits = 0) {
   constexpr unsigned kMaxDigitBits = 12;
-  constexpr std::uint32_t kChunk = 1u << 16;
+  constexpr std::uint32_t kMinChunk = 1u << 12, kMaxChunk = 1u << 16, kChunks = 8;
   const auto n = static_cast<std::uint32_t>(keys.size());
-  if (n < 2 || keyBits == 0) return;
-  const unsigned passes = (keyBits + kMaxDigitBits - 1) / kMaxDigitBits;
-  const unsigned digitBits = (keyBits + passes - 1) / passes;
+  if (n < 2 || keyBits <= lowBits) return;
+  const unsigned sortBits = keyBits - lowBits;
+  const unsigned passes = (sortBits + kMaxDigitBits - 1) / kMaxDigitBits;
+  const unsigned digitBits = (sortBits + passes - 1) / passes;
   const std::uint32_t digits = 1u << digitBits;
-  const std::uint32_t chunks = chunkCount(n, kChunk);
+  const std::uint32_t chunk = std::clamp((n - 1) / kChunks + 1, kMinChunk, kMaxChunk);
+  const std::uint32_t chunks = chunkCount(n, chunk);
   scratch.resize(n);
   counts.resize(std::size_t{chunks} * digits);
-  for (unsigned shift = 0; shift < keyBits; shift += digitBits) {
+  for (unsigned shift = lowBits; shift < keyBits; shift += digitBits) {
     const std::uint64_t* src = keys.data();
     std::uint64_t* dst = scratch.data();
     std::uint32_t* count = counts.data();
-    forEachChunk(tasks, n, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    forEachChunk(tasks, n, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
       std::uint32_t* h = count + std::size_t{c} * digits;
       std::fill(h, h + digits, 0u);
       for (std::uint32_t i = begin; i < end; ++i) ++h[(src[i] >> shift) & (digits - 1)];
@@ -142,7 +148,7 @@ inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& key
       sharing += count[std::size_t{c} * digits + firstDigit];
     if (sharing == n) continue;
     chunkedBucketOffsets(count, chunks, digits, digits);
-    forEachChunk(tasks, n, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    forEachChunk(tasks, n, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
       std::uint32_t* cursor = count + std::size_t{c} * digits;
       for (std::uint32_t i = begin; i < end; ++i) {
         dst[cursor[(src[i] >> shift) & (digits - 1)]++] = src[i];
