@@ -194,37 +194,24 @@ void ContactSolver::carryOver(TaskSystem& tasks) {
                    carried_[static_cast<std::size_t>(it - previous_.begin())] = 1;
                  }
                });
-  // A colour given back is a bit cleared: an AND, in any order, so by
-  // chunks in parallel (atomic) or, on one thread, plainly.
-  if (tasks.threadCount() == 1) {
-    giveColoursBack<false>(tasks);
-  } else {
-    giveColoursBack<true>(tasks);
-  }
-}
-
-template <bool kAtomic>
-void ContactSolver::giveColoursBack(TaskSystem& tasks) {
+  // A colour given back is a bit cleared: an atomic AND, in any order.
   std::uint64_t* used = used_.data();
   const std::size_t balls = used_.size();
-  auto clear = [](std::uint64_t& bits, std::uint64_t keep) {
-    if constexpr (kAtomic) {
-      std::atomic_ref<std::uint64_t>(bits).fetch_and(keep, std::memory_order_relaxed);
-    } else {
-      bits &= keep;
-    }
-  };
-  forEachChunk(tasks, static_cast<std::uint32_t>(previous_.size()), kContactChunk,
-               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
-                 for (std::uint32_t k = begin; k < end; ++k) {
-                   if (carried_[k] != 0) continue;
-                   const Contact& gone = previous_[k];
-                   if (gone.colour >= kColours) continue;
-                   const std::uint64_t keep = ~(std::uint64_t{1} << gone.colour);
-                   if (gone.a < balls) clear(used[gone.a], keep);
-                   if (gone.b < balls) clear(used[gone.b], keep);
-                 }
-               });
+  forEachChunk(
+      tasks, before, kContactChunk, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t k = begin; k < end; ++k) {
+          if (carried_[k] != 0) continue;
+          const Contact& gone = previous_[k];
+          if (gone.colour >= kColours) continue;
+          const std::uint64_t keep = ~(std::uint64_t{1} << gone.colour);
+          if (gone.a < balls) {
+            std::atomic_ref<std::uint64_t>(used[gone.a]).fetch_and(keep, std::memory_order_relaxed);
+          }
+          if (gone.b < balls) {
+            std::atomic_ref<std::uint64_t>(used[gone.b]).fetch_and(keep, std::memory_order_relaxed);
+          }
+        }
+      });
 }
 
 std::uint8_t ContactSolver::firstFreeColour(const BodyStore& bodies, std::uint32_t a,

@@ -286,8 +286,6 @@ class ContactSolver {
   void addWalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t i,
                 Emit&& emit) const;
   void carryOver(TaskSystem& tasks);
-  template <bool kAtomic>
-  void giveColoursBack(TaskSystem& tasks);
   void mergeExtra(TaskSystem& tasks);
   void colourNew(const BodyStore& bodies);
   std::uint8_t firstFreeColour(const BodyStore& bodies, std::uint32_t a, std::uint32_t b);
