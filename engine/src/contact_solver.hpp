@@ -337,13 +337,13 @@ class ContactSolver {
   // contact_shock.cpp: the resting rows once more, bottom-up, lower bodies fixed.
   bool orderForShock(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   void propagateShock(const SolverSettings& s);
-  // Held by the shift passes and lifted by settle(): a contact that carried
-  // a load, or a resting one where there is a restitution threshold.
   /// Index in rows_ of a row the colour loop hands out (for the arrays
   /// parallel to rows_: shiftRows_, frictionRows_).
   [[nodiscard]] std::size_t rowIndex(const Row& r) const noexcept {
     return static_cast<std::size_t>(&r - rows_.data());
   }
+  // Held by the shift passes and lifted by settle(): a contact that carried
+  // a load, or a resting one where there is a restitution threshold.
   [[nodiscard]] static bool isCalm(const SolverSettings& s, const Row& r) noexcept {
     return r.lambda > 0.0f || (r.group == kResting && s.restitutionThreshold > 0.0f);
   }
