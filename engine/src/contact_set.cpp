@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <quadbin/narrowphase/contact.hpp>
 
@@ -432,6 +433,72 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
   const auto mid = static_cast<std::ptrdiff_t>(extraSorted_.size());
   extraSorted_.insert(extraSorted_.end(), batch.begin(), batch.end());
   std::inplace_merge(extraSorted_.begin(), extraSorted_.begin() + mid, extraSorted_.end());
+}
+
+// One walk over the contacts: the removed body's are dropped, the moved
+// body's are renamed and set aside (their place in the canonical order
+// changes; a pair of balls whose order flips swaps its ends, as
+// World::optimizeLayout's renumbering does), the others close up in order;
+// then the few set aside are merged back in, from the end.
+void ContactSolver::removeBody(const BodyStore& bodies, std::uint32_t removed,
+                               std::uint32_t last) noexcept {
+  auto now = [=](std::uint32_t i) { return i == last ? removed : i; };  // index after the move
+  auto isBall = [&](std::uint32_t i) { return !isWall(i) && bodies.isBall(now(i)); };
+  auto giveBack = [&](std::uint32_t i, std::uint8_t colour) {
+    if (colour < kColours && i != removed && i < used_.size() && isBall(i)) {
+      used_[i] &= ~(std::uint64_t{1} << colour);
+    }
+  };
+  std::size_t kept = 0;
+  renamed_.clear();
+  try {
+    for (Contact c : contacts_) {
+      if (c.a == removed || c.b == removed) {
+        giveBack(c.a == removed ? c.b : c.a, c.colour);
+        continue;
+      }
+      if (c.a != last && c.b != last) {
+        contacts_[kept++] = c;
+        continue;
+      }
+      c.a = now(c.a);
+      c.b = isWall(c.b) ? c.b : now(c.b);
+      if (isBall(c.b) && c.b < c.a) {
+        std::swap(c.a, c.b);
+        c.rolling = -c.rolling;
+      }
+      renamed_.push_back(c);
+    }
+  } catch (...) {  // std::bad_alloc, with the contacts half walked
+    forget();
+    return;
+  }
+  std::sort(renamed_.begin(), renamed_.end());
+  contacts_.resize(kept + renamed_.size());  // no larger than before: no allocation
+  auto out = contacts_.end();
+  auto from = contacts_.begin() + static_cast<std::ptrdiff_t>(kept);
+  for (auto r = renamed_.end(); r != renamed_.begin();) {
+    *--out = from != contacts_.begin() && r[-1] < from[-1] ? *--from : *--r;
+  }
+  if (removed != last && removed < used_.size())
+    used_[removed] = last < used_.size() ? used_[last] : 0;
+  if (used_.size() > last) used_.resize(last);
+  assert(consistent(bodies));
+}
+
+bool ContactSolver::consistent(const BodyStore& bodies) const {
+  const std::size_t n = bodies.size();
+  std::vector<std::uint64_t> held(used_.size(), 0);
+  for (std::size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
+    if (c.a >= n || (!isWall(c.b) && c.b >= n)) return false;
+    if (k > 0 && !(contacts_[k - 1] < c)) return false;
+    if (c.colour >= kColours) continue;
+    const std::uint64_t bit = std::uint64_t{1} << c.colour;
+    if (c.a < held.size()) held[c.a] |= bit;
+    if (!isWall(c.b) && bodies.isBall(c.b) && c.b < held.size()) held[c.b] |= bit;
+  }
+  return held == used_;
 }
 
 void ContactSolver::forget() noexcept {

@@ -207,6 +207,15 @@ class ContactSolver {
   void storeContacts(const SolverSettings& s, TaskSystem& tasks);
   /// Forgets the persistent contacts (body indices changed).
   void forget() noexcept;
+  /// The persistent contacts after `bodies.swapRemove(removed)` moved the
+  /// body at index `last` to `removed`: the removed body's contacts end and
+  /// give their colours back, the moved body's keep their impulses and
+  /// colours under its new index, in canonical order (World::destroyBody).
+  /// Forgets them all instead where the memory for it is not there.
+  void removeBody(const BodyStore& bodies, std::uint32_t removed, std::uint32_t last) noexcept;
+  /// True when the contacts are in canonical order, name bodies below `n`
+  /// and hold exactly the colours used_ records (debug checks).
+  [[nodiscard]] bool consistent(const BodyStore& bodies) const;
   /// The colours each ball's contacts hold (for World::snapshot).
   [[nodiscard]] std::span<const std::uint64_t> colourUse() const noexcept { return used_; }
   /// Replaces what persists from step to step, the contacts and the colours
@@ -384,6 +393,7 @@ class ContactSolver {
   std::vector<Row> extraRows_;              // their rows, in the same order
   std::vector<Row> canonicalRows_;          // rows in contact order, before the counting sort
   std::vector<Contact> batch_;              // one look-again's new contacts
+  std::vector<Contact> renamed_;            // removeBody: the moved body's contacts
   std::vector<Contact> extraSorted_;
   std::vector<std::uint32_t> escapees_;
   std::vector<FrictionRow> frictionRows_;  // beside rows_, when friction is on

@@ -45,9 +45,7 @@ void World::destroyBody(BodyId id) {
   w.wake(dense);  // what rested on it must fall
   w.bodies.swapRemove(dense);
   w.filters.swapRemove(dense);
-  w.solver.forget();  // the last body's index changed
-  // TODO: rename the moved body in the persistent contacts instead, so that
-  // a destroy keeps warm starting and colours.
+  w.solver.removeBody(w.bodies, dense, last);  // the last body is at dense now
   const std::uint32_t movedSlot = w.slotOf[last];
   w.slotOf[dense] = movedSlot;
   w.denseOf[movedSlot] = dense;

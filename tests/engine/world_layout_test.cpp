@@ -14,6 +14,7 @@
 #include <quadbin/scenes/scene.hpp>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 using namespace quadbin;
@@ -318,9 +319,10 @@ TEST(Layout, ContactsKeepTheirWarmStart) {
     ASSERT_EQ(largestVelocityGap(w, ids, twin, twinIds), 0.0f);
     w.optimizeLayout();
     ASSERT_NE(w.bodyAt(0), twin.bodyAt(0)) << "renumbered";
-    const AABB bounds = cold.def().bounds;
-    const Vec2 centre = (bounds.min + bounds.max) * 0.5f;
-    cold.destroyBody(cold.createBody(BodyDef::ball(centre, 0.5f)));  // forgets the contacts
+    // A step that fails is rolled back, and its solver forgets the contacts.
+    cold.setPreSolve([](BodyId, BodyId, Vec2) -> bool { throw std::runtime_error("refused"); });
+    EXPECT_THROW(cold.step(kDt), std::runtime_error);
+    cold.setPreSolve(nullptr);
     for (World* world : {&w, &twin, &cold}) world->step(kDt);
     const float warm = largestVelocityGap(w, ids, twin, twinIds);
     const float forgot = largestVelocityGap(cold, coldIds, twin, twinIds);

@@ -173,7 +173,9 @@ class World {
   /// next step), at a fraction of the cost: storage grows once for all.
   std::vector<BodyId> createBodies(std::span<const BodyDef> defs);
   /// Throws Error for a stale or foreign id (so does every member that
-  /// takes a BodyId).
+  /// takes a BodyId). The body's contacts end (with events at the next
+  /// step); the last body takes its dense index (bodyAt) and every other
+  /// contact keeps its warm start. O(contacts) per call.
   void destroyBody(BodyId id);
   /// Renumbers the bodies so that bodies close in space are close in
   /// memory (a Morton order of their centres): the dense order of bodyAt()
@@ -303,9 +305,8 @@ class World {
   /// velocity and sleep state, the events and stats() as they were, and
   /// the world can be stepped again. It costs one copy of those arrays per
   /// step (into buffers kept between steps: no allocation once warm). The
-  /// solver's warm start is forgotten (as by destroyBody), so the steps
-  /// after a failed one may differ in the last bits from a world whose step
-  /// never failed.
+  /// solver's warm start is forgotten, so the steps after a failed one may
+  /// differ in the last bits from a world whose step never failed.
   ///
   /// While step() runs, nothing else may be called on this world from any
   /// thread (docs/concurrency.md): bodies, queries and events are being

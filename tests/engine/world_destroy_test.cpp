@@ -1,0 +1,144 @@
+// destroyBody and the solver's persistent contacts: the destroyed body's
+// contacts end, the body moved into its place keeps its contacts' impulses
+// and colours, and every other contact keeps its warm start, so a pile
+// that loses one ball does not sag as a whole for a step.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <quadbin/quadbin.hpp>
+#include <stdexcept>
+#include <vector>
+
+namespace quadbin {
+namespace {
+
+constexpr float kDt = 1.0f / 60.0f;
+
+// A pile of 300 balls with friction (and rolling resistance on some) in the
+// left half of a box, sleeping off; `loner` (when set) adds one more ball
+// at rest on the floor of the right half, far from the pile, as the first
+// or the last body.
+enum class Loner : std::uint8_t { None, First, Last };
+
+struct Pile {
+  World world;
+  std::vector<BodyId> balls;  // the pile's, in creation order
+  BodyId loner;
+};
+
+Pile makePile(Loner loner) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {80, 60}};
+  def.gravity = {0, -9.8f};
+  def.restitution = 0.3f;
+  def.enableSleep = false;
+  def.logLevel = LogLevel::Off;
+  Pile p{World(def), {}, {}};
+  auto addLoner = [&] { p.loner = p.world.createBody(BodyDef::ball({70.0f, 0.8f}, 0.8f)); };
+  if (loner == Loner::First) addLoner();
+  std::uint32_t state = 9;
+  auto uniform = [&state](float lo, float hi) {
+    state = state * 1664525u + 1013904223u;
+    return lo + (hi - lo) * static_cast<float>(state >> 8) / 16777216.0f;
+  };
+  for (int i = 0; i < 300; ++i) {
+    BodyDef d = BodyDef::ball({uniform(1.5f, 28.5f), uniform(1.5f, 58.5f)},
+                              0.6f + 0.1f * static_cast<float>(i % 5));
+    d.friction = 0.5f;
+    d.rollingResistance = i % 3 == 2 ? 0.1f : 0.0f;  // the last ball's too
+    p.balls.push_back(p.world.createBody(d));
+  }
+  if (loner == Loner::Last) addLoner();
+  for (int s = 0; s < 240; ++s) p.world.step(kDt);
+  return p;
+}
+
+// The largest difference of the pile's velocities between two worlds.
+float largestVelocityGap(const Pile& l, const Pile& r) {
+  float most = 0.0f;
+  for (std::size_t k = 0; k < l.balls.size(); ++k) {
+    most = std::max(most, length(l.world.velocity(l.balls[k]) - r.world.velocity(r.balls[k])));
+  }
+  return most;
+}
+
+bool samePile(const Pile& l, const Pile& r) {
+  for (std::size_t k = 0; k < l.balls.size(); ++k) {
+    if (l.world.position(l.balls[k]) != r.world.position(r.balls[k]) ||
+        l.world.velocity(l.balls[k]) != r.world.velocity(r.balls[k])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Removing the last body, which touches only the floor, leaves the pile's
+// contacts exactly as they were: the world steps on bit for bit as one that
+// never had it (a destroy that forgot the contacts would start the pile's
+// next step cold).
+TEST(Destroy, LastBodyLeavesTheOthersContactsBitForBit) {
+  Pile with = makePile(Loner::Last);
+  Pile without = makePile(Loner::None);
+  ASSERT_TRUE(samePile(with, without)) << "the loner must not reach the pile";
+  with.world.destroyBody(with.loner);
+  for (int s = 0; s < 30; ++s) {
+    with.world.step(kDt);
+    without.world.step(kDt);
+    ASSERT_TRUE(samePile(with, without)) << "step " << s;
+  }
+}
+
+// Removing the first body moves the pile's last ball into its place: that
+// ball's contacts are renamed (pairs whose order flips swap ends) and keep
+// their impulses, so the pile takes its next step as its twin does, but for
+// the last bits, where a pile whose contacts were forgotten does not.
+TEST(Destroy, MovedBodyKeepsItsWarmStart) {
+  Pile with = makePile(Loner::First);
+  Pile twin = makePile(Loner::None);
+  Pile cold = makePile(Loner::None);
+  ASSERT_TRUE(samePile(with, twin)) << "the loner must not reach the pile";
+  ASSERT_EQ(with.world.bodyAt(0), with.loner);
+  with.world.destroyBody(with.loner);
+  ASSERT_EQ(with.world.bodyAt(0), with.balls.back()) << "the last ball moved";
+  // A step that fails is rolled back, and its solver forgets the contacts.
+  cold.world.setPreSolve([](BodyId, BodyId, Vec2) -> bool { throw std::runtime_error("no"); });
+  EXPECT_THROW(cold.world.step(kDt), std::runtime_error);
+  cold.world.setPreSolve(nullptr);
+  for (Pile* p : {&with, &twin, &cold}) p->world.step(kDt);
+  const float warm = largestVelocityGap(with, twin);
+  const float forgot = largestVelocityGap(cold, twin);
+  EXPECT_GT(forgot, 0.0f);
+  EXPECT_LT(warm, 1e-3f * forgot) << "renamed " << warm << ", cold " << forgot;
+}
+
+// Balls destroyed out of order, pile and loner alike, between steps and
+// several at once: the world goes on stepping (debug builds check after
+// each destroy that the contacts are in canonical order, name live bodies
+// and hold exactly the colours recorded per ball), every contact event
+// names live or just-destroyed bodies, and the pile stays in its box.
+TEST(Destroy, ManyOutOfOrderKeepTheContactsConsistent) {
+  Pile p = makePile(Loner::Last);
+  std::vector<BodyId> live = p.balls;
+  std::uint32_t state = 5;
+  for (int round = 0; round < 20; ++round) {
+    for (int k = 0; k < 1 + round % 4; ++k) {
+      state = state * 1664525u + 1013904223u;
+      const std::size_t at = (state >> 8) % live.size();
+      p.world.destroyBody(live[at]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+    p.world.step(kDt);
+    for (const ContactEvent& e : p.world.contactBeginEvents()) {
+      EXPECT_TRUE(p.world.isValid(e.a) && p.world.isValid(e.b));
+    }
+  }
+  const AABB box = p.world.def().bounds;
+  for (const BodyId id : live) {
+    const Vec2 c = p.world.position(id);
+    EXPECT_TRUE(contains(box, c)) << c.x << ", " << c.y;
+  }
+}
+
+}  // namespace
+}  // namespace quadbin
