@@ -469,7 +469,7 @@ void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
 // The extra contacts (few) into the canonical list: each goes where its
 // pair belongs (no extra pair is in the list), and the contacts between two
 // of them move up by the number of extras before them, copied in parallel
-// into previous_ (done with since carryOver), which then becomes the list:
+// into merged_, which then becomes the list (previous_ is kept for rollBack):
 // what std::inplace_merge gives, without its serial pass and its buffer
 // allocated every step.
 void ContactSolver::mergeExtra(TaskSystem& tasks) {
@@ -481,9 +481,9 @@ void ContactSolver::mergeExtra(TaskSystem& tasks) {
     extraAt_[j] = static_cast<std::uint32_t>(
         std::lower_bound(contacts_.begin(), contacts_.end(), extra_[j]) - contacts_.begin());
   }
-  previous_.resize(std::size_t{count} + extras);
+  merged_.resize(std::size_t{count} + extras);
   const Contact* from = contacts_.data();
-  Contact* to = previous_.data();
+  Contact* to = merged_.data();
   forEachChunk(tasks, count, kContactChunk,
                [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
                  // Contact k moves up by the extras that go before it: at <= k.
@@ -497,7 +497,7 @@ void ContactSolver::mergeExtra(TaskSystem& tasks) {
                  }
                });
   for (std::uint32_t j = 0; j < extras; ++j) to[extraAt_[j] + j] = extra_[j];
-  contacts_.swap(previous_);
+  contacts_.swap(merged_);
 }
 
 }  // namespace quadbin

@@ -149,6 +149,7 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
   parallelRadixSort(tasks, keys_, keyScratch_, radixCounts_, 2 * codeBits_);
   // A broad phase reports each pair once, so the keys are unique.
   previous_.swap(contacts_);
+  setAside_ = true;
   const auto count = static_cast<std::uint32_t>(keys_.size());
   contacts_.resize(count);
   const std::uint64_t mask = (std::uint64_t{1} << codeBits_) - 1;
@@ -501,7 +502,23 @@ bool ContactSolver::consistent(const BodyStore& bodies) const {
   return held == used_;
 }
 
+void ContactSolver::rollBack(const BodyStore& bodies) noexcept {
+  if (!setAside_) return;  // the step failed before it replaced them
+  contacts_.swap(previous_);
+  setAside_ = false;
+  // Each ball's colours are those its contacts hold (as after every step).
+  std::fill(used_.begin(), used_.end(), std::uint64_t{0});
+  for (const Contact& c : contacts_) {
+    if (c.colour >= kColours) continue;
+    const std::uint64_t bit = std::uint64_t{1} << c.colour;
+    if (c.a < used_.size()) used_[c.a] |= bit;
+    if (!isWall(c.b) && c.b < used_.size() && bodies.isBall(c.b)) used_[c.b] |= bit;
+  }
+  assert(consistent(bodies));
+}
+
 void ContactSolver::forget() noexcept {
+  setAside_ = false;
   contacts_.clear();
   previous_.clear();
   std::fill(used_.begin(), used_.end(), std::uint64_t{0});

@@ -207,6 +207,12 @@ class ContactSolver {
   void storeContacts(const SolverSettings& s, TaskSystem& tasks);
   /// Forgets the persistent contacts (body indices changed).
   void forget() noexcept;
+  /// A step that failed (World::Impl::rollBack): the contacts and colours
+  /// as the step found them, from the list buildContacts set aside, so that
+  /// the next step is the one a world whose step never failed takes.
+  void rollBack(const BodyStore& bodies) noexcept;
+  /// The step went through: what buildContacts set aside is scratch again.
+  void commit() noexcept { setAside_ = false; }
   /// The persistent contacts after `bodies.swapRemove(removed)` moved the
   /// body at index `last` to `removed`: the removed body's contacts end and
   /// give their colours back, the moved body's keep their impulses and
@@ -368,12 +374,16 @@ class ContactSolver {
   }
 
   // Persistent: this step's contacts (the last step's until buildContacts).
-  std::vector<Contact> contacts_, previous_;
+  // previous_: the last step's contacts, set aside by buildContacts for
+  // carryOver and, until the step is committed, for rollBack; merged_:
+  // storeContacts' list with the extra contacts.
+  std::vector<Contact> contacts_, previous_, merged_;
   std::vector<std::uint64_t> used_;    // per ball: the colours its contacts hold
   std::vector<std::uint8_t> carried_;  // per last-step contact: still there (carryOver)
   std::uint32_t colourCount_ = 0;
   std::uint32_t pushed_ = 0;
   bool impactsLeft_ = false;  // the impact passes of this step ran out
+  bool setAside_ = false;     // previous_ holds the contacts the step began with
 
   // Step scratch.
   std::vector<float> margin_;  // per ball: the travel its swept box allows

@@ -27,6 +27,7 @@ void ContactSolver::restoreState(std::vector<Contact> contacts,
   contacts_ = std::move(contacts);
   used_ = std::move(colourUse);
   previous_.clear();
+  setAside_ = false;
   colourCount_ = 0;
   pushed_ = 0;
   impactsLeft_ = false;

@@ -92,6 +92,7 @@ void World::Impl::step(float dt) {
     throw;
   }
   // Nothing fails from here on: the step's events become the world's.
+  solver.commit();
   beginEvents.swap(nextBegin);
   endEvents.swap(nextEnd);
   if (touchingChanged) previousTouching.swap(touching);
@@ -123,19 +124,17 @@ void World::Impl::runStages(const SolverSettings& s) {
 }
 
 // A step threw (out of memory, the task system, a refused state): the world
-// as before the call. The bodies come back bit for bit; the solver forgets
-// its persistent contacts (as after destroyBody: the next step starts them
-// cold) and a broad phase whose update failed is replaced by an empty one,
-// refilled by the next step or query.
-// TODO: keep the solver's persistent contacts too, so that the steps after
-// a failed one equal those of a world whose step never failed (needs a
-// save/restore in ContactSolver).
+// as before the call. The bodies come back bit for bit, the solver's
+// persistent contacts and colours too (ContactSolver::rollBack), and a
+// broad phase whose update failed is replaced by an empty one, refilled by
+// the next step or query: the steps after a failed one are those of a world
+// whose step never failed.
 void World::Impl::rollBack(const StepStats& before, bool moved) noexcept {
   stats = before;
   if (!moved) return;  // only the events were being made, aside
   assert(undo.px.size() == bodies.size());
   undo.restore(bodies);
-  solver.forget();
+  solver.rollBack(bodies);
   if (broadUpdating && spareBroad) broad = std::move(spareBroad);
   broadUpdating = false;
   markChanged();

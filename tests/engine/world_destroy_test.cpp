@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <quadbin/quadbin.hpp>
-#include <stdexcept>
 #include <vector>
 
 namespace quadbin {
@@ -92,24 +91,18 @@ TEST(Destroy, LastBodyLeavesTheOthersContactsBitForBit) {
 // Removing the first body moves the pile's last ball into its place: that
 // ball's contacts are renamed (pairs whose order flips swap ends) and keep
 // their impulses, so the pile takes its next step as its twin does, but for
-// the last bits, where a pile whose contacts were forgotten does not.
+// the last bits: under 1e-4 in velocity, where a destroy that forgot the
+// contacts left 0.70 and one that renamed without swapping ends 0.008
+// (measured).
 TEST(Destroy, MovedBodyKeepsItsWarmStart) {
   Pile with = makePile(Loner::First);
   Pile twin = makePile(Loner::None);
-  Pile cold = makePile(Loner::None);
   ASSERT_TRUE(samePile(with, twin)) << "the loner must not reach the pile";
   ASSERT_EQ(with.world.bodyAt(0), with.loner);
   with.world.destroyBody(with.loner);
   ASSERT_EQ(with.world.bodyAt(0), with.balls.back()) << "the last ball moved";
-  // A step that fails is rolled back, and its solver forgets the contacts.
-  cold.world.setPreSolve([](BodyId, BodyId, Vec2) -> bool { throw std::runtime_error("no"); });
-  EXPECT_THROW(cold.world.step(kDt), std::runtime_error);
-  cold.world.setPreSolve(nullptr);
-  for (Pile* p : {&with, &twin, &cold}) p->world.step(kDt);
-  const float warm = largestVelocityGap(with, twin);
-  const float forgot = largestVelocityGap(cold, twin);
-  EXPECT_GT(forgot, 0.0f);
-  EXPECT_LT(warm, 1e-3f * forgot) << "renamed " << warm << ", cold " << forgot;
+  for (Pile* p : {&with, &twin}) p->world.step(kDt);
+  EXPECT_LT(largestVelocityGap(with, twin), 1e-4f);
 }
 
 // Balls destroyed out of order, pile and loner alike, between steps and

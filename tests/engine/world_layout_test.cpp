@@ -14,7 +14,6 @@
 #include <quadbin/scenes/scene.hpp>
 #include <random>
 #include <set>
-#include <stdexcept>
 #include <vector>
 
 using namespace quadbin;
@@ -280,8 +279,10 @@ float largestVelocityGap(const World& w, const std::vector<BodyId>& ids, const W
 // (balls whose order flips swap ends): a pile with friction and rolling
 // resistance, and a packed elastic crowd, take their next step as their
 // twins not renumbered do, but for the last bits (ties in the shock pass
-// and new contacts' colours follow the numbering), where a world that
-// forgot its warm start takes another step.
+// and new contacts' colours follow the numbering): under 1e-4 in velocity,
+// where the same worlds with their contacts forgotten (as a renumbering
+// that dropped them would leave them) differed by 0.2 (the pile) and 16
+// (the crowd) when measured.
 TEST(Layout, ContactsKeepTheirWarmStart) {
   auto pile = [](std::vector<BodyId>& ids) {
     WorldDef def;
@@ -312,20 +313,13 @@ TEST(Layout, ContactsKeepTheirWarmStart) {
     return w;
   };
   for (auto make : {+pile, +crowd}) {
-    std::vector<BodyId> ids, twinIds, coldIds;
+    std::vector<BodyId> ids, twinIds;
     World w = make(ids);
     World twin = make(twinIds);
-    World cold = make(coldIds);
     ASSERT_EQ(largestVelocityGap(w, ids, twin, twinIds), 0.0f);
     w.optimizeLayout();
     ASSERT_NE(w.bodyAt(0), twin.bodyAt(0)) << "renumbered";
-    // A step that fails is rolled back, and its solver forgets the contacts.
-    cold.setPreSolve([](BodyId, BodyId, Vec2) -> bool { throw std::runtime_error("refused"); });
-    EXPECT_THROW(cold.step(kDt), std::runtime_error);
-    cold.setPreSolve(nullptr);
-    for (World* world : {&w, &twin, &cold}) world->step(kDt);
-    const float warm = largestVelocityGap(w, ids, twin, twinIds);
-    const float forgot = largestVelocityGap(cold, coldIds, twin, twinIds);
-    EXPECT_LT(warm, 1e-3f * forgot) << "renumbered " << warm << ", cold " << forgot;
+    for (World* world : {&w, &twin}) world->step(kDt);
+    EXPECT_LT(largestVelocityGap(w, ids, twin, twinIds), 1e-4f);
   }
 }

@@ -305,8 +305,9 @@ class World {
   /// velocity and sleep state, the events and stats() as they were, and
   /// the world can be stepped again. It costs one copy of those arrays per
   /// step (into buffers kept between steps: no allocation once warm). The
-  /// solver's warm start is forgotten, so the steps after a failed one may
-  /// differ in the last bits from a world whose step never failed.
+  /// solver's persistent contacts (warm start, colours) come back too, so
+  /// the steps after a failed one are, bit for bit, those of a world whose
+  /// step never failed.
   ///
   /// While step() runs, nothing else may be called on this world from any
   /// thread (docs/concurrency.md): bodies, queries and events are being
