@@ -133,5 +133,59 @@ TEST(Destroy, ManyOutOfOrderKeepTheContactsConsistent) {
   }
 }
 
+// Every kind of body destroyed among the others: balls resting on static
+// boxes, a kinematic paddle and ball sweeping through them, and those
+// destroyed in turn (their contacts name them as b), with balls created in
+// between; sleeping on. The world keeps stepping with every ball inside it
+// (and, in debug builds, consistent contacts after every destroy).
+TEST(Destroy, BoxesKinematicsAndBallsAmongEachOther) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {60, 40}};
+  def.gravity = {0, -9.8f};
+  def.restitution = 0.2f;
+  def.logLevel = LogLevel::Off;
+  World w(def);
+  std::vector<BodyId> live;
+  for (int i = 0; i < 6; ++i) {
+    const float x = 5.0f + 9.0f * static_cast<float>(i);
+    live.push_back(w.createBody(BodyDef::staticBox({{x, 8}, {x + 5, 9}})));
+  }
+  live.push_back(w.createBody(BodyDef::kinematicBox({{2, 3}, {8, 4}}, {3, 0})));
+  live.push_back(w.createBody(BodyDef::kinematicBall({50, 20}, 1.5f, {-2, 0})));
+  std::uint32_t state = 11;
+  auto next = [&state](std::uint32_t bound) {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 8) % bound;
+  };
+  auto addBalls = [&](int count) {
+    for (int k = 0; k < count; ++k) {
+      const Vec2 at{2.0f + static_cast<float>(next(560)) * 0.1f,
+                    10.0f + static_cast<float>(next(280)) * 0.1f};
+      BodyDef d = BodyDef::ball(at, 0.5f + 0.1f * static_cast<float>(next(5)));
+      d.friction = next(2) == 0 ? 0.4f : 0.0f;
+      live.push_back(w.createBody(d));
+    }
+  };
+  addBalls(400);
+  for (int s = 0; s < 60; ++s) w.step(kDt);
+  for (int round = 0; round < 40; ++round) {
+    for (int k = 0; k < 3 && !live.empty(); ++k) {
+      const std::size_t at = next(static_cast<std::uint32_t>(live.size()));
+      w.destroyBody(live[at]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+    if (round % 5 == 0) addBalls(10);
+    w.step(kDt);
+  }
+  EXPECT_EQ(w.bodyCount(), live.size());
+  const AABB box = def.bounds;
+  for (const BodyId id : live) {
+    ASSERT_TRUE(w.isValid(id));
+    if (w.type(id) != BodyType::Ball) continue;
+    const Vec2 c = w.position(id);
+    EXPECT_TRUE(contains(box, c)) << c.x << ", " << c.y;
+  }
+}
+
 }  // namespace
 }  // namespace quadbin
