@@ -450,29 +450,39 @@ void ContactSolver::removeBody(const BodyStore& bodies, std::uint32_t removed,
       used_[i] &= ~(std::uint64_t{1} << colour);
     }
   };
-  std::size_t kept = 0;
-  renamed_.clear();
+  // First the contacts that name either body (few), read-only; then the
+  // runs between them move down in blocks.
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
   try {
-    for (Contact c : contacts_) {
-      if (c.a == removed || c.b == removed) {
-        giveBack(c.a == removed ? c.b : c.a, c.colour);
-        continue;
-      }
-      if (c.a != last && c.b != last) {
-        contacts_[kept++] = c;
-        continue;
-      }
+    affected_.clear();
+    for (std::uint32_t k = 0; k < count; ++k) {
+      const Contact& c = contacts_[k];
+      if (c.a == removed || c.b == removed || c.a == last || c.b == last) affected_.push_back(k);
+    }
+    renamed_.clear();
+    renamed_.reserve(affected_.size());
+  } catch (...) {  // std::bad_alloc: nothing has changed yet
+    forget();
+    return;
+  }
+  std::uint32_t kept = affected_.empty() ? count : affected_[0];
+  for (std::size_t j = 0; j < affected_.size(); ++j) {
+    Contact c = contacts_[affected_[j]];
+    if (c.a == removed || c.b == removed) {
+      giveBack(c.a == removed ? c.b : c.a, c.colour);
+    } else {
       c.a = now(c.a);
       c.b = isWall(c.b) ? c.b : now(c.b);
       if (isBall(c.b) && c.b < c.a) {
         std::swap(c.a, c.b);
         c.rolling = -c.rolling;
       }
-      renamed_.push_back(c);
+      renamed_.push_back(c);  // reserved: no allocation
     }
-  } catch (...) {  // std::bad_alloc, with the contacts half walked
-    forget();
-    return;
+    const std::uint32_t begin = affected_[j] + 1;
+    const std::uint32_t end = j + 1 < affected_.size() ? affected_[j + 1] : count;
+    std::copy(contacts_.begin() + begin, contacts_.begin() + end, contacts_.begin() + kept);
+    kept += end - begin;
   }
   std::sort(renamed_.begin(), renamed_.end());
   contacts_.resize(kept + renamed_.size());  // no larger than before: no allocation

@@ -404,6 +404,7 @@ class ContactSolver {
   std::vector<Row> canonicalRows_;          // rows in contact order, before the counting sort
   std::vector<Contact> batch_;              // one look-again's new contacts
   std::vector<Contact> renamed_;            // removeBody: the moved body's contacts
+  std::vector<std::uint32_t> affected_;     // removeBody: where the two bodies' contacts are
   std::vector<Contact> extraSorted_;
   std::vector<std::uint32_t> escapees_;
   std::vector<FrictionRow> frictionRows_;  // beside rows_, when friction is on
