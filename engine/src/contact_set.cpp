@@ -436,11 +436,12 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
   std::inplace_merge(extraSorted_.begin(), extraSorted_.begin() + mid, extraSorted_.end());
 }
 
-// One walk over the contacts: the removed body's are dropped, the moved
-// body's are renamed and set aside (their place in the canonical order
-// changes; a pair of balls whose order flips swaps its ends, as
-// World::optimizeLayout's renumbering does), the others close up in order;
-// then the few set aside are merged back in, from the end.
+// A read-only scan finds the few contacts that name either body: the
+// removed body's are dropped, the moved body's are renamed and set aside
+// (their place in the canonical order changes; a pair of balls whose order
+// flips swaps its ends, as World::optimizeLayout's renumbering does), and
+// the runs of others between them close up in order, block by block; then
+// the few set aside are merged back in, from the end.
 void ContactSolver::removeBody(const BodyStore& bodies, std::uint32_t removed,
                                std::uint32_t last) noexcept {
   auto now = [=](std::uint32_t i) { return i == last ? removed : i; };  // index after the move
@@ -450,8 +451,6 @@ void ContactSolver::removeBody(const BodyStore& bodies, std::uint32_t removed,
       used_[i] &= ~(std::uint64_t{1} << colour);
     }
   };
-  // First the contacts that name either body (few), read-only; then the
-  // runs between them move down in blocks.
   const auto count = static_cast<std::uint32_t>(contacts_.size());
   try {
     affected_.clear();
