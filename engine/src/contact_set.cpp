@@ -472,10 +472,7 @@ void ContactSolver::removeBody(const BodyStore& bodies, std::uint32_t removed,
     } else {
       c.a = now(c.a);
       c.b = isWall(c.b) ? c.b : now(c.b);
-      if (isBall(c.b) && c.b < c.a) {
-        std::swap(c.a, c.b);
-        c.rolling = -c.rolling;
-      }
+      orient(c, bodies);
       renamed_.push_back(c);  // reserved: no allocation
     }
     const std::uint32_t begin = affected_[j] + 1;
@@ -496,18 +493,33 @@ void ContactSolver::removeBody(const BodyStore& bodies, std::uint32_t removed,
   assert(consistent(bodies));
 }
 
+void ContactSolver::orient(Contact& c, const BodyStore& bodies) noexcept {
+  if (!isWall(c.b) && bodies.isBall(c.b) && c.b < c.a) {
+    std::swap(c.a, c.b);
+    c.rolling = -c.rolling;
+  }
+}
+
+void ContactSolver::colourUseOf(std::span<const Contact> contacts, const BodyStore& bodies,
+                                std::span<std::uint64_t> used) noexcept {
+  std::fill(used.begin(), used.end(), std::uint64_t{0});
+  for (const Contact& c : contacts) {
+    if (c.colour >= kColours) continue;
+    const std::uint64_t bit = std::uint64_t{1} << c.colour;
+    if (c.a < used.size()) used[c.a] |= bit;
+    if (!isWall(c.b) && c.b < used.size() && bodies.isBall(c.b)) used[c.b] |= bit;
+  }
+}
+
 bool ContactSolver::consistent(const BodyStore& bodies) const {
   const std::size_t n = bodies.size();
-  std::vector<std::uint64_t> held(used_.size(), 0);
   for (std::size_t k = 0; k < contacts_.size(); ++k) {
     const Contact& c = contacts_[k];
     if (c.a >= n || (!isWall(c.b) && c.b >= n)) return false;
     if (k > 0 && !(contacts_[k - 1] < c)) return false;
-    if (c.colour >= kColours) continue;
-    const std::uint64_t bit = std::uint64_t{1} << c.colour;
-    if (c.a < held.size()) held[c.a] |= bit;
-    if (!isWall(c.b) && bodies.isBall(c.b) && c.b < held.size()) held[c.b] |= bit;
   }
+  std::vector<std::uint64_t> held(used_.size());
+  colourUseOf(contacts_, bodies, held);
   return held == used_;
 }
 
@@ -515,14 +527,7 @@ void ContactSolver::rollBack(const BodyStore& bodies) noexcept {
   if (!setAside_) return;  // the step failed before it replaced them
   contacts_.swap(previous_);
   setAside_ = false;
-  // Each ball's colours are those its contacts hold (as after every step).
-  std::fill(used_.begin(), used_.end(), std::uint64_t{0});
-  for (const Contact& c : contacts_) {
-    if (c.colour >= kColours) continue;
-    const std::uint64_t bit = std::uint64_t{1} << c.colour;
-    if (c.a < used_.size()) used_[c.a] |= bit;
-    if (!isWall(c.b) && c.b < used_.size() && bodies.isBall(c.b)) used_[c.b] |= bit;
-  }
+  colourUseOf(contacts_, bodies, used_);  // as after every step
   assert(consistent(bodies));
 }
 

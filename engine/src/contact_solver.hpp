@@ -171,6 +171,15 @@ class ContactSolver {
   [[nodiscard]] static constexpr bool sameBodies(const Contact& l, const Contact& r) noexcept {
     return l.a == r.a && l.b == r.b;
   }
+  /// A contact whose bodies were renumbered, back in canonical form: of two
+  /// balls, the lower index is a. Swapping the ends turns the normal and
+  /// tangent round, so the normal, shift and tangent impulses stay and the
+  /// rolling one changes sign (it acts on a's spin as -, on b's as +).
+  static void orient(Contact& c, const BodyStore& bodies) noexcept;
+  /// Each ball's colours as `contacts` hold them, into `used` (zeroed
+  /// first; static boxes and walls hold none).
+  static void colourUseOf(std::span<const Contact> contacts, const BodyStore& bodies,
+                          std::span<std::uint64_t> used) noexcept;
 
   /// Wakes the sleeping islands that an awake ball can reach within the
   /// step (from the candidate pairs); returns how many balls woke.

@@ -25,9 +25,7 @@ std::uint32_t spread(std::uint32_t x) noexcept {
 // The solver's persistent contacts under the new numbering, in their
 // canonical order: each pair keeps its impulses and colour, so the next
 // step is warm started as if nothing had happened. A pair of balls whose
-// order flips swaps its ends: its normal and tangent turn round, so the
-// normal, shift and tangent impulses stay as they are and the rolling one
-// changes sign (it acts on a's spin as -, on b's as +). The colours each
+// order flips swaps its ends (ContactSolver::orient). The colours each
 // ball's contacts hold move with the ball.
 void renumberContacts(std::span<const ContactSolver::Contact> from,
                       std::span<const std::uint64_t> used,
@@ -40,10 +38,7 @@ void renumberContacts(std::span<const ContactSolver::Contact> from,
     c.a = newIndex[c.a];
     if (ContactSolver::isWall(c.b)) continue;
     c.b = newIndex[c.b];
-    if (renumbered.isBall(c.b) && c.b < c.a) {
-      std::swap(c.a, c.b);
-      c.rolling = -c.rolling;
-    }
+    ContactSolver::orient(c, renumbered);
   }
   std::sort(contacts.begin(), contacts.end());
   // (Bodies created since the last step have no contacts, and no entry yet.)
