@@ -180,6 +180,7 @@ class Program {
   std::string roundTrip();
   std::string restoreBad(bool& mustSucceed, bool& mustRefuse);
   std::string draw();
+  std::string optimizeLayout();
   std::string checkEvents() const;
   std::string checkInvariants() const;
 
@@ -592,9 +593,48 @@ inline std::string Program::call(std::uint32_t op, bool& mustSucceed, bool& must
       return restoreBad(mustSucceed, mustRefuse);
     case 16:
       return draw();
+    case 17:
+      mustSucceed = true;
+      return optimizeLayout();
     default:
       return step(mustSucceed);
   }
+}
+
+// optimizeLayout renumbers the dense order only: every body keeps, by
+// id, its state bit for bit, and bodyAt lists each live body once.
+inline std::string Program::optimizeLayout() {
+  struct Kept {
+    Vec2 p, v;
+    float w, angle;
+    bool awake;
+  };
+  auto kept = [&](BodyId id) {
+    return Kept{w_->position(id), w_->velocity(id), w_->angularVelocity(id), w_->angle(id),
+                w_->isAwake(id)};
+  };
+  std::vector<Kept> before;
+  for (const BodyId id : alive_) before.push_back(kept(id));
+  w_->optimizeLayout();
+  auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
+  for (std::size_t i = 0; i < alive_.size(); ++i) {
+    const Kept a = before[i], b = kept(alive_[i]);
+    if (bits(a.p.x) != bits(b.p.x) || bits(a.p.y) != bits(b.p.y) || bits(a.v.x) != bits(b.v.x) ||
+        bits(a.v.y) != bits(b.v.y) || bits(a.w) != bits(b.w) || bits(a.angle) != bits(b.angle) ||
+        a.awake != b.awake) {
+      return "optimizeLayout changed a body's state";
+    }
+  }
+  std::vector<BodyId> listed;
+  for (std::uint32_t i = 0; i < w_->bodyCount(); ++i) listed.push_back(w_->bodyAt(i));
+  auto byId = [](BodyId l, BodyId r) {
+    return l.index != r.index ? l.index < r.index : l.generation < r.generation;
+  };
+  std::vector<BodyId> model = alive_;
+  std::sort(listed.begin(), listed.end(), byId);
+  std::sort(model.begin(), model.end(), byId);
+  if (listed != model) return "after optimizeLayout bodyAt does not list each live body once";
+  return {};
 }
 
 inline std::string Program::checkInvariants() const {
