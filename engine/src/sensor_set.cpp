@@ -185,28 +185,36 @@ void EventGeometry::fill(ContactEvent& e, std::uint32_t a, std::uint32_t b) cons
 // Two circles apart (almost every contact) get their approach speed as
 // fill computes it, but in the contact's order rather than the slot order:
 // swapping a and b negates the offset, the normal and the relative velocity
-// exactly, so the speed is the same bits, and most contacts stop there.
-// A hit whose contact order is the slot order is fill's event, made from
-// the same values; the others (and coincident centres, whose fallback
-// normal is not negated by a swap, and boxes) are unsure: hit asks fill.
+// exactly, so the length and the speed are the same bits, and most contacts
+// stop there. A hit is fill's event in the slot order, made from the same
+// values (from b's side where b's slot comes first: fill's normal is then
+// -n, bit for bit). Coincident centres (whose fallback normal is not
+// negated by a swap) and boxes are unsure: hit asks fill.
 EventGeometry::Verdict EventGeometry::circleHit(std::uint32_t a, std::uint32_t b, const IdMap& ids,
                                                 float threshold,
                                                 ContactHitEvent& h) const noexcept {
   const BodyStore& s = bodies;
   if (!s.isCircle(a) || !s.isCircle(b)) return Verdict::kUnsure;
-  const Vec2 pa{s.px[a], s.py[a]};
-  const Vec2 d = Vec2{s.px[b], s.py[b]} - pa;
+  const Vec2 pa{s.px[a], s.py[a]}, pb{s.px[b], s.py[b]};
+  const Vec2 d = pb - pa;
   const float len = length(d);
   if (!(len > 0.0f)) return Verdict::kUnsure;
   const Vec2 n = d / len;
   const float speed = std::max(0.0f, dot(startVelocity(a) - startVelocity(b), n));
   if (!(speed > threshold)) return Verdict::kNoHit;
-  if (ids.slotOf[b] < ids.slotOf[a]) return Verdict::kUnsure;
-  h.a = ids.id(a);
-  h.b = ids.id(b);
+  const float ra = s.radius[a], rb = s.radius[b];
+  if (ids.slotOf[b] < ids.slotOf[a]) {
+    h.a = ids.id(b);
+    h.b = ids.id(a);
+    h.normal = -n;
+    h.point = circlePoint(pb, -n, len, rb, ra);
+  } else {
+    h.a = ids.id(a);
+    h.b = ids.id(b);
+    h.normal = n;
+    h.point = circlePoint(pa, n, len, ra, rb);
+  }
   h.wall = WallSide::None;
-  h.point = circlePoint(pa, n, len, s.radius[a], s.radius[b]);
-  h.normal = n;
   h.approachSpeed = speed;
   return Verdict::kHit;
 }
