@@ -202,18 +202,12 @@ EventGeometry::Verdict EventGeometry::circleHit(std::uint32_t a, std::uint32_t b
   const Vec2 n = d / len;
   const float speed = std::max(0.0f, dot(startVelocity(a) - startVelocity(b), n));
   if (!(speed > threshold)) return Verdict::kNoHit;
-  const float ra = s.radius[a], rb = s.radius[b];
-  if (ids.slotOf[b] < ids.slotOf[a]) {
-    h.a = ids.id(b);
-    h.b = ids.id(a);
-    h.normal = -n;
-    h.point = circlePoint(pb, -n, len, rb, ra);
-  } else {
-    h.a = ids.id(a);
-    h.b = ids.id(b);
-    h.normal = n;
-    h.point = circlePoint(pa, n, len, ra, rb);
-  }
+  const bool flip = ids.slotOf[b] < ids.slotOf[a];
+  const std::uint32_t first = flip ? b : a, second = flip ? a : b;
+  h.a = ids.id(first);
+  h.b = ids.id(second);
+  h.normal = flip ? -n : n;
+  h.point = circlePoint(flip ? pb : pa, h.normal, len, s.radius[first], s.radius[second]);
   h.wall = WallSide::None;
   h.approachSpeed = speed;
   return Verdict::kHit;

@@ -18,6 +18,7 @@
 // libFuzzer target (programs read from the fuzzer's bytes).
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -604,26 +605,20 @@ inline std::string Program::call(std::uint32_t op, bool& mustSucceed, bool& must
 // optimizeLayout renumbers the dense order only: every body keeps, by
 // id, its state bit for bit, and bodyAt lists each live body once.
 inline std::string Program::optimizeLayout() {
-  struct Kept {
-    Vec2 p, v;
-    float w, angle;
-    bool awake;
-  };
+  // Position, velocity, angular velocity and angle as bits, then awake.
   auto kept = [&](BodyId id) {
-    return Kept{w_->position(id), w_->velocity(id), w_->angularVelocity(id), w_->angle(id),
-                w_->isAwake(id)};
+    const Vec2 p = w_->position(id), v = w_->velocity(id);
+    std::array<std::uint32_t, 7> k{};
+    const float f[] = {p.x, p.y, v.x, v.y, w_->angularVelocity(id), w_->angle(id)};
+    for (std::size_t i = 0; i < 6; ++i) k[i] = std::bit_cast<std::uint32_t>(f[i]);
+    k[6] = w_->isAwake(id) ? 1u : 0u;
+    return k;
   };
-  std::vector<Kept> before;
+  std::vector<std::array<std::uint32_t, 7>> before;
   for (const BodyId id : alive_) before.push_back(kept(id));
   w_->optimizeLayout();
-  auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
   for (std::size_t i = 0; i < alive_.size(); ++i) {
-    const Kept a = before[i], b = kept(alive_[i]);
-    if (bits(a.p.x) != bits(b.p.x) || bits(a.p.y) != bits(b.p.y) || bits(a.v.x) != bits(b.v.x) ||
-        bits(a.v.y) != bits(b.v.y) || bits(a.w) != bits(b.w) || bits(a.angle) != bits(b.angle) ||
-        a.awake != b.awake) {
-      return "optimizeLayout changed a body's state";
-    }
+    if (kept(alive_[i]) != before[i]) return "optimizeLayout changed a body's state";
   }
   std::vector<BodyId> listed;
   for (std::uint32_t i = 0; i < w_->bodyCount(); ++i) listed.push_back(w_->bodyAt(i));
