@@ -46,7 +46,7 @@ struct PileOptions {
   std::vector<std::uint32_t> threads;  // empty: 1
   double seconds = 8.0;                // simulated seconds per run
   std::string structure = "auto";
-  std::uint64_t seed = 42;
+  std::vector<std::uint64_t> seeds;  // empty: 42; several: one run per seed
   std::string outDir;
   std::vector<std::string> argv;  // for the JSON
 };

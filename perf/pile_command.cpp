@@ -40,6 +40,7 @@ struct StepRow {
 struct PileRun {
   std::uint32_t n = 0;
   std::uint32_t threads = 1;
+  std::uint64_t seed = 0;
   std::vector<StepRow> steps;
   double peakEnergy = 0.0;
   std::uint32_t peakStep = 0;
@@ -66,19 +67,21 @@ std::string format(const char* fmt, double v) {
   return buf;
 }
 
-PileRun runPile(const PileOptions& o, BroadPhaseType type, std::uint32_t n, std::uint32_t threads,
+PileRun runPile(BroadPhaseType type, std::uint32_t n, std::uint32_t threads, std::uint64_t seed,
                 std::uint32_t steps, Progress& progress, std::size_t index) {
   PileRun run;
   run.n = n;
   run.threads = threads;
-  const auto scene = scenes::generate(scenes::SceneKind::Pile, n, o.seed);
+  run.seed = seed;
+  const auto scene = scenes::generate(scenes::SceneKind::Pile, n, seed);
   WorldDef def = scenes::worldDefFor(scenes::SceneKind::Pile);
   def.broadPhase = type;
   def.threadCount = threads;
   def.logLevel = LogLevel::Error;
   World world = scenes::makeWorld(scene, def);
   const auto dt = static_cast<float>(scenes::kDefaultDt);
-  const std::string what = "pile n=" + std::to_string(n) + " threads=" + std::to_string(threads);
+  const std::string what = "pile n=" + std::to_string(n) + " threads=" + std::to_string(threads) +
+                           " seed=" + std::to_string(seed);
   const auto begin = Clock::now();
   run.steps.reserve(steps);
   for (std::uint32_t k = 0; k < steps; ++k) {
@@ -127,15 +130,17 @@ void writeSteps(const std::filesystem::path& path, const PileRun& run) {
   if (!out) throw UsageError("cannot write " + path.string());
 }
 
-std::vector<std::uint32_t> sortedUnique(std::vector<std::uint32_t> v) {
+template <class T>
+std::vector<T> sortedUnique(std::vector<T> v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
 }
 
-// What pileCommand runs: the sizes, thread counts and steps.
+// What pileCommand runs: the sizes, thread counts, seeds and steps.
 struct PilePlan {
   std::vector<std::uint32_t> sizes, threads;
+  std::vector<std::uint64_t> seeds;
   std::uint32_t steps = 0;
   BroadPhaseType type = BroadPhaseType::Auto;
 };
@@ -145,6 +150,7 @@ PilePlan planPile(const PileOptions& o) {
   plan.sizes =
       sortedUnique(o.sizes.empty() ? std::vector<std::uint32_t>{500, 10000, 100000} : o.sizes);
   plan.threads = sortedUnique(o.threads.empty() ? std::vector<std::uint32_t>{1} : o.threads);
+  plan.seeds = sortedUnique(o.seeds.empty() ? std::vector<std::uint64_t>{42} : o.seeds);
   for (const auto n : plan.sizes) {
     if (n == 0) throw UsageError("--n must be at least 1");
   }
@@ -160,11 +166,14 @@ PilePlan planPile(const PileOptions& o) {
   return plan;
 }
 
-std::vector<PileRun> measurePiles(const PileOptions& o, const PilePlan& plan) {
+// One run per size, thread count and seed, in that order. With one seed
+// the step files are pile_n<N>_t<T>.csv, with several
+// pile_n<N>_t<T>_s<SEED>.csv.
+std::vector<PileRun> measurePiles(const PilePlan& plan) {
   Progress progress;
   std::vector<double> weights;
   for (const auto n : plan.sizes) {
-    for (std::size_t t = 0; t < plan.threads.size(); ++t) {
+    for (std::size_t k = 0; k < plan.threads.size() * plan.seeds.size(); ++k) {
       weights.push_back(static_cast<double>(n));
     }
   }
@@ -172,8 +181,11 @@ std::vector<PileRun> measurePiles(const PileOptions& o, const PilePlan& plan) {
   std::vector<PileRun> runs;
   for (const auto n : plan.sizes) {
     for (const auto t : plan.threads) {
-      runs.push_back(runPile(o, plan.type, n, t, plan.steps, progress, runs.size()));
-      runs.back().file = "pile_n" + std::to_string(n) + "_t" + std::to_string(t) + ".csv";
+      for (const auto seed : plan.seeds) {
+        runs.push_back(runPile(plan.type, n, t, seed, plan.steps, progress, runs.size()));
+        runs.back().file = "pile_n" + std::to_string(n) + "_t" + std::to_string(t) +
+                           (plan.seeds.size() > 1 ? "_s" + std::to_string(seed) : "") + ".csv";
+      }
     }
   }
   progress.clear();
@@ -202,7 +214,7 @@ Table pileTable(const PileOptions& o, std::uint32_t steps, const std::vector<Pil
   for (const auto& run : runs) {
     const double ratio = run.lastMedianMs > 0.0 ? run.firstMedianMs / run.lastMedianMs : 0.0;
     table.rows.push_back(
-        {integer(run.n), integer(run.threads), text(o.structure), integer(o.seed), integer(steps),
+        {integer(run.n), integer(run.threads), text(o.structure), integer(run.seed), integer(steps),
          real(run.peakEnergy, 6, true), real(timeOf(run.peakStep), 6),
          run.restStep ? real(timeOf(*run.restStep), 6) : blank(), real(run.firstMedianMs, 6),
          real(run.lastMedianMs, 6), run.lastMedianMs > 0.0 ? real(ratio, 3) : blank(),
@@ -213,12 +225,49 @@ Table pileTable(const PileOptions& o, std::uint32_t steps, const std::vector<Pil
   return table;
 }
 
-void printPiles(const PileOptions& o, std::uint32_t steps, const std::vector<PileRun>& runs) {
+std::string seedList(const std::vector<std::uint64_t>& seeds) {
+  std::string out;
+  for (const auto seed : seeds) out += (out.empty() ? "" : ", ") + std::to_string(seed);
+  return out;
+}
+
+// With several seeds: per size and thread count, the rest times over the
+// seeds (smallest, median, largest; a run that never rests counts as
+// later than any time) and how many never rest. The pile is chaotic: one
+// seed's rest time says little about the next one's.
+void printRestOverSeeds(const PilePlan& plan, const std::vector<PileRun>& runs) {
+  if (plan.seeds.size() < 2) return;
+  std::vector<std::vector<std::string>> rows;
+  auto at = [](const std::optional<std::uint32_t>& step) {
+    return step ? format("%.2f s", timeOf(*step)) : std::string("never");
+  };
+  for (const auto n : plan.sizes) {
+    for (const auto t : plan.threads) {
+      std::vector<std::optional<std::uint32_t>> rest;
+      for (const auto& run : runs) {
+        if (run.n == n && run.threads == t) rest.push_back(run.restStep);
+      }
+      // nullopt (never) last.
+      std::sort(rest.begin(), rest.end(),
+                [](const auto& l, const auto& r) { return l && (!r || *l < *r); });
+      const auto never = static_cast<std::size_t>(
+          std::count_if(rest.begin(), rest.end(), [](const auto& r) { return !r.has_value(); }));
+      const std::size_t mid = (rest.size() - 1) / 2;  // the lower median
+      rows.push_back({withCommas(n), std::to_string(t), std::to_string(rest.size()),
+                      at(rest.front()), at(rest[mid]), at(rest.back()), std::to_string(never)});
+    }
+  }
+  std::printf("\nRest over the seeds (%s):\n", seedList(plan.seeds).c_str());
+  printTable({"n", "threads", "seeds", "first", "median", "last", "never"}, rows,
+             std::vector<bool>(7, true));
+}
+
+void printPiles(const PileOptions& o, const PilePlan& plan, const std::vector<PileRun>& runs) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& run : runs) {
     const double ratio = run.lastMedianMs > 0.0 ? run.firstMedianMs / run.lastMedianMs : 0.0;
-    rows.push_back({withCommas(run.n), std::to_string(run.threads), format("%.4g", run.peakEnergy),
-                    format("%.2f s", timeOf(run.peakStep)),
+    rows.push_back({withCommas(run.n), std::to_string(run.threads), std::to_string(run.seed),
+                    format("%.4g", run.peakEnergy), format("%.2f s", timeOf(run.peakStep)),
                     run.restStep ? format("%.2f s", timeOf(*run.restStep)) : "never",
                     format("%.3f", run.firstMedianMs), format("%.3f", run.lastMedianMs),
                     run.lastMedianMs > 0.0 ? format("%.2fx", ratio) : "",
@@ -227,21 +276,23 @@ void printPiles(const PileOptions& o, std::uint32_t steps, const std::vector<Pil
   }
   std::printf(
       "Pile: N balls of radius 1 dropped under gravity (0, -9.8) into a closed box, %u steps of "
-      "1/60 s (%.4g s), %s, seed %llu\n",
-      steps, static_cast<double>(steps) / kStepsPerSecond, o.structure.c_str(),
-      static_cast<unsigned long long>(o.seed));
-  printTable({"n", "threads", "peak KE", "peak at", "rest at", "ms 1st s", "ms last s", "1st/last",
-              "awake at end", "overlaps", "max pen."},
-             rows, std::vector<bool>(11, true));
+      "1/60 s (%.4g s), %s, seed%s %s\n",
+      plan.steps, static_cast<double>(plan.steps) / kStepsPerSecond, o.structure.c_str(),
+      plan.seeds.size() > 1 ? "s" : "", seedList(plan.seeds).c_str());
+  printTable({"n", "threads", "seed", "peak KE", "peak at", "rest at", "ms 1st s", "ms last s",
+              "1st/last", "awake at end", "overlaps", "max pen."},
+             rows, std::vector<bool>(12, true));
   std::printf(
       "rest at: the kinetic energy stays below 1e-3 of its peak from then on; ms 1st s, ms last "
       "s: median step time over the first and the last second\n");
+  printRestOverSeeds(plan, runs);
 }
 
 JsonObject pileOptionsJson(const PileOptions& o, const PilePlan& plan) {
-  std::vector<std::string> sizeItems, threadItems;
+  std::vector<std::string> sizeItems, threadItems, seedItems;
   for (const auto n : plan.sizes) sizeItems.push_back(std::to_string(n));
   for (const auto t : plan.threads) threadItems.push_back(std::to_string(t));
+  for (const auto seed : plan.seeds) seedItems.push_back(std::to_string(seed));
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", o.seconds);
   return JsonObject{{"sizes", jsonArray(sizeItems)},
@@ -249,7 +300,7 @@ JsonObject pileOptionsJson(const PileOptions& o, const PilePlan& plan) {
                     {"seconds", seconds},
                     {"steps", std::to_string(plan.steps)},
                     {"structure", jsonString(o.structure)},
-                    {"seed", std::to_string(o.seed)}};
+                    {"seeds", jsonArray(seedItems)}};
 }
 
 }  // namespace
@@ -257,7 +308,7 @@ JsonObject pileOptionsJson(const PileOptions& o, const PilePlan& plan) {
 int pileCommand(const PileOptions& o) {
   const PilePlan plan = planPile(o);
   const Machine machine = describeMachine();
-  const std::vector<PileRun> runs = measurePiles(o, plan);
+  const std::vector<PileRun> runs = measurePiles(plan);
 
   // Results: one file per run, then the summary (nothing before all ran).
   const auto dir = o.outDir.empty() ? defaultResultDir(machine) : std::filesystem::path(o.outDir);
@@ -267,7 +318,7 @@ int pileCommand(const PileOptions& o) {
   for (const auto& run : runs) writeSteps(dir / run.file, run);
 
   const Table table = pileTable(o, plan.steps, runs);
-  printPiles(o, plan.steps, runs);
+  printPiles(o, plan, runs);
   std::vector<std::filesystem::path> written;
   try {
     written = writeResults(dir, "pile", table, machine, pileOptionsJson(o, plan), o.argv);

@@ -162,7 +162,11 @@ void addPileAndFeatures(CLI::App& app, Commands& c) {
   c.pile->add_option("--seconds", c.pileOpts.seconds, "simulated seconds per run (default 8)");
   c.pile->add_option("--threads", c.pileOpts.threads, "thread counts (>= 1)")->delimiter(',');
   c.pile->add_option("--broadphase", c.pileOpts.structure, "a quadbin broad phase (default auto)");
-  c.pile->add_option("--seed", c.pileOpts.seed, "scene seed (default 42)");
+  c.pile
+      ->add_option("--seed", c.pileOpts.seeds,
+                   "scene seeds (default 42); several: a run per seed and the rest times over "
+                   "them")
+      ->delimiter(',');
   c.pile->add_option("--out", c.pileOpts.outDir, kOutHelp);
   c.pile->footer(
       "Defaults: --n 500,10000,100000 --seconds 8 --threads 1 --broadphase auto --seed 42");
