@@ -104,12 +104,6 @@ std::vector<std::string> parseStructures(const std::vector<std::string>& names, 
   return out;
 }
 
-std::vector<std::uint32_t> sortedUnique(std::vector<std::uint32_t> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
 Config planned(const MeasureOptions& o, char workload, scenes::SceneKind scene, std::uint32_t n,
                const std::string& structure, std::uint32_t threads, double timeBoxSeconds) {
   Config c;

@@ -3,6 +3,7 @@
 // share: parsing the options, the CSV cells of a configuration, measuring a
 // plan in rounds, the machine's load, writing the results.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,7 +27,13 @@ extern const std::vector<std::string> kWorldColumns;
 /// `quadbinOnly`.
 [[nodiscard]] std::vector<std::string> parseStructures(const std::vector<std::string>& names,
                                                        bool quadbinOnly);
-[[nodiscard]] std::vector<std::uint32_t> sortedUnique(std::vector<std::uint32_t> v);
+/// The values in increasing order, each once (sizes, thread counts, seeds).
+template <class T>
+[[nodiscard]] std::vector<T> sortedUnique(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
 void validate(const MeasureOptions& o);
 /// One configuration of a plan, with the options every configuration
 /// shares (frames, warm-up, seed, drift steps, layout).

@@ -13,6 +13,7 @@
 #include <quadbin/scenes/scene.hpp>
 
 #include "commands.hpp"
+#include "measure_common.hpp"
 #include "quality.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -130,13 +131,6 @@ void writeSteps(const std::filesystem::path& path, const PileRun& run) {
   if (!out) throw UsageError("cannot write " + path.string());
 }
 
-template <class T>
-std::vector<T> sortedUnique(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
 // What pileCommand runs: the sizes, thread counts, seeds and steps.
 struct PilePlan {
   std::vector<std::uint32_t> sizes, threads;
@@ -147,6 +141,7 @@ struct PilePlan {
 
 PilePlan planPile(const PileOptions& o) {
   PilePlan plan;
+  using measure::sortedUnique;
   plan.sizes =
       sortedUnique(o.sizes.empty() ? std::vector<std::uint32_t>{500, 10000, 100000} : o.sizes);
   plan.threads = sortedUnique(o.threads.empty() ? std::vector<std::uint32_t>{1} : o.threads);
@@ -289,18 +284,14 @@ void printPiles(const PileOptions& o, const PilePlan& plan, const std::vector<Pi
 }
 
 JsonObject pileOptionsJson(const PileOptions& o, const PilePlan& plan) {
-  std::vector<std::string> sizeItems, threadItems, seedItems;
-  for (const auto n : plan.sizes) sizeItems.push_back(std::to_string(n));
-  for (const auto t : plan.threads) threadItems.push_back(std::to_string(t));
-  for (const auto seed : plan.seeds) seedItems.push_back(std::to_string(seed));
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", o.seconds);
-  return JsonObject{{"sizes", jsonArray(sizeItems)},
-                    {"threads", jsonArray(threadItems)},
+  return JsonObject{{"sizes", measure::numberList(plan.sizes)},
+                    {"threads", measure::numberList(plan.threads)},
                     {"seconds", seconds},
                     {"steps", std::to_string(plan.steps)},
                     {"structure", jsonString(o.structure)},
-                    {"seeds", jsonArray(seedItems)}};
+                    {"seeds", measure::numberList(plan.seeds)}};
 }
 
 }  // namespace
