@@ -47,6 +47,10 @@ struct PileRun {
   std::uint32_t peakStep = 0;
   std::optional<std::uint32_t> restStep;  // first step of the rest that lasts
   double firstMedianMs = 0.0, lastMedianMs = 0.0;
+  // The first second's median over the last one's (0: no last second time).
+  [[nodiscard]] double firstOverLast() const {
+    return lastMedianMs > 0.0 ? firstMedianMs / lastMedianMs : 0.0;
+  }
   Quality quality;
   double wallSeconds = 0.0;
   std::string file;
@@ -66,6 +70,11 @@ std::string format(const char* fmt, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, v);
   return buf;
+}
+
+// "rest at" as printed: a time, or "never".
+std::string restAt(const std::optional<std::uint32_t>& step) {
+  return step ? format("%.2f s", timeOf(*step)) : std::string("never");
 }
 
 PileRun runPile(BroadPhaseType type, std::uint32_t n, std::uint32_t threads, std::uint64_t seed,
@@ -207,7 +216,7 @@ Table pileTable(const PileOptions& o, std::uint32_t steps, const std::vector<Pil
                    "wall_s",
                    "steps_file"};
   for (const auto& run : runs) {
-    const double ratio = run.lastMedianMs > 0.0 ? run.firstMedianMs / run.lastMedianMs : 0.0;
+    const double ratio = run.firstOverLast();
     table.rows.push_back(
         {integer(run.n), integer(run.threads), text(o.structure), integer(run.seed), integer(steps),
          real(run.peakEnergy, 6, true), real(timeOf(run.peakStep), 6),
@@ -233,9 +242,6 @@ std::string seedList(const std::vector<std::uint64_t>& seeds) {
 void printRestOverSeeds(const PilePlan& plan, const std::vector<PileRun>& runs) {
   if (plan.seeds.size() < 2) return;
   std::vector<std::vector<std::string>> rows;
-  auto at = [](const std::optional<std::uint32_t>& step) {
-    return step ? format("%.2f s", timeOf(*step)) : std::string("never");
-  };
   for (const auto n : plan.sizes) {
     for (const auto t : plan.threads) {
       std::vector<std::optional<std::uint32_t>> rest;
@@ -249,7 +255,8 @@ void printRestOverSeeds(const PilePlan& plan, const std::vector<PileRun>& runs) 
           std::count_if(rest.begin(), rest.end(), [](const auto& r) { return !r.has_value(); }));
       const std::size_t mid = (rest.size() - 1) / 2;  // the lower median
       rows.push_back({withCommas(n), std::to_string(t), std::to_string(rest.size()),
-                      at(rest.front()), at(rest[mid]), at(rest.back()), std::to_string(never)});
+                      restAt(rest.front()), restAt(rest[mid]), restAt(rest.back()),
+                      std::to_string(never)});
     }
   }
   std::printf("\nRest over the seeds (%s):\n", seedList(plan.seeds).c_str());
@@ -260,11 +267,11 @@ void printRestOverSeeds(const PilePlan& plan, const std::vector<PileRun>& runs) 
 void printPiles(const PileOptions& o, const PilePlan& plan, const std::vector<PileRun>& runs) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& run : runs) {
-    const double ratio = run.lastMedianMs > 0.0 ? run.firstMedianMs / run.lastMedianMs : 0.0;
+    const double ratio = run.firstOverLast();
     rows.push_back({withCommas(run.n), std::to_string(run.threads), std::to_string(run.seed),
                     format("%.4g", run.peakEnergy), format("%.2f s", timeOf(run.peakStep)),
-                    run.restStep ? format("%.2f s", timeOf(*run.restStep)) : "never",
-                    format("%.3f", run.firstMedianMs), format("%.3f", run.lastMedianMs),
+                    restAt(run.restStep), format("%.3f", run.firstMedianMs),
+                    format("%.3f", run.lastMedianMs),
                     run.lastMedianMs > 0.0 ? format("%.2fx", ratio) : "",
                     withCommas(run.steps.back().awakeBodies), withCommas(run.quality.overlaps),
                     format("%.3g", run.quality.maxPenetration)});
