@@ -8,6 +8,7 @@
 #include <cmath>
 #include <quadbin/narrowphase/contact.hpp>
 
+#include "ball_geometry.hpp"
 #include "contact_solver.hpp"
 #include "kinematic.hpp"
 
@@ -294,7 +295,7 @@ struct BodyTouch {
     r.imb = bodies.invMass[b];
     const Vec2 d = Vec2{bodies.px[b], bodies.py[b]} - pa;
     const float dist = length(d);
-    if (dist > 0.0f) n = d / dist;
+    n = dist > 0.0f ? d / dist : apartDirection(a, b);
     gap = dist - ra - bodies.radius[b];
     slop = kSlop * std::min(ra, bodies.radius[b]);
     vb = {bodies.vx[b], bodies.vy[b]};

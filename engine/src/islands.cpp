@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <limits>
 
 namespace quadbin {
@@ -23,15 +24,20 @@ std::uint32_t Islands::update(BodyStore& bodies, std::span<const ContactSolver::
                               TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   const float limit2 = sleepThreshold * sleepThreshold;
+  const float moved2 = limit2 * dt * dt;  // the displacement at the threshold speed, squared
+  assert(undo.px.size() == n && undo.py.size() == n);
   std::atomic<bool> someRested{false};
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     bool rested = false;
     for (std::uint32_t i = begin; i < end; ++i) {
       if (bodies.awake[i] == 0) continue;
-      // Its centre's speed and its rim's speed from spin, together.
+      // Its centre's speed and its rim's speed from spin, together; and
+      // how far it went, velocity and position correction together.
       const float spin = bodies.w[i] * bodies.radius[i];
       const float v2 = bodies.vx[i] * bodies.vx[i] + bodies.vy[i] * bodies.vy[i] + spin * spin;
-      bodies.restTime[i] = v2 < limit2 ? bodies.restTime[i] + dt : 0.0f;
+      const float dx = bodies.px[i] - undo.px[i], dy = bodies.py[i] - undo.py[i];
+      const bool still = v2 < limit2 && dx * dx + dy * dy < moved2;
+      bodies.restTime[i] = still ? bodies.restTime[i] + dt : 0.0f;
       rested = rested || bodies.restTime[i] >= timeToSleep;
     }
     if (rested) someRested.store(true, std::memory_order_relaxed);

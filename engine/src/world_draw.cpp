@@ -29,7 +29,7 @@ struct Geometry {
 Geometry ballBall(const BodyStore& b, std::uint32_t i, std::uint32_t j) noexcept {
   const Vec2 d = Vec2{b.px[j], b.py[j]} - Vec2{b.px[i], b.py[i]};
   const float dist = length(d);
-  return {dist > 0.0f ? d / dist : Vec2{1.0f, 0.0f}, dist - b.radius[i] - b.radius[j]};
+  return {dist > 0.0f ? d / dist : apartDirection(i, j), dist - b.radius[i] - b.radius[j]};
 }
 
 Geometry ballBox(const BodyStore& b, std::uint32_t i, std::uint32_t j) noexcept {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <quadbin/quadbin.hpp>
@@ -233,4 +234,89 @@ TEST(Overlap, ClusteredSceneOverlapsDecreaseUntilResolved) {
   }
   EXPECT_GT(first, 100u) << "the scene starts packed";
   EXPECT_TRUE(resolved) << last << " overlaps left after 100 steps";
+}
+
+namespace {
+
+// 1,000 balls of radius 1 created in a 0.37 x 0.27 patch, or all on one
+// point, with sleeping on (the default) and no gravity: the position
+// correction moves them apart with zero velocity, which is not rest.
+World crowd(bool onePoint, std::vector<BodyId>& balls) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {200, 200}};
+  def.logLevel = LogLevel::Off;
+  World w(def);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> x(0.0f, 0.37f), y(0.0f, 0.27f);
+  for (int i = 0; i < 1000; ++i) {
+    const Vec2 at = onePoint ? Vec2{100.0f, 100.0f} : Vec2{100.0f + x(rng), 100.0f + y(rng)};
+    balls.push_back(w.createBody(BodyDef::ball(at, 1.0f)));
+  }
+  return w;
+}
+
+// Steps the crowd until every ball sleeps (at most `seconds`), then 1 s more
+// asleep, and checks that no pair is left deeper than the touching slop
+// (0.005 of the radius).
+void expectSeparatedThenAsleep(bool onePoint, float seconds) {
+  std::vector<BodyId> balls;
+  World w = crowd(onePoint, balls);
+  EXPECT_GT(deepestOverlap(w, balls), 1.0f) << "the crowd starts packed";
+  int steps = 0;
+  while (awakeCount(w, balls) > 0 && static_cast<float>(steps) * kDt < seconds) {
+    w.step(kDt);
+    ++steps;
+  }
+  EXPECT_EQ(awakeCount(w, balls), 0u) << "still awake after " << seconds << " s";
+  EXPECT_LT(deepestOverlap(w, balls), 0.005f) << "asleep after " << steps << " steps";
+  for (int s = 0; s < 60; ++s) w.step(kDt);
+  EXPECT_EQ(awakeCount(w, balls), 0u) << "woke again with nothing touching it";
+  EXPECT_LT(deepestOverlap(w, balls), 0.005f);
+}
+
+}  // namespace
+
+// A ball the position correction still pushes has zero velocity but is not
+// at rest: the crowd must not fall asleep while it overlaps (it did, with
+// 507 pairs overlapping for good).
+TEST(Sleep, ACrowdInAPatchSeparatesBeforeItSleeps) {
+  expectSeparatedThenAsleep(false, 5.0f);  // measured: asleep at 3.0 s
+}
+
+// Coincident centres part along a direction that is a function of the pair,
+// spread over the circle: one direction for every pair lined the crowd up
+// along the x axis, 2,000 units long in a 200-unit world, and it never
+// separated.
+TEST(Sleep, ACrowdOnOnePointSeparatesBeforeItSleeps) {
+  expectSeparatedThenAsleep(true, 4.0f);  // measured: asleep at 1.5 s
+}
+
+// The direction is a function of the state: two runs, and 1 or 2 threads,
+// give the same bits.
+TEST(Sleep, ACrowdOnOnePointPartsTheSameWayEveryRun) {
+  auto run = [](std::uint32_t threads) {
+    WorldDef def;
+    def.logLevel = LogLevel::Off;
+    def.threadCount = threads;
+    World w(def);
+    for (int i = 0; i < 50; ++i) w.createBody(BodyDef::ball({50, 50}, 1.0f));
+    for (int s = 0; s < 30; ++s) w.step(kDt);
+    std::vector<Vec2> at(w.positions().begin(), w.positions().end());
+    return at;
+  };
+  const auto one = run(1);
+  const auto again = run(1);
+  const auto two = run(2);
+  ASSERT_EQ(one.size(), 50u);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(one[i]), std::bit_cast<std::uint64_t>(again[i])) << i;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(one[i]), std::bit_cast<std::uint64_t>(two[i])) << i;
+  }
+  float spreadX = 0.0f, spreadY = 0.0f;
+  for (const Vec2 p : one) {
+    spreadX = std::max(spreadX, std::abs(p.x - 50.0f));
+    spreadY = std::max(spreadY, std::abs(p.y - 50.0f));
+  }
+  EXPECT_GT(spreadY, 2.0f) << "it spread along x only";
+  EXPECT_GT(spreadX, 2.0f);
 }
