@@ -7,6 +7,7 @@ BodyId World::createBody(const BodyDef& d) {
   Impl& w = live("createBody");
   const auto use = w.claimChange("createBody");
   w.check(w.refusal(d));
+  w.admitBody(d);
   return w.insert(d);
 }
 
@@ -42,6 +43,7 @@ void World::destroyBody(BodyId id) {
   const auto use = w.claimChange("destroyBody");
   const std::uint32_t dense = w.denseIndex(id, "destroyBody");
   const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
+  w.forgetBody(dense);
   w.wake(dense);  // what rested on it must fall
   w.bodies.swapRemove(dense);
   w.filters.swapRemove(dense);
@@ -106,6 +108,8 @@ void World::setPosition(BodyId id, Vec2 p) {
   if (w.bodies.type[i] == BodyType::Ball) {
     w.requireInside(p, w.bodies.radius[i], "setPosition position");
   }
+  const Vec2 half{w.bodies.hx[i], w.bodies.hy[i]};
+  w.admitMove(i, {p - half, p + half});
   w.wake(i);
   w.bodies.px[i] = p.x;
   w.bodies.py[i] = p.y;
@@ -354,6 +358,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
   if (const std::size_t bad = firstBad.load(); bad < count) {
     w.refuse(fmt::format("createBodies: defs[{}]: {}", bad, w.refusal(defs[bad])));
   }
+  w.admitBodies(defs);
   // Room for all of them first (the only step that can throw), then the
   // slots createBody would hand out one call after another: the free ones
   // from the back of the list, then new ones; each body written by index,

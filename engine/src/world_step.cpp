@@ -92,6 +92,7 @@ void World::Impl::step(float dt) {
     throw;
   }
   // Nothing fails from here on: the step's events become the world's.
+  if (active) knownPairs = stats.candidatePairs;
   solver.commit();
   beginEvents.swap(nextBegin);
   endEvents.swap(nextEnd);
