@@ -9,6 +9,7 @@
 #include "contact_solver.hpp"
 #include "contact_solver_rows.hpp"
 #include "kinematic.hpp"
+#include "state_range.hpp"
 
 namespace quadbin {
 
@@ -373,20 +374,28 @@ void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, B
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (kinematic::isKinematic(bodies, i)) {  // where its velocity took it
-        bodies.px[i] = state_[i].p.x;
-        bodies.py[i] = state_[i].p.y;
+        Vec2 p = state_[i].p, held = state_[i].v;
+        range::holdInside(p, held, bodies.radius[i]);  // its velocity is the game's
+        state_[i].p = p;
+        bodies.px[i] = p.x;
+        bodies.py[i] = p.y;
         if (bodies.w[i] != 0.0f) {  // a spinning kinematic ball turns at the game's rate
           bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
         }
       }
       if (bodies.awake[i] == 0) continue;
       if (s.closedWorld) clampToWalls(i);  // after a guard's last push
-      const Vec2 p = state_[i].p;
+      Vec2 p = state_[i].p, v = state_[i].v;
+      range::holdInside(p, v, bodies.radius[i]);
+      range::capSpeed(v);
+      state_[i].p = p;
+      state_[i].v = v;
       bodies.px[i] = p.x;
       bodies.py[i] = p.y;
-      bodies.vx[i] = state_[i].v.x;
-      bodies.vy[i] = state_[i].v.y;
+      bodies.vx[i] = v.x;
+      bodies.vy[i] = v.y;
       if (s.friction) bodies.w[i] = spin_[i];
+      range::capSpin(bodies.w[i], bodies.radius[i]);
       if (bodies.w[i] != 0.0f) {
         bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
       }
@@ -424,13 +433,15 @@ void ContactSolver::writeBack(BodyStore& bodies, const SolverSettings& s, BodySn
         continue;
       }
       Vec2 p = state[i].p;
-      const Vec2 v = state[i].v;
+      Vec2 v = state[i].v;
+      const float r = radius[i];
       if (closed) {  // after a guard's last push, as clampToWalls
-        const float r = radius[i];
         p.x = std::clamp(p.x, bounds.min.x + r, bounds.max.x - r);
         p.y = std::clamp(p.y, bounds.min.y + r, bounds.max.y - r);
-        state[i].p = p;
       }
+      range::holdInside(p, v, r);
+      range::capSpeed(v);
+      state[i].p = p;
       px[i] = p.x;
       py[i] = p.y;
       vx[i] = v.x;

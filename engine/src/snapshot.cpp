@@ -20,6 +20,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "validate.hpp"
+
 namespace quadbin {
 
 void ContactSolver::restoreState(std::vector<Contact> contacts,
@@ -181,6 +183,9 @@ WorldDef readDef(Reader& r) {
   const bool hasThreshold = readFlag(r, "WorldDef.restitutionThreshold set");
   const auto threshold = r.get<float>("WorldDef.restitutionThreshold");
   if (hasThreshold) d.restitutionThreshold = threshold;
+  if (!hasThreshold && std::bit_cast<std::uint32_t>(threshold) != 0) {
+    fail("WorldDef.restitutionThreshold is unset but holds a value (a writer puts 0)");
+  }
   d.enableSleep = readFlag(r, "WorldDef.enableSleep");
   d.sleepThreshold = r.get<float>("WorldDef.sleepThreshold");
   d.timeToSleep = r.get<float>("WorldDef.timeToSleep");
@@ -222,34 +227,62 @@ void readBodies(Reader& r, BodyStore& b, std::uint32_t n) {
   }
 }
 
-// Every body as World makes and steps it: a ball or a static box with
-// finite values, a sleeping ball on a closed island list (so that waking
-// it ends), the largest radius and the box count in agreement.
-void checkBodies(const BodyStore& b) {
+// Every body as World makes and steps it: its values within the limits
+// createBody and the setters enforce (validate::body, the same table and
+// messages), the values derived from them in agreement (boxes, inverse
+// mass, largest radius, box count), a sleeping ball still and on a closed
+// island list (so that waking it ends), and in a closed world each ball
+// inside the walls.
+void checkBodies(const BodyStore& b, const WorldDef& def) {
   const auto n = static_cast<std::uint32_t>(b.size());
   float maxRadius = 0.0f;
   std::uint32_t boxes = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
-    auto bad = [i](const char* why) { fail(fmt::format("body {}: {}", i, why)); };
-    for (const float v : {b.px[i], b.py[i], b.vx[i], b.vy[i], b.w[i], b.angle[i], b.hx[i], b.hy[i],
-                          b.radius[i], b.invMass[i], b.restTime[i]}) {
-      if (!std::isfinite(v)) bad("a value is not finite");
+    const std::string prefix = fmt::format("body {}: ", i);
+    auto bad = [&](const std::string& why) { fail(prefix + why); };
+    if (static_cast<std::uint8_t>(b.type[i]) > static_cast<std::uint8_t>(BodyType::Kinematic)) {
+      bad(fmt::format("type = {} is not a BodyType (0 to 2)", static_cast<int>(b.type[i])));
     }
-    if (!(b.friction[i] >= 0.0f && b.friction[i] <= limits::kMaxFriction) ||
-        !(b.rolling[i] >= 0.0f && b.rolling[i] <= limits::kMaxFriction)) {
-      bad("a friction or rolling resistance out of range");
+    const bool ball = b.type[i] == BodyType::Ball;
+    validate::BodyValues v;
+    v.type = b.type[i];
+    v.position = {b.px[i], b.py[i]};
+    v.velocity = {b.vx[i], b.vy[i]};
+    v.radius = b.radius[i];
+    v.halfExtents = {b.hx[i], b.hy[i]};
+    v.mass = b.mass[i];
+    v.angularVelocity = b.w[i];
+    v.angle = b.angle[i];
+    v.friction = b.friction[i];
+    v.rolling = b.rolling[i];
+    v.restitution = b.restitution[i];
+    v.linearDamping = b.linearDamping[i];
+    v.angularDamping = b.angularDamping[i];
+    v.force = {b.fx[i], b.fy[i]};
+    if (const std::string why = validate::body(v, prefix); !why.empty()) fail(why);
+    if (ball) {
+      const std::string why = validate::insideBounds(v.position, v.radius, def, "position");
+      if (!why.empty()) bad(why);
     }
-    if (b.hx[i] < 0.0f || b.hy[i] < 0.0f || b.restTime[i] < 0.0f) bad("a negative size or time");
-    // Materials, damping and forces: in the ranges World accepts; static
-    // boxes neither damped nor pushed.
-    if (!(b.restitution[i] >= 0.0f && b.restitution[i] <= 1.0f) ||
-        !(b.linearDamping[i] >= 0.0f && b.linearDamping[i] <= limits::kMaxDamping) ||
-        !(b.angularDamping[i] >= 0.0f && b.angularDamping[i] <= limits::kMaxDamping) ||
-        !std::isfinite(b.fx[i]) || !std::isfinite(b.fy[i]) ||
-        (b.type[i] != BodyType::Ball &&
-         (b.linearDamping[i] != 0.0f || b.angularDamping[i] != 0.0f || b.fx[i] != 0.0f ||
-          b.fy[i] != 0.0f))) {
-      bad("a restitution, damping or force out of range");
+    // Derived values: a circle's box is its radius; a ball's inverse mass
+    // is 1 / mass (as createBody makes it); static and kinematic bodies
+    // have infinite mass, no damping and no force.
+    if (b.radius[i] > 0.0f && (b.hx[i] != b.radius[i] || b.hy[i] != b.radius[i])) {
+      bad(fmt::format("halfExtents = ({}, {}) do not match radius = {}", b.hx[i], b.hy[i],
+                      b.radius[i]));
+    }
+    if (ball && b.invMass[i] != 1.0f / b.mass[i]) {
+      bad(fmt::format("inverse mass = {} does not match mass = {} (1 / mass = {})", b.invMass[i],
+                      b.mass[i], 1.0f / b.mass[i]));
+    }
+    if (!ball && (b.mass[i] != std::numeric_limits<float>::infinity() || b.invMass[i] != 0.0f ||
+                  b.linearDamping[i] != 0.0f || b.angularDamping[i] != 0.0f ||
+                  b.fx[i] != 0.0f || b.fy[i] != 0.0f)) {
+      bad("a static or kinematic body with a finite mass, damping or a force");
+    }
+    if (b.type[i] == BodyType::StaticBox && b.radius[i] != 0.0f) bad("a static box with a radius");
+    if (!std::isfinite(b.restTime[i]) || b.restTime[i] < 0.0f) {
+      bad(fmt::format("rest time = {} is not a time", b.restTime[i]));
     }
     if (b.awake[i] > 1) bad("awake is not 0 or 1");
     const std::uint32_t next = b.islandNext[i], prev = b.islandPrev[i];
@@ -258,33 +291,16 @@ void checkBodies(const BodyStore& b) {
         (next >= n || prev >= n || b.islandPrev[next] != i || b.islandNext[prev] != i)) {
       bad("a broken island list");
     }
-    maxRadius = std::max(maxRadius, b.radius[i]);
-    if (b.type[i] == BodyType::Ball) {
-      if (!(b.radius[i] > 0.0f) || !(b.mass[i] > 0.0f) || !std::isfinite(b.mass[i]) ||
-          !(b.invMass[i] > 0.0f) || b.hx[i] != b.radius[i] || b.hy[i] != b.radius[i]) {
-        bad("a ball with a bad radius or mass");
-      }
+    if (ball) {
       if ((b.awake[i] == 0) != (next != kNoBody)) bad("asleep without an island, or the reverse");
-    } else if (b.type[i] == BodyType::StaticBox) {
-      ++boxes;
-      if (b.radius[i] != 0.0f || b.mass[i] != std::numeric_limits<float>::infinity() ||
-          b.invMass[i] != 0.0f || b.vx[i] != 0.0f || b.vy[i] != 0.0f || b.w[i] != 0.0f ||
-          b.awake[i] != 0 || next != kNoBody) {
-        bad("a static box that is not static");
-      }
-    } else if (b.type[i] == BodyType::Kinematic) {
-      // Kinematic bodies: a ball (hx = hy = radius) or a box (radius 0),
-      // static in every field but the velocity (and a ball's spin).
-      ++boxes;
-      const bool round = b.radius[i] > 0.0f;
-      if (!(b.radius[i] >= 0.0f) || (round && (b.hx[i] != b.radius[i] || b.hy[i] != b.radius[i])) ||
-          b.mass[i] != std::numeric_limits<float>::infinity() || b.invMass[i] != 0.0f ||
-          (!round && b.w[i] != 0.0f) || b.awake[i] != 0 || next != kNoBody) {
-        bad("a kinematic body with a bad shape, mass or state");
+      if (b.awake[i] == 0 && (b.vx[i] != 0.0f || b.vy[i] != 0.0f || b.w[i] != 0.0f)) {
+        bad("asleep with a velocity (sleep zeroes it)");
       }
     } else {
-      bad("an unknown body type");
+      ++boxes;
+      if (b.awake[i] != 0 || next != kNoBody) bad("a static or kinematic body that is awake");
     }
+    maxRadius = std::max(maxRadius, b.radius[i]);
   }
   if (b.maxRadius != maxRadius) fail("the largest radius does not match the bodies");
   if (b.boxCount != boxes) fail("the box count does not match the bodies");
@@ -328,18 +344,66 @@ void readContacts(Reader& r, State& s, std::uint32_t count) {
 }
 
 // Contacts in canonical order (unique pairs), each of an existing ball and
-// a later ball, a static box or a wall, with a colour the solver can hold.
+// a later ball, a static or kinematic body or a wall (of a closed world),
+// with a colour the solver can hold, at most one contact of each colour per
+// ball, and impulses that, warm started, change the heavier end's velocity
+// by at most twice the speed limit (its position by at most 4 kMaxSize): a
+// crafted impulse of 1e30 would otherwise make every later step's boxes
+// infinite.
 void checkContacts(const State& s) {
   const auto n = static_cast<std::uint32_t>(s.bodies.size());
+  const BodyStore& b = s.bodies;
+  const bool closed = s.def.boundary == Boundary::Closed;
+  std::vector<std::uint64_t> held(n, 0);
   for (std::size_t k = 0; k < s.contacts.size(); ++k) {
     const ContactSolver::Contact& c = s.contacts[k];
-    const bool wall = ContactSolver::isWall(c.b) && ContactSolver::wallSide(c.b) < 4;
-    if (c.a >= n || s.bodies.type[c.a] != BodyType::Ball || !(wall || (c.b < n && c.b != c.a)) ||
-        c.colour > ContactSolver::kColours || c.touched > 1 || !std::isfinite(c.lambda) ||
+    auto bad = [&](const char* why) {
+      fail(fmt::format("contact {} (bodies {} and {}): {}", k, c.a, c.b, why));
+    };
+    const bool wall = ContactSolver::isWall(c.b);
+    if (wall && !(closed && ContactSolver::wallSide(c.b) < 4)) bad("a wall that is not there");
+    if (c.a >= n || b.type[c.a] != BodyType::Ball || !(wall || (c.b < n && c.b != c.a))) {
+      bad("not of a ball and another body");
+    }
+    if (!wall && b.isBall(c.b) && c.b < c.a) bad("two balls out of their order");
+    if (k > 0 && !(s.contacts[k - 1] < c)) bad("out of order or listed twice");
+    if (c.colour > ContactSolver::kColours || c.touched > 1) bad("a colour or flag out of range");
+    // The lighter end's share: a heavy ball resting on a light one carries
+    // an impulse that would move the light one fast, and the light one's
+    // other contacts take it back in the same step.
+    const float ima = b.invMass[c.a];
+    const float imb = wall || !b.isBall(c.b) ? 0.0f : b.invMass[c.b];
+    const double im = imb > 0.0f ? std::min(ima, imb) : ima;
+    const double most = 2.0 * double{limits::kMaxSpeed};
+    if (!(c.lambda >= 0.0f) || !(c.shift >= 0.0f) || !std::isfinite(c.lambda) ||
         !std::isfinite(c.shift) || !std::isfinite(c.tangent) || !std::isfinite(c.rolling) ||
-        (k > 0 && !(s.contacts[k - 1] < c))) {
-      fail(fmt::format("contact {} (bodies {} and {}) is out of range or out of order", k, c.a,
-                       c.b));
+        double{c.lambda} * im > most || double{std::abs(c.tangent)} * im > most ||
+        2.0 * std::abs(c.rolling) * ima > most * b.radius[c.a] ||
+        double{c.shift} * im > 4.0 * double{limits::kMaxSize}) {
+      bad("an impulse out of range");
+    }
+    if (c.colour < ContactSolver::kColours) {
+      const std::uint64_t bit = std::uint64_t{1} << c.colour;
+      const bool ballB = !wall && b.isBall(c.b);
+      if ((held[c.a] & bit) != 0 || (ballB && (held[c.b] & bit) != 0)) {
+        bad("a colour its ball already holds");
+      }
+      held[c.a] |= bit;
+      if (ballB) held[c.b] |= bit;
+    }
+  }
+}
+
+// The colours each ball holds: exactly those of its contacts (the solver
+// colours new contacts around them; a wrong entry would give one ball two
+// contacts of a colour, solved at once on two threads).
+void checkColourUse(const State& s) {
+  std::vector<std::uint64_t> held(std::max(s.colourUse.size(), s.bodies.size()), 0);
+  ContactSolver::colourUseOf(s.contacts, s.bodies, held);
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    if ((i < s.colourUse.size() ? s.colourUse[i] : 0) != held[i]) {
+      fail(fmt::format("body {}: colour use {:#x} does not match its contacts' colours {:#x}", i,
+                       i < s.colourUse.size() ? s.colourUse[i] : 0, held[i]));
     }
   }
 }
@@ -546,8 +610,12 @@ State read(std::span<const std::byte> buffer) {
   }
   State s;
   s.def = readDef(r);
+  // The world's settings first: the bodies and contacts are checked against them.
+  if (const std::string why = validate::worldDef(s.def); !why.empty()) {
+    fail("the snapshot's " + why);
+  }
   readBodies(r, s.bodies, n);
-  checkBodies(s.bodies);
+  checkBodies(s.bodies, s.def);
   // User data and collision filters: every value is one a body may have.
   r.getAll(s.filters.userData, n, "user data");
   s.filters.filter.resize(n);
@@ -561,7 +629,8 @@ State read(std::span<const std::byte> buffer) {
   readContacts(r, s, contacts);
   checkContacts(s);
   r.getAll(s.colourUse, colourUse, "colour use");
-  if (colourUse > slots) fail("more colour use entries than slots");
+  if (colourUse > n) fail("more colour use entries than bodies");
+  checkColourUse(s);
   s.touching.resize(touching);
   for (TouchKey& t : s.touching) {
     t.slotA = r.get<std::uint32_t>("touching pair");

@@ -13,6 +13,9 @@ using namespace limits;
 
 namespace {
 
+// The largest angle the step leaves (a remainder of 2 pi, in float).
+constexpr float kMaxAngle = 3.14159274f;
+
 // The checks below build their message only when they refuse: a valid
 // argument costs no allocation (queries run them once per call). A field's
 // name is `field` followed by `suffix` (".x", " origin", ...).
@@ -153,53 +156,24 @@ std::string angularVelocity(float w, float radius, const char* field) {
 }
 
 namespace {
-// A kinematic ball (radius > 0) is checked as a ball's shape, a kinematic
-// box as a static box's; both may move. Mass and density do not apply.
-std::string kinematicDef(const BodyDef& d) {
-  std::string why;
-  if (!std::isfinite(d.radius)) return fmt::format("BodyDef.radius = {} is not finite", d.radius);
-  if (d.radius < 0.0f) return fmt::format("BodyDef.radius = {} must be >= 0", d.radius);
-  if (d.radius > 0.0f) {
-    why = inRange(d.radius, kMinRadius, kMaxSize, "BodyDef.radius");
-    if (why.empty()) why = position(d.position, d.radius, "BodyDef.position");
-  } else {
-    why = coordinates(d.position, kMaxCoordinate, "BodyDef.position");
-    if (why.empty()) why = finite(d.halfExtents, "BodyDef.halfExtents");
-    if (why.empty() && (d.halfExtents.x < 0.0f || d.halfExtents.y < 0.0f ||
-                        d.halfExtents.x > kMaxSize || d.halfExtents.y > kMaxSize)) {
-      why = fmt::format("BodyDef.halfExtents = ({}, {}) is outside [0, {:g}]", d.halfExtents.x,
-                        d.halfExtents.y, kMaxSize);
-    }
-  }
-  if (why.empty()) why = velocity(d.velocity, "BodyDef.velocity");
-  return why;
-}
-}  // namespace
 
-std::string bodyDef(const BodyDef& d) {
-  std::string why = enumValue(d.type, BodyType::Kinematic, "BodyDef.type", "BodyType");
-  if (why.empty()) why = friction(d.friction, "BodyDef.friction");
-  if (why.empty()) why = friction(d.rollingResistance, "BodyDef.rollingResistance");
-  if (why.empty() && d.restitution) why = restitution(*d.restitution, "BodyDef.restitution");
-  if (why.empty()) why = damping(d.linearDamping, "BodyDef.linearDamping");
-  if (why.empty()) why = damping(d.angularDamping, "BodyDef.angularDamping");
-  if (!why.empty()) return why;
-  if (d.type == BodyType::Kinematic) return kinematicDef(d);
-  if (d.type == BodyType::Ball) {
-    // Finite, then > 0 (messages "radius = 0"), then the range.
-    if (!std::isfinite(d.radius)) return fmt::format("BodyDef.radius = {} is not finite", d.radius);
-    if (!(d.radius > 0.0f)) return fmt::format("BodyDef.radius = {} must be > 0", d.radius);
-    why = inRange(d.radius, kMinRadius, kMaxSize, "BodyDef.radius");
-    if (why.empty()) why = position(d.position, d.radius, "BodyDef.position");
-    if (why.empty()) why = velocity(d.velocity, "BodyDef.velocity");
-    if (!why.empty()) return why;
-    if (!std::isfinite(d.mass)) return fmt::format("BodyDef.mass = {} is not finite", d.mass);
-    if (d.mass < 0.0f) return fmt::format("BodyDef.mass = {} must be >= 0", d.mass);
-    if (d.mass > 0.0f) return inRange(d.mass, kMinMass, kMaxMass, "BodyDef.mass");
-    if (!std::isfinite(d.density)) {
-      return fmt::format("BodyDef.density = {} is not finite", d.density);
-    }
-    if (!(d.density > 0.0f)) return fmt::format("BodyDef.density = {} must be > 0", d.density);
+// A def's own rules, before its values go through body(): what only a
+// def has (density, a radius of 0 meaning a kinematic box) and the
+// messages that say "must be > 0" rather than a range.
+std::string defShape(const BodyDef& d) {
+  if (!std::isfinite(d.radius)) return fmt::format("BodyDef.radius = {} is not finite", d.radius);
+  if (d.type == BodyType::Kinematic) {
+    if (d.radius < 0.0f) return fmt::format("BodyDef.radius = {} must be >= 0", d.radius);
+    return {};
+  }
+  if (d.type == BodyType::StaticBox) return {};
+  if (!(d.radius > 0.0f)) return fmt::format("BodyDef.radius = {} must be > 0", d.radius);
+  if (!std::isfinite(d.mass)) return fmt::format("BodyDef.mass = {} is not finite", d.mass);
+  if (d.mass < 0.0f) return fmt::format("BodyDef.mass = {} must be >= 0", d.mass);
+  if (d.mass > 0.0f) return {};
+  if (!std::isfinite(d.density)) return fmt::format("BodyDef.density = {} is not finite", d.density);
+  if (!(d.density > 0.0f)) return fmt::format("BodyDef.density = {} must be > 0", d.density);
+  if (d.radius >= kMinRadius && d.radius <= kMaxSize) {
     const double mass = double{d.density} * std::numbers::pi * double{d.radius} * d.radius;
     if (mass < kMinMass || mass > kMaxMass) {
       return fmt::format(
@@ -207,22 +181,103 @@ std::string bodyDef(const BodyDef& d) {
           "BodyDef.mass or change the density",
           d.density, d.radius, mass, kMinMass, kMaxMass);
     }
-    return {};
   }
-  why = coordinates(d.position, kMaxCoordinate, "BodyDef.position");
-  if (why.empty()) why = finite(d.halfExtents, "BodyDef.halfExtents");
-  if (!why.empty()) return why;
-  if (d.halfExtents.x < 0.0f || d.halfExtents.y < 0.0f || d.halfExtents.x > kMaxSize ||
-      d.halfExtents.y > kMaxSize) {
-    return fmt::format("BodyDef.halfExtents = ({}, {}) is outside [0, {:g}]", d.halfExtents.x,
-                       d.halfExtents.y, kMaxSize);
-  }
-  why = finite(d.velocity, "BodyDef.velocity");
-  if (why.empty() && d.velocity != Vec2{}) {
-    why = fmt::format("BodyDef.velocity = ({}, {}) must be zero for a static box", d.velocity.x,
-                      d.velocity.y);
+  return {};
+}
+
+std::string halfExtents(Vec2 h, std::string_view field) {
+  std::string why = finite(h, field);
+  if (why.empty() && (h.x < 0.0f || h.y < 0.0f || h.x > kMaxSize || h.y > kMaxSize)) {
+    why = fmt::format("{} = ({}, {}) is outside [0, {:g}]", field, h.x, h.y, kMaxSize);
   }
   return why;
+}
+
+}  // namespace
+
+// The table of a body's limits: every value of a body that comes from
+// outside passes here, whichever way it comes in (a BodyDef, a snapshot),
+// and the setters call the same checks for the one value they change.
+std::string body(const BodyValues& v, std::string_view prefix) {
+  auto name = [prefix](std::string_view field) { return fmt::format("{}{}", prefix, field); };
+  std::string why =
+      enumValue(v.type, BodyType::Kinematic, name("type").c_str(), "BodyType");
+  if (why.empty()) why = inRange(v.friction, 0.0f, kMaxFriction, prefix, "friction");
+  if (why.empty()) why = inRange(v.rolling, 0.0f, kMaxFriction, prefix, "rollingResistance");
+  if (why.empty()) why = inRange(v.restitution, 0.0f, 1.0f, prefix, "restitution");
+  if (why.empty()) why = inRange(v.linearDamping, 0.0f, kMaxDamping, prefix, "linearDamping");
+  if (why.empty()) why = inRange(v.angularDamping, 0.0f, kMaxDamping, prefix, "angularDamping");
+  if (!why.empty()) return why;
+  const bool circle = v.type == BodyType::Ball || (v.type == BodyType::Kinematic && v.radius > 0.0f);
+  if (circle) {
+    why = inRange(v.radius, kMinRadius, kMaxSize, prefix, "radius");
+    if (why.empty()) why = position(v.position, v.radius, name("position").c_str());
+  } else {
+    why = coordinates(v.position, kMaxCoordinate, name("position"));
+    if (why.empty()) why = halfExtents(v.halfExtents, name("halfExtents"));
+  }
+  if (!why.empty()) return why;
+  if (v.type == BodyType::StaticBox) {
+    why = finite(v.velocity, name("velocity"));
+    if (why.empty() && v.velocity != Vec2{}) {
+      why = fmt::format("{} = ({}, {}) must be zero for a static box", name("velocity"),
+                        v.velocity.x, v.velocity.y);
+    }
+  } else {
+    why = velocity(v.velocity, name("velocity").c_str());
+  }
+  if (why.empty() && v.type == BodyType::Ball) {
+    why = inRange(v.mass, kMinMass, kMaxMass, prefix, "mass");
+  }
+  if (why.empty()) {
+    why = circle ? angularVelocity(v.angularVelocity, v.radius, name("angularVelocity").c_str())
+                 : inRange(v.angularVelocity, 0.0f, 0.0f, prefix, "angularVelocity");
+  }
+  // The step keeps an angle in [-pi, pi] (a remainder of 2 pi).
+  if (why.empty()) why = inRange(v.angle, -kMaxAngle, kMaxAngle, prefix, "angle");
+  if (why.empty() && v.force != Vec2{}) {
+    why = finite(v.force, name("force"));
+    if (why.empty() && (v.type != BodyType::Ball || magnitude(v.force) > kMaxGravity * double{v.mass})) {
+      why = fmt::format(
+          "{} = ({}, {}) accelerates {} faster than {:g} units/s^2 (limits::kMaxGravity)",
+          name("force"), v.force.x, v.force.y,
+          v.type == BodyType::Ball ? fmt::format("a ball of mass {}", v.mass) : "a body that no force moves",
+          kMaxGravity);
+    }
+  }
+  return why;
+}
+
+std::string bodyDef(const BodyDef& d) {
+  std::string why = enumValue(d.type, BodyType::Kinematic, "BodyDef.type", "BodyType");
+  if (why.empty()) why = defShape(d);
+  if (!why.empty()) return why;
+  BodyValues v;
+  v.type = d.type;
+  v.position = d.position;
+  v.velocity = d.velocity;
+  v.radius = d.type == BodyType::StaticBox ? 0.0f : d.radius;
+  v.halfExtents = d.halfExtents;
+  v.mass = d.type == BodyType::Ball ? ballMass(d) : 0.0f;
+  v.friction = d.friction;
+  v.rolling = d.rollingResistance;
+  v.restitution = d.restitution.value_or(0.0f);
+  v.linearDamping = d.linearDamping;
+  v.angularDamping = d.angularDamping;
+  return body(v, "BodyDef.");
+}
+
+std::string insideBounds(Vec2 p, float r, const WorldDef& def, const char* field) {
+  if (def.boundary != Boundary::Closed) return {};
+  const AABB& b = def.bounds;
+  // As the step clamps a ball to the walls (p in [min + r, max - r]), so
+  // that what the step leaves is always accepted.
+  if (!(p.x >= b.min.x + r && p.x <= b.max.x - r && p.y >= b.min.y + r && p.y <= b.max.y - r)) {
+    return fmt::format(
+        "{} = ({}, {}) with radius {} does not fit inside the closed world [{}, {}] x [{}, {}]",
+        field, p.x, p.y, r, b.min.x, b.max.x, b.min.y, b.max.y);
+  }
+  return {};
 }
 
 float ballMass(const BodyDef& d) {

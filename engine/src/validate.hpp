@@ -7,14 +7,35 @@
 #include <cstdint>
 #include <quadbin/engine/world.hpp>
 #include <string>
+#include <string_view>
 
 namespace quadbin::validate {
 
 [[nodiscard]] std::string worldDef(const WorldDef& def);
 [[nodiscard]] std::string broadPhaseType(BroadPhaseType type, const char* field);
 [[nodiscard]] std::string threadCount(std::uint32_t count, const char* field);
-/// Every field but the fit inside a closed world (World checks that).
+/// The values of one body that come from outside, whichever way they come
+/// in (a BodyDef, a snapshot): body() is the one table of their limits,
+/// and each setter calls the check of the one value it changes.
+struct BodyValues {
+  BodyType type = BodyType::Ball;
+  Vec2 position, velocity;
+  float radius = 0.0f;  ///< a ball's or a kinematic ball's; 0: a box
+  Vec2 halfExtents;     ///< a box's
+  float mass = 0.0f;    ///< a ball's
+  float angularVelocity = 0.0f, angle = 0.0f;
+  float friction = 0.0f, rolling = 0.0f, restitution = 0.0f;
+  float linearDamping = 0.0f, angularDamping = 0.0f;
+  Vec2 force;  ///< what applyForce gathered for the next step
+};
+/// Why `v` is refused, its fields named `prefix` + their BodyDef name
+/// ("BodyDef.velocity", "body 3: velocity"), or "".
+[[nodiscard]] std::string body(const BodyValues& v, std::string_view prefix);
+/// Every field but the fit inside a closed world (insideBounds).
 [[nodiscard]] std::string bodyDef(const BodyDef& def);
+/// Why a ball at `p` with radius `r` does not fit inside `def`'s closed
+/// world, or "" (an open world takes it anywhere).
+[[nodiscard]] std::string insideBounds(Vec2 p, float r, const WorldDef& def, const char* field);
 /// A ball's mass from a def that bodyDef accepted.
 [[nodiscard]] float ballMass(const BodyDef& def);
 /// A position: finite, within kMaxCoordinate; for a ball (radius > 0) also

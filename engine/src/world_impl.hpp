@@ -393,15 +393,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void requireInside(Vec2 p, float r, const char* what) { check(outside(p, r, what)); }
   // Why a ball does not fit inside a closed world, or "".
   [[nodiscard]] std::string outside(Vec2 p, float r, const char* what) const {
-    if (def.boundary != Boundary::Closed) return {};
-    const AABB& b = def.bounds;
-    if (p.x - r < b.min.x || p.x + r > b.max.x || p.y - r < b.min.y || p.y + r > b.max.y) {
-      return fmt::format(
-          "{} = ({}, {}) with radius {} does not fit inside the closed world "
-          "[{}, {}] x [{}, {}]",
-          what, p.x, p.y, r, b.min.x, b.max.x, b.min.y, b.max.y);
-    }
-    return {};
+    return validate::insideBounds(p, r, def, what);
   }
   // Why createBody refuses `d`, or "".
   [[nodiscard]] std::string refusal(const BodyDef& d) const {

@@ -184,7 +184,7 @@ TEST_F(SnapshotFormat, InconsistentContentsAreRefused) {
   refusedWith([&](Bytes& x) { set<std::uint32_t>(x, 32, n + 1); }, "do not add up");
   refusedWith([&](Bytes& x) { x[def + 16] = std::byte{7}; }, "WorldDef.boundary");
   refusedWith([&](Bytes& x) { x[def + 16 + 1 + 8 + 4] = std::byte{2}; }, "is not 0 or 1");
-  refusedWith([&](Bytes& x) { x[bodies] = std::byte{9}; }, "unknown body type");
+  refusedWith([&](Bytes& x) { x[bodies] = std::byte{9}; }, "is not a BodyType");
   refusedWith(
       [&](Bytes& x) { set<float>(x, bodies + n + 4, std::numeric_limits<float>::infinity()); },
       "not finite");
