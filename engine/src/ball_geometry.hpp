@@ -3,8 +3,8 @@
 // events, the sensors and World::draw (the solver keeps its own, inlined in
 // contact_set.cpp), and which way two balls on one centre part.
 
-#include <quadbin/geometry/aabb.hpp>
 #include <cstdint>
+#include <quadbin/geometry/aabb.hpp>
 #include <quadbin/narrowphase/contact.hpp>
 #include <utility>
 

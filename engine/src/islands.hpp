@@ -4,11 +4,12 @@
 // After each step a ball's rest time grows while its speed stays under the
 // sleep threshold and so does its displacement over the step (divided by
 // dt): a ball that the position correction still pushes out of an overlap
-// is not at rest, though its velocity is zero. When some ball has rested long enough, the awake balls
-// are joined into islands along the touching ball-ball contacts
-// (union-find in canonical contact order, each root the island's smallest
-// index, so the islands do not depend on the thread count), and every
-// island whose balls have all rested long enough falls asleep.
+// is not at rest, though its velocity is zero. When some ball has rested
+// long enough, the awake balls are joined into islands along the touching
+// ball-ball contacts (union-find in canonical contact order, each root the
+// island's smallest index, so the islands do not depend on the thread
+// count), and every island whose balls have all rested long enough falls
+// asleep.
 
 #include <cstdint>
 #include <span>

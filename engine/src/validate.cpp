@@ -171,7 +171,9 @@ std::string defShape(const BodyDef& d) {
   if (!std::isfinite(d.mass)) return fmt::format("BodyDef.mass = {} is not finite", d.mass);
   if (d.mass < 0.0f) return fmt::format("BodyDef.mass = {} must be >= 0", d.mass);
   if (d.mass > 0.0f) return {};
-  if (!std::isfinite(d.density)) return fmt::format("BodyDef.density = {} is not finite", d.density);
+  if (!std::isfinite(d.density)) {
+    return fmt::format("BodyDef.density = {} is not finite", d.density);
+  }
   if (!(d.density > 0.0f)) return fmt::format("BodyDef.density = {} must be > 0", d.density);
   if (d.radius >= kMinRadius && d.radius <= kMaxSize) {
     const double mass = double{d.density} * std::numbers::pi * double{d.radius} * d.radius;
@@ -200,15 +202,15 @@ std::string halfExtents(Vec2 h, std::string_view field) {
 // and the setters call the same checks for the one value they change.
 std::string body(const BodyValues& v, std::string_view prefix) {
   auto name = [prefix](std::string_view field) { return fmt::format("{}{}", prefix, field); };
-  std::string why =
-      enumValue(v.type, BodyType::Kinematic, name("type").c_str(), "BodyType");
+  std::string why = enumValue(v.type, BodyType::Kinematic, name("type").c_str(), "BodyType");
   if (why.empty()) why = inRange(v.friction, 0.0f, kMaxFriction, prefix, "friction");
   if (why.empty()) why = inRange(v.rolling, 0.0f, kMaxFriction, prefix, "rollingResistance");
   if (why.empty()) why = inRange(v.restitution, 0.0f, 1.0f, prefix, "restitution");
   if (why.empty()) why = inRange(v.linearDamping, 0.0f, kMaxDamping, prefix, "linearDamping");
   if (why.empty()) why = inRange(v.angularDamping, 0.0f, kMaxDamping, prefix, "angularDamping");
   if (!why.empty()) return why;
-  const bool circle = v.type == BodyType::Ball || (v.type == BodyType::Kinematic && v.radius > 0.0f);
+  const bool circle =
+      v.type == BodyType::Ball || (v.type == BodyType::Kinematic && v.radius > 0.0f);
   if (circle) {
     why = inRange(v.radius, kMinRadius, kMaxSize, prefix, "radius");
     if (why.empty()) why = position(v.position, v.radius, name("position").c_str());
@@ -237,11 +239,13 @@ std::string body(const BodyValues& v, std::string_view prefix) {
   if (why.empty()) why = inRange(v.angle, -kMaxAngle, kMaxAngle, prefix, "angle");
   if (why.empty() && v.force != Vec2{}) {
     why = finite(v.force, name("force"));
-    if (why.empty() && (v.type != BodyType::Ball || magnitude(v.force) > kMaxGravity * double{v.mass})) {
+    if (why.empty() &&
+        (v.type != BodyType::Ball || magnitude(v.force) > kMaxGravity * double{v.mass})) {
       why = fmt::format(
           "{} = ({}, {}) accelerates {} faster than {:g} units/s^2 (limits::kMaxGravity)",
           name("force"), v.force.x, v.force.y,
-          v.type == BodyType::Ball ? fmt::format("a ball of mass {}", v.mass) : "a body that no force moves",
+          v.type == BodyType::Ball ? fmt::format("a ball of mass {}", v.mass)
+                                   : "a body that no force moves",
           kMaxGravity);
     }
   }

@@ -75,9 +75,8 @@ std::uint64_t World::Impl::knownPairCount() {
   refreshQueryStructure();  // the tasks below only read
   bodies.tightBoxes(crowdBoxes, *tasks);
   const std::uint64_t cap = limits::maxPairs(n);
-  knownPairs = countPairs(crowdBoxes, cap, *tasks, [&](const AABB& box, auto& found) {
-    candidates(box, found);
-  });
+  knownPairs = countPairs(crowdBoxes, cap, *tasks,
+                          [&](const AABB& box, auto& found) { candidates(box, found); });
   return *knownPairs;
 }
 
@@ -159,8 +158,8 @@ void World::Impl::admitMove(std::uint32_t i, const AABB& box) {
   const std::uint64_t total = before - std::min(before, leaving) + overlapsOf(box, i);
   if (total > limits::maxPairs(n)) {
     refusePairs(total, n,
-                fmt::format("setPosition: {} at ({}, {})", describe(bodyIdAt(i)),
-                            box.center().x, box.center().y));
+                fmt::format("setPosition: {} at ({}, {})", describe(bodyIdAt(i)), box.center().x,
+                            box.center().y));
   }
   knownPairs = total;
 }

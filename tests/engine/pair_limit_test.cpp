@@ -86,9 +86,9 @@ TEST_F(PairDoor, SetPositionOntoOnePointIsRefused) {
   World w(bigWorld());
   std::vector<BodyDef> grid;
   for (int i = 0; i < 4000; ++i) {
-    grid.push_back(BodyDef::ball({5.0f + static_cast<float>(i % 60) * 4.0f,
-                                  5.0f + static_cast<float>(i / 60) * 4.0f},
-                                 1.0f));
+    grid.push_back(BodyDef::ball(
+        {5.0f + static_cast<float>(i % 60) * 4.0f, 5.0f + static_cast<float>(i / 60) * 4.0f},
+        1.0f));
   }
   const std::vector<BodyId> ids = w.createBodies(grid);
   w.step(kDt);

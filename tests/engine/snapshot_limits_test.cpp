@@ -130,7 +130,8 @@ TEST_F(SnapshotLimits, ACrowdPastThePairLimitIsRefused) {
   std::vector<BodyDef> grid;
   for (int i = 0; i < 2000; ++i) {
     grid.push_back(BodyDef::ball(
-        {5.0f + static_cast<float>(i % 50) * 4.0f, 5.0f + static_cast<float>(i / 50) * 4.0f}, 1.0f));
+        {5.0f + static_cast<float>(i % 50) * 4.0f, 5.0f + static_cast<float>(i / 50) * 4.0f},
+        1.0f));
   }
   w.createBodies(grid);
   const Bytes good = w.snapshot();
@@ -162,7 +163,8 @@ TEST_F(SnapshotLimits, TheChecksumIsTheDocumentedOne) {
     WorldDef def;
     def.threadCount = 1;
     World w(def);
-    for (int i = 0; i < n; ++i) w.createBody(BodyDef::ball({5.0f + 5.0f * static_cast<float>(i), 5}, 1.0f));
+    for (int i = 0; i < n; ++i)
+      w.createBody(BodyDef::ball({5.0f + 5.0f * static_cast<float>(i), 5}, 1.0f));
     const Bytes b = w.snapshot();
     std::uint64_t stored = 0;
     std::memcpy(&stored, b.data() + b.size() - 8, 8);

@@ -216,7 +216,8 @@ TEST_F(PairLimit, SweptBoxesOnOnePointAreRefusedAndChangeNothing) {
   const int n = 3000;  // 4.5 million pairs, over the floor of 2^20
   ASSERT_GT(std::uint64_t{n} * (n - 1) / 2, limits::maxPairs(n));
   for (int i = 0; i < n; ++i) {
-    const Vec2 at{1.0f + static_cast<float>(i % 55) * 1.8f, 1.0f + static_cast<float>(i / 55) * 1.8f};
+    const Vec2 at{1.0f + static_cast<float>(i % 55) * 1.8f,
+                  1.0f + static_cast<float>(i / 55) * 1.8f};
     w.createBody(BodyDef::ball(at, 0.5f, {3000, 0}));  // 50 units in 1/60 s
   }
   const Snapshot was(w);

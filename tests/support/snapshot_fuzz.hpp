@@ -76,9 +76,24 @@ inline void mutate(Source& src, Bytes& b) {
       break;
     case 2:
     case 3: {  // a 4-byte field set to a hostile float
-      static const float kValues[] = {3e38f,  -3e38f,  1e30f, -1e30f, 1e9f,   -1e9f,  1e8f,
-                                      1.01e8f, 1e7f,   2e7f,  -0.0f,  1e-40f, 1e-20f, 0.0f,
-                                      -1.0f,  1e20f,   4.0f,  std::numeric_limits<float>::infinity(),
+      static const float kValues[] = {3e38f,
+                                      -3e38f,
+                                      1e30f,
+                                      -1e30f,
+                                      1e9f,
+                                      -1e9f,
+                                      1e8f,
+                                      1.01e8f,
+                                      1e7f,
+                                      2e7f,
+                                      -0.0f,
+                                      1e-40f,
+                                      1e-20f,
+                                      0.0f,
+                                      -1.0f,
+                                      1e20f,
+                                      4.0f,
+                                      std::numeric_limits<float>::infinity(),
                                       std::numeric_limits<float>::quiet_NaN()};
       const float v = kValues[src.below(sizeof kValues / sizeof kValues[0])];
       std::uint32_t bits = 0;
@@ -87,8 +102,8 @@ inline void mutate(Source& src, Bytes& b) {
       break;
     }
     case 4: {  // a 4-byte field set to a hostile integer
-      static const std::uint32_t kValues[] = {0, 1, 2, 3, 4, 7, 63, 64, 65, 255, 0xFFFFFFFFu,
-                                              0xFFFFFFFBu, 0xFFFFFFFEu, 0x80000000u};
+      static const std::uint32_t kValues[] = {
+          0, 1, 2, 3, 4, 7, 63, 64, 65, 255, 0xFFFFFFFFu, 0xFFFFFFFBu, 0xFFFFFFFEu, 0x80000000u};
       put32(src.below(size), kValues[src.below(14)]);
       break;
     }
@@ -119,7 +134,8 @@ inline std::string checkRestore(World& w, const Bytes& bytes, bool* accepted = n
   } catch (const Error& e) {
     if (accepted != nullptr) *accepted = false;
     if (std::string(e.what()).empty()) return "a refusal without a message";
-    if (w.snapshot() != before) return std::string("a refused buffer changed the world: ") + e.what();
+    if (w.snapshot() != before)
+      return std::string("a refused buffer changed the world: ") + e.what();
     return {};
   }
   if (accepted != nullptr) *accepted = true;
@@ -175,9 +191,9 @@ inline std::vector<Bytes> seedSnapshots() {
   w.createBody(sensor);
   std::vector<BodyId> balls;
   for (int i = 0; i < 24; ++i) {
-    BodyDef d = BodyDef::ball({2.0f + static_cast<float>(i % 12) * 3.0f,
-                               8.0f + static_cast<float>(i / 12) * 3.0f},
-                              0.8f, {static_cast<float>(i % 5) - 2.0f, 0});
+    BodyDef d = BodyDef::ball(
+        {2.0f + static_cast<float>(i % 12) * 3.0f, 8.0f + static_cast<float>(i / 12) * 3.0f}, 0.8f,
+        {static_cast<float>(i % 5) - 2.0f, 0});
     d.friction = i % 3 == 0 ? 0.6f : 0.0f;
     d.rollingResistance = i % 6 == 0 ? 0.05f : 0.0f;
     if (i % 4 == 1) d.restitution = 0.3f;
