@@ -462,8 +462,9 @@ void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
   pushed_ = forEachRow(tasks, kApart, [&](const Row& r) {
     const std::size_t k = rowIndex(r);
     Contact& c = contacts_[r.contact];
-    c.lambda = r.lambda;
-    c.shift = corrected ? shiftRows_[k].shift : r.shift;
+    const float im = std::max(r.ima, r.imb);
+    c.lambda = warmable(r.lambda, im);
+    c.shift = warmable(corrected ? shiftRows_[k].shift : r.shift, im);
     c.tangent = s.friction ? frictionRows_[k].lambda : 0.0f;
     c.rolling = s.friction ? frictionRows_[k].rollLambda : 0.0f;
     c.touched = r.touched;
@@ -472,7 +473,7 @@ void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
   if (extra_.empty()) return;
   for (std::size_t k = 0; k < extra_.size(); ++k) {
     extra_[k].touched = extraRows_[k].touched;
-    extra_[k].shift = extraRows_[k].shift;
+    extra_[k].shift = warmable(extraRows_[k].shift, std::max(extraRows_[k].ima, extraRows_[k].imb));
   }
   mergeExtra(tasks);
 }

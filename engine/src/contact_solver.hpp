@@ -146,6 +146,16 @@ class ContactSolver {
   /// no contact is pushed into overlap unseen (docs/physics.md, "Position
   /// correction").
   static constexpr float kShiftReach = 0.3f;
+  /// The most a stored impulse may move either end when it is warm started:
+  /// lambda / m in units/s (a million times kMaxSpeed), shift / m in units.
+  /// Stored impulses are held under it (storeContacts), so that a restored
+  /// one, however crafted, keeps every step's arithmetic finite; only a
+  /// stack whose masses differ by more than about 1e12 carries that much.
+  static constexpr float kMaxWarmChange = 1e14f;
+  /// `impulse`, held under kMaxWarmChange for an end of inverse mass `im`.
+  [[nodiscard]] static float warmable(float impulse, float im) noexcept {
+    return impulse * im > kMaxWarmChange ? kMaxWarmChange * (1.0f - 0x1p-20f) / im : impulse;
+  }
   /// What a contact is at the start of the step: touching and approaching
   /// slower than the restitution threshold (resting: the iterations'),
   /// touching and faster (a collision: an impact), or apart.

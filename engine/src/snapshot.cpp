@@ -276,8 +276,8 @@ void checkBodies(const BodyStore& b, const WorldDef& def) {
                       b.mass[i], 1.0f / b.mass[i]));
     }
     if (!ball && (b.mass[i] != std::numeric_limits<float>::infinity() || b.invMass[i] != 0.0f ||
-                  b.linearDamping[i] != 0.0f || b.angularDamping[i] != 0.0f ||
-                  b.fx[i] != 0.0f || b.fy[i] != 0.0f)) {
+                  b.linearDamping[i] != 0.0f || b.angularDamping[i] != 0.0f || b.fx[i] != 0.0f ||
+                  b.fy[i] != 0.0f)) {
       bad("a static or kinematic body with a finite mass, damping or a force");
     }
     if (b.type[i] == BodyType::StaticBox && b.radius[i] != 0.0f) bad("a static box with a radius");
@@ -346,10 +346,9 @@ void readContacts(Reader& r, State& s, std::uint32_t count) {
 // Contacts in canonical order (unique pairs), each of an existing ball and
 // a later ball, a static or kinematic body or a wall (of a closed world),
 // with a colour the solver can hold, at most one contact of each colour per
-// ball, and impulses that, warm started, change the heavier end's velocity
-// by at most twice the speed limit (its position by at most 4 kMaxSize): a
-// crafted impulse of 1e30 would otherwise make every later step's boxes
-// infinite.
+// ball, and impulses that, warm started, move neither end by more than
+// ContactSolver::kMaxWarmChange: a crafted impulse of 1e30 would otherwise
+// make a step's velocities infinite.
 void checkContacts(const State& s) {
   const auto n = static_cast<std::uint32_t>(s.bodies.size());
   const BodyStore& b = s.bodies;
@@ -368,18 +367,14 @@ void checkContacts(const State& s) {
     if (!wall && b.isBall(c.b) && c.b < c.a) bad("two balls out of their order");
     if (k > 0 && !(s.contacts[k - 1] < c)) bad("out of order or listed twice");
     if (c.colour > ContactSolver::kColours || c.touched > 1) bad("a colour or flag out of range");
-    // The lighter end's share: a heavy ball resting on a light one carries
-    // an impulse that would move the light one fast, and the light one's
-    // other contacts take it back in the same step.
-    const float ima = b.invMass[c.a];
-    const float imb = wall || !b.isBall(c.b) ? 0.0f : b.invMass[c.b];
-    const double im = imb > 0.0f ? std::min(ima, imb) : ima;
-    const double most = 2.0 * double{limits::kMaxSpeed};
+    // As storeContacts holds them (ContactSolver::warmable); the friction
+    // and rolling impulses are held within the normal one's cone when warm
+    // started.
+    const float im = std::max(b.invMass[c.a], wall || !b.isBall(c.b) ? 0.0f : b.invMass[c.b]);
     if (!(c.lambda >= 0.0f) || !(c.shift >= 0.0f) || !std::isfinite(c.lambda) ||
         !std::isfinite(c.shift) || !std::isfinite(c.tangent) || !std::isfinite(c.rolling) ||
-        double{c.lambda} * im > most || double{std::abs(c.tangent)} * im > most ||
-        2.0 * std::abs(c.rolling) * ima > most * b.radius[c.a] ||
-        double{c.shift} * im > 4.0 * double{limits::kMaxSize}) {
+        c.lambda * im > ContactSolver::kMaxWarmChange ||
+        c.shift * im > ContactSolver::kMaxWarmChange) {
       bad("an impulse out of range");
     }
     if (c.colour < ContactSolver::kColours) {
