@@ -3,13 +3,15 @@
 // "Fuzzers", lists them: bodies of every kind with materials, filters,
 // sensors and user data, createBodies, forces, impulses, explode, the
 // pre-solve hook, the queries with and without a QueryFilter, snapshot and
-// restore, draw, setBroadPhase, setThreadCount, step), with arguments drawn
+// restore (of its own snapshots, corrupt buffers and mutated ones
+// resealed), draw, setBroadPhase, setThreadCount, step), with arguments drawn
 // from ordinary values, the limits' edges and hostile ones (NaN, infinities,
 // 1e30, bad enum values, foreign, stale and null ids, corrupt buffers).
 // After every call it checks the invariants: the body count, the valid ids
 // and the user data match a model of the calls that succeeded; positions
 // and velocities are finite, balls inside a closed world's bounds;
-// queryBox equals brute force; a refused call (quadbin::Error) left the
+// queryBox equals brute force; a copy of the world steps, its values
+// finite (no accepted call leaves a dead world); a refused call (quadbin::Error) left the
 // world's snapshot bytes and events as they were; the events of a step name
 // live (or just destroyed) bodies and never a filtered, sensor or
 // pre-solve-rejected contact. Each program runs twice, on 1 and on 3
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "broadphase_fuzz.hpp"  // fuzz::Source
+#include "snapshot_fuzz.hpp"    // mutate, seal, checkRestore
 
 namespace quadbin::test::fuzz {
 
@@ -184,6 +187,7 @@ class Program {
   std::string optimizeLayout();
   std::string checkEvents() const;
   std::string checkInvariants() const;
+  std::string checkSteps();
 
   Source& src_;
   std::uint32_t maxBodies_;
@@ -194,6 +198,7 @@ class Program {
   std::vector<BodyId> alive_, dead_, recentlyDead_;  // recently: since the last step
   std::vector<std::uint64_t> userData_;              // the model, parallel to alive_
   bool preSolveOn_ = false;
+  bool unknownEnds_ = false;  // a restored world's next end events may name bodies never seen
   std::vector<BodyId> found_;
   std::vector<RayHit> hits_;
 };
@@ -314,6 +319,7 @@ inline std::string Program::step(bool& mustSucceed) {
   w_->step(dt);
   std::string failure = checkEvents();
   recentlyDead_.clear();
+  unknownEnds_ = false;
   return failure;
 }
 
@@ -339,7 +345,9 @@ inline std::string Program::checkEvents() const {
   }
   for (const ContactEvent& e : w.contactEndEvents()) {
     for (const BodyId id : {e.a, e.b}) {
-      if (!isAlive(id) && !isRecentlyDead(id)) return "a contact end event names an old body";
+      if (!isAlive(id) && !isRecentlyDead(id) && !unknownEnds_) {
+        return "a contact end event names an old body";
+      }
     }
   }
   for (const ContactHitEvent& e : w.contactHitEvents()) {
@@ -362,7 +370,9 @@ inline std::string Program::checkEvents() const {
   }
   for (const SensorEvent& e : w.sensorEndEvents()) {
     for (const BodyId id : {e.sensor, e.visitor}) {
-      if (!isAlive(id) && !isRecentlyDead(id)) return "a sensor end event names an old body";
+      if (!isAlive(id) && !isRecentlyDead(id) && !unknownEnds_) {
+        return "a sensor end event names an old body";
+      }
     }
   }
   return {};
@@ -484,15 +494,44 @@ inline std::string Program::roundTrip() {
     copy.step(1.0f / 60.0f);
     if (std::string f = checkEvents(); !f.empty()) return f;
     recentlyDead_.clear();
+    unknownEnds_ = false;
   }
   if (copy.snapshot() != w_->snapshot()) return "a restored copy stepped alongside differs";
   return {};
 }
 
 // A truncated, corrupted or foreign buffer is refused; the world's own
-// snapshot restores to itself.
+// snapshot restores to itself; a mutated one resealed (its checksum
+// recomputed, as a crafted buffer has it) is refused or gives a world that
+// is its own snapshot and steps (checkRestore), which the model then
+// follows.
 inline std::string Program::restoreBad(bool& mustSucceed, bool& mustRefuse) {
   std::vector<std::byte> bytes = w_->snapshot();
+  if (src_.below(3) == 0) {
+    for (std::uint32_t m = 1 + src_.below(3); m > 0; --m) mutate(src_, bytes);
+    seal(bytes);
+    bool accepted = false;
+    if (std::string f = checkRestore(*copy_, bytes, &accepted); !f.empty()) return f;
+    if (!accepted) {
+      mustRefuse = true;
+      w_->restore(bytes);
+      return {};
+    }
+    w_->restore(bytes);
+    // The model takes the restored world as it is: its settings, bodies and
+    // ids (a mutated generation may make an old id valid again), and end
+    // events at the next step for bodies the model never saw.
+    def_ = w_->def();
+    alive_.clear();
+    userData_.clear();
+    for (std::uint32_t i = 0; i < w_->bodyCount(); ++i) {
+      created(w_->bodyAt(i), w_->userData(w_->bodyAt(i)));
+    }
+    dead_.clear();
+    recentlyDead_.clear();
+    unknownEnds_ = true;
+    return {};
+  }
   switch (src_.below(4)) {
     case 0:
       bytes.resize(src_.below(static_cast<std::uint32_t>(bytes.size())));
@@ -632,6 +671,29 @@ inline std::string Program::optimizeLayout() {
   return {};
 }
 
+// No accepted call leaves a world that cannot step: a copy of the world
+// steps, and every position and velocity stays finite.
+inline std::string Program::checkSteps() {
+  try {
+    copy_->restore(w_->snapshot());
+  } catch (const Error& e) {
+    return std::string("the world's own snapshot was refused: ") + e.what();
+  }
+  try {
+    copy_->step(1.0f / 60.0f);
+  } catch (const Error& e) {
+    return std::string("the calls so far left a world that cannot step: ") + e.what();
+  }
+  for (std::uint32_t i = 0; i < copy_->bodyCount(); ++i) {
+    const BodyId id = copy_->bodyAt(i);
+    const Vec2 p = copy_->position(id), v = copy_->velocity(id);
+    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(v.x) || !std::isfinite(v.y)) {
+      return "the calls so far left a world whose step gives a value that is not finite";
+    }
+  }
+  return {};
+}
+
 inline std::string Program::checkInvariants() const {
   const World& w = *w_;
   if (w.bodyCount() != alive_.size()) return "bodyCount differs from the model";
@@ -700,6 +762,7 @@ inline std::string Program::run(std::uint32_t calls, std::vector<std::byte>& fin
       failure = "a refused call changed the world";
     }
     if (failure.empty()) failure = checkInvariants();
+    if (failure.empty()) failure = checkSteps();
     if (!failure.empty()) return "op " + std::to_string(op) + ": " + failure;
   }
   finalState = w_->snapshot();

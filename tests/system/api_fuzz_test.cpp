@@ -1,13 +1,17 @@
 // The World API fuzzer (support/world_fuzz.hpp) on seeded programs and the
 // scene-file reader (support/scene_file_fuzz.hpp) on the issue's cases,
-// plus both libFuzzer targets' committed seed corpora (tests/fuzz/corpus/)
+// and the snapshot fuzzer's contract (support/snapshot_fuzz.hpp) on its
+// seeds and their mutations, plus the libFuzzer targets' committed seed
+// corpora (tests/fuzz/corpus/)
 // replayed as they stand (each World program runs on 1 and on 3 threads and
 // must end in the same snapshot bytes). Set QUADBIN_FUZZ_SECONDS to run the
 // seeded world programs longer (a failure prints its seed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -16,6 +20,7 @@
 
 #include "support/quiet_log.hpp"
 #include "support/scene_file_fuzz.hpp"
+#include "support/snapshot_fuzz.hpp"
 #include "support/world_fuzz.hpp"
 
 using namespace quadbin;
@@ -43,6 +48,7 @@ double budgetSeconds() {
 
 using WorldFuzz = test::QuietLog;
 using SceneFileFuzz = test::QuietLog;
+using SnapshotFuzz = test::QuietLog;
 
 }  // namespace
 
@@ -96,5 +102,40 @@ TEST_F(SceneFileFuzz, TheIssuesCasesAndTheSeedCorpusFollowTheContract) {
                                : scenes::Placement::InsideWorld;
     EXPECT_EQ(fuzz::checkSceneBytes(std::string_view(bytes).substr(1), placement), "")
         << bytes.substr(0, 80);
+  }
+}
+
+// The snapshot fuzzer's committed seeds are accepted as they stand and are
+// what the seed writer makes now (rerun build/dev/tests/snapshot_seeds
+// tests/fuzz/corpus/snapshot when the format changes); each seed mutated
+// and resealed is refused with the world unchanged, or is a healthy world.
+TEST_F(SnapshotFuzz, TheSeedCorpusAndItsMutationsFollowTheContract) {
+  const auto inputs = corpus("snapshot");
+  const auto seeds = fuzz::seedSnapshots();
+  ASSERT_GE(inputs.size(), seeds.size());
+  WorldDef def;
+  def.threadCount = 1;
+  World w(def);
+  fuzz::Source src(3);
+  auto bytesOf = [](const std::string& text) {
+    fuzz::Bytes b(text.size());
+    if (!b.empty()) std::memcpy(b.data(), text.data(), b.size());
+    return b;
+  };
+  for (std::size_t k = 0; k < seeds.size(); ++k) {
+    const bool found = std::any_of(inputs.begin(), inputs.end(),
+                                   [&](const std::string& in) { return bytesOf(in) == seeds[k]; });
+    EXPECT_TRUE(found) << "seed " << k + 1 << " is not in the corpus as the writer makes it now";
+  }
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    fuzz::Bytes b = bytesOf(inputs[k]);
+    fuzz::seal(b);  // as the fuzz target does
+    EXPECT_EQ(fuzz::checkRestore(w, b), "") << "corpus file " << k;
+    for (int m = 0; m < 300; ++m) {
+      fuzz::Bytes bad = b;
+      fuzz::mutate(src, bad);
+      fuzz::seal(bad);
+      ASSERT_EQ(fuzz::checkRestore(w, bad), "") << "corpus file " << k << ", mutation " << m;
+    }
   }
 }
