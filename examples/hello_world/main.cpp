@@ -35,7 +35,7 @@ int main() {
   // fallen asleep (no ball simulated any more).
   const bool resting = world.kineticEnergy() < 1e-3 * peak;
   const bool asleep = world.stats().awakeBodies == 0;
-  std::printf("%u bodies stepped; %s\n", world.bodyCount(),
+  std::printf("quadbin %s: %u bodies stepped; %s\n", QUADBIN_VERSION_STRING, world.bodyCount(),
               !resting ? "the pit is STILL MOVING"
               : asleep ? "the pit is at rest and asleep"
                        : "the pit is at rest but NOT ASLEEP");

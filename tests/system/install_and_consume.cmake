@@ -1,5 +1,5 @@
-# Installs the built quadbin into a fresh prefix, builds examples/hello_world
-# against it with find_package(quadbin), and runs it.
+# Installs the built quadbin into a fresh prefix, moves the prefix, builds
+# examples/hello_world against it with find_package(quadbin 0.1), and runs it.
 # -DBUILD_DIR, -DSOURCE_DIR, -DWORK_DIR, -DCXX_FLAGS, -DLINKER_FLAGS
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
@@ -7,8 +7,22 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_
 if(rc)
   message(FATAL_ERROR "cmake --install failed: ${rc}")
 endif()
+# The package must be relocatable: it names its dependencies by their
+# imported targets, never by a path of the machine that built it, and it
+# is consumed from another folder than the one it was installed into.
+file(GLOB exports ${WORK_DIR}/prefix/*/cmake/quadbin/*.cmake ${WORK_DIR}/prefix/*/*/cmake/quadbin/*.cmake)
+foreach(export IN LISTS exports)
+  file(READ ${export} text)
+  if(text MATCHES "/usr/lib|/usr/include|${WORK_DIR}")
+    message(FATAL_ERROR "${export} names an absolute path: ${CMAKE_MATCH_0}")
+  endif()
+endforeach()
+if(NOT exports)
+  message(FATAL_ERROR "no CMake package files under ${WORK_DIR}/prefix")
+endif()
+file(RENAME ${WORK_DIR}/prefix ${WORK_DIR}/moved)
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/hello_world -B ${WORK_DIR}/build
-                        -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
+                        -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${WORK_DIR}/moved
                         "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}"
                 RESULT_VARIABLE rc)
 if(rc)
@@ -20,6 +34,6 @@ if(rc)
 endif()
 execute_process(COMMAND ${WORK_DIR}/build/hello_world RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 message("${out}")
-if(rc OR NOT out MATCHES "501 bodies stepped")
+if(rc OR NOT out MATCHES "quadbin [0-9]+\\.[0-9]+\\.[0-9]+: 501 bodies stepped")
   message(FATAL_ERROR "the example did not run to the end: ${rc}")
 endif()

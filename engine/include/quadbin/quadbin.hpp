@@ -8,3 +8,4 @@
 #include <quadbin/engine/world_draw.hpp>
 #include <quadbin/geometry.hpp>
 #include <quadbin/narrowphase.hpp>
+#include <quadbin/version.hpp>
