@@ -164,6 +164,14 @@ std::string defShape(const BodyDef& d) {
   if (!std::isfinite(d.radius)) return fmt::format("BodyDef.radius = {} is not finite", d.radius);
   if (d.type == BodyType::Kinematic) {
     if (d.radius < 0.0f) return fmt::format("BodyDef.radius = {} must be >= 0", d.radius);
+    // A kinematic body is a ball when its radius is above 0, a box when it
+    // is 0: half extents set beside a radius say both.
+    if (d.radius > 0.0f && d.halfExtents != BodyDef{}.halfExtents) {
+      return fmt::format(
+          "BodyDef: a kinematic body with radius = {} (a ball) and halfExtents = ({}, {}) (a "
+          "box) is ambiguous: use BodyDef::kinematicBall, or BodyDef::kinematicBox (radius 0)",
+          d.radius, d.halfExtents.x, d.halfExtents.y);
+    }
     return {};
   }
   if (d.type == BodyType::StaticBox) return {};

@@ -71,6 +71,28 @@ TEST(Kinematic, BadDefinitionsAreRefusedAndChangeNothing) {
   EXPECT_NO_THROW(w.createBody(BodyDef::kinematicBall({-50, 50}, 1.0f, {1, 0})));
 }
 
+// A raw def says ball (radius > 0) and box (half extents set) at once:
+// refused as ambiguous, where it silently made a kinematic ball.
+TEST(Kinematic, ARadiusBesideHalfExtentsIsAmbiguous) {
+  World w(quietDef());
+  BodyDef d;
+  d.type = BodyType::Kinematic;
+  d.position = {20, 20};
+  d.halfExtents = {3, 1};
+  try {
+    w.createBody(d);
+    ADD_FAILURE() << "a kinematic def with a radius and half extents was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ambiguous"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(w.bodyCount(), 0u);
+  d.radius = 0.0f;  // the box it meant
+  EXPECT_EQ(w.radius(w.createBody(d)), 0.0f);
+  d.radius = 2.0f;
+  d.halfExtents = BodyDef{}.halfExtents;  // the ball a raw def with defaults makes
+  EXPECT_EQ(w.radius(w.createBody(d)), 2.0f);
+}
+
 TEST(Kinematic, SetVelocityAcceptsKinematicButNotStaticBodies) {
   World w(quietDef());
   const BodyId k = w.createBody(BodyDef::kinematicBox({{10, 10}, {12, 12}}));

@@ -61,7 +61,9 @@ struct QueryFilter {
 enum class BodyType : std::uint8_t {
   Ball,       ///< dynamic circle: moves, collides, has mass
   StaticBox,  ///< fixed axis-aligned box: a wall or an obstacle, infinite mass
-  /// A ball (radius > 0) or an axis-aligned box (radius 0, halfExtents)
+  /// A ball (radius > 0) or an axis-aligned box (radius 0, halfExtents;
+  /// a def with radius > 0 and halfExtents other than the default is
+  /// refused as ambiguous: use BodyDef::kinematicBall or kinematicBox)
   /// that moves at the velocity the game sets (a door, a paddle, a lift):
   /// infinite mass, no gravity, never moved by collisions; balls bounce off
   /// it continuously (no tunnelling, even at speed). It does not collide

@@ -1,0 +1,16 @@
+# Every document in docs/ is listed in docs/README.md, and every document
+# the index links exists. -DSOURCE_DIR
+file(READ ${SOURCE_DIR}/docs/README.md index)
+file(GLOB docs RELATIVE ${SOURCE_DIR}/docs ${SOURCE_DIR}/docs/*.md)
+foreach(doc IN LISTS docs)
+  if(NOT doc STREQUAL "README.md" AND NOT index MATCHES "\\(${doc}\\)")
+    message(FATAL_ERROR "docs/README.md does not list ${doc}")
+  endif()
+endforeach()
+string(REGEX MATCHALL "\\(([a-z_-]+\\.md)\\)" links "${index}")
+foreach(link IN LISTS links)
+  string(REGEX REPLACE "[()]" "" doc "${link}")
+  if(NOT EXISTS ${SOURCE_DIR}/docs/${doc})
+    message(FATAL_ERROR "docs/README.md links ${doc}, which does not exist")
+  endif()
+endforeach()
