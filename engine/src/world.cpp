@@ -89,6 +89,11 @@ const BroadPhase& World::broadPhase() const noexcept {
   return *impl_->broad;
 }
 
+BroadPhaseType World::activeBroadPhase() const noexcept {
+  if (!impl_) return def().broadPhase;
+  return impl_->activeType();
+}
+
 void World::setBroadPhase(BroadPhaseType type) {
   Impl& w = live("setBroadPhase");
   const auto use = w.claimChange("setBroadPhase");
@@ -97,6 +102,7 @@ void World::setBroadPhase(BroadPhaseType type) {
   w.spareBroad = nullptr;  // of the old type: the next step makes one
   w.broad = std::move(broad);
   w.def.broadPhase = type;
+  w.lastActive = BroadPhaseType::Auto;  // a new structure: its first pick is not a switch
   w.warnedBruteForce = false;
   w.markChanged();  // the query index is the broad phase: empty now
 }
@@ -193,6 +199,7 @@ void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
   stats = {};
   knownPairs.reset();
   broad = std::move(newBroad);
+  lastActive = BroadPhaseType::Auto;
   warnedBruteForce = false;
   markChanged();
 }

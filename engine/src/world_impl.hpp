@@ -16,6 +16,7 @@
 #include <mutex>
 #include <numbers>
 #include <optional>
+#include <quadbin/broadphase/auto.hpp>
 #include <quadbin/broadphase/brute_force.hpp>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/error.hpp>
@@ -184,6 +185,14 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
         broad(freshBroadPhase(d.broadPhase)) {
     solver.filters = &filters;
   }
+
+  // The structure `broad` steps with: Auto's pick, or its own type.
+  [[nodiscard]] BroadPhaseType activeType() const noexcept {
+    if (broad->type() != BroadPhaseType::Auto) return broad->type();
+    return static_cast<const AutoBroadPhase&>(*broad).active();
+  }
+  // Auto's pick at the last update, to log when it switches.
+  BroadPhaseType lastActive = BroadPhaseType::Auto;
 
   [[nodiscard]] std::unique_ptr<BroadPhase> freshBroadPhase(BroadPhaseType type) const {
     auto made = makeBroadPhase(type);

@@ -77,6 +77,46 @@ void World::Impl::queryRadius(Vec2 center, float radius, std::vector<BodyId>& ou
   for (const std::uint32_t i : found) out.push_back(w.bodyIdAt(i));
 }
 
+namespace {
+
+// Where the ray crosses the sides of `b` within [0, maxT]: up to two hits
+// (in and out), each with the side's normal facing the ray; a corner is
+// reported once, by the first side in WallSide order. A ray that starts on
+// a wall and heads into the world does not hit it.
+void wallHits(const Ray& ray, const AABB& b, std::vector<RayHit>& out) {
+  const Vec2 o = ray.origin, d = ray.direction;
+  const std::size_t first = out.size();
+  auto cross = [&](WallSide side, float t, Vec2 normal) {
+    if (!(t >= 0.0f && t <= ray.maxT)) return;
+    const bool inward = (side == WallSide::MinX && d.x > 0.0f) ||
+                        (side == WallSide::MaxX && d.x < 0.0f) ||
+                        (side == WallSide::MinY && d.y > 0.0f) ||
+                        (side == WallSide::MaxY && d.y < 0.0f);
+    if (t == 0.0f && inward) return;
+    const Vec2 p = ray.at(t);
+    const bool onSide = side == WallSide::MinX || side == WallSide::MaxX
+                            ? p.y >= b.min.y && p.y <= b.max.y
+                            : p.x >= b.min.x && p.x <= b.max.x;
+    if (!onSide) return;
+    for (std::size_t k = first; k < out.size(); ++k) {
+      if (out[k].t == t) return;  // a corner, already reported
+    }
+    out.push_back(RayHit{BodyId{}, t, p, normal, side});
+  };
+  if (d.x != 0.0f) {
+    const Vec2 n{d.x > 0.0f ? -1.0f : 1.0f, 0.0f};
+    cross(WallSide::MinX, (b.min.x - o.x) / d.x, n);
+    cross(WallSide::MaxX, (b.max.x - o.x) / d.x, n);
+  }
+  if (d.y != 0.0f) {
+    const Vec2 n{0.0f, d.y > 0.0f ? -1.0f : 1.0f};
+    cross(WallSide::MinY, (b.min.y - o.y) / d.y, n);
+    cross(WallSide::MaxY, (b.max.y - o.y) / d.y, n);
+  }
+}
+
+}  // namespace
+
 std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
   const Vec2 back = -normalizeOr(ray.direction);
   if (bodies.radius[i] == 0.0f) {  // a static or kinematic box
@@ -118,6 +158,15 @@ void World::Impl::raycastAll(const Ray& ray, std::vector<RayHit>& out, const Que
     if (auto h = w.hit(ray, i)) {
       out.push_back(*h);
       dense.push_back(i);
+    }
+  }
+  // The walls after the bodies: at equal distances, bodies first (in
+  // creation order), then walls (in WallSide order).
+  if (w.def.boundary == Boundary::Closed) {
+    const std::size_t bodyHits = out.size();
+    wallHits(ray, w.def.bounds, out);
+    for (std::size_t k = bodyHits; k < out.size(); ++k) {
+      dense.push_back(kNone - 4 + static_cast<std::uint32_t>(out[k].wall));
     }
   }
   // Closest first; equal distances in creation order.

@@ -163,6 +163,13 @@ void World::Impl::findPairs() {
   checkCrowding(limit);
   broadUpdating = true;  // a failure from here on may leave it half updated
   broad->update(boxes);
+  if (const BroadPhaseType now = activeType(); now != lastActive) {
+    if (def.broadPhase == BroadPhaseType::Auto && lastActive != BroadPhaseType::Auto) {
+      logger()->info("broad phase Auto switched from {} to {} at {} bodies", toString(lastActive),
+                     toString(now), boxes.size());
+    }
+    lastActive = now;
+  }
   pairs.clear();
   broad->findPairs(pairs);
   broadUpdating = false;

@@ -441,9 +441,13 @@ TEST(FilteredQueries, RayIgnoresTheBodyItStartsIn) {
   EXPECT_FLOAT_EQ(hit->t, 10.0f);
   std::vector<RayHit> hits;
   w.raycastAll(ray, hits, skipPlayer);
-  ASSERT_EQ(hits.size(), 1u);
-  // Only the player in the way: nothing.
-  EXPECT_FALSE(w.raycast({{50, 50}, {-1, 0}, 100.0f}, skipPlayer));
+  ASSERT_EQ(hits.size(), 2u);  // the box, then the world's wall behind it
+  EXPECT_EQ(hits[1].wall, WallSide::MaxX);
+  // Only the player in the way: the wall.
+  const auto back = w.raycast({{50, 50}, {-1, 0}, 100.0f}, skipPlayer);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->wall, WallSide::MinX);
+  EXPECT_TRUE(back->body.isNull());
 }
 
 TEST(FilteredQueries, ForeignOrStaleIgnoreIsRefused) {

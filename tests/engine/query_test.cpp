@@ -178,3 +178,78 @@ INSTANTIATE_TEST_SUITE_P(AllStructures, Queries,
                          ::testing::ValuesIn(allBroadPhaseTypes().begin(),
                                              allBroadPhaseTypes().end()),
                          paramName);
+
+// A closed world's walls are what a ray from inside hits last, and what a
+// ray from outside enters by; an open world has none.
+TEST(RayWalls, RaysHitTheWallsOfAClosedWorld) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {100, 80}};
+  def.logLevel = LogLevel::Off;
+  World w(def);
+  const BodyId ball = w.createBody(BodyDef::ball({70, 40}, 5.0f));
+  std::vector<RayHit> hits;
+  w.raycastAll({{50, 40}, {1, 0}, 1000}, hits);
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0].body, ball);
+  EXPECT_EQ(hits[0].wall, WallSide::None);
+  EXPECT_FLOAT_EQ(hits[0].t, 15.0f);
+  EXPECT_TRUE(hits[1].body.isNull());
+  EXPECT_EQ(hits[1].wall, WallSide::MaxX);
+  EXPECT_FLOAT_EQ(hits[1].t, 50.0f);
+  EXPECT_EQ(hits[1].point, (Vec2{100, 40}));
+  EXPECT_EQ(hits[1].normal, (Vec2{-1, 0}));
+  // Straight down past the ball: the floor, its normal up, facing the ray.
+  const auto floor = w.raycast({{20, 40}, {0, -2}, 100});
+  ASSERT_TRUE(floor.has_value());
+  EXPECT_EQ(floor->wall, WallSide::MinY);
+  EXPECT_FLOAT_EQ(floor->t, 20.0f);
+  EXPECT_EQ(floor->normal, (Vec2{0, 1}));
+  // From outside: the wall it enters by, then the ball, then the far wall.
+  w.raycastAll({{-10, 40}, {1, 0}, 1000}, hits);
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].wall, WallSide::MinX);
+  EXPECT_EQ(hits[0].normal, (Vec2{-1, 0}));
+  EXPECT_FLOAT_EQ(hits[0].t, 10.0f);
+  EXPECT_EQ(hits[1].body, ball);
+  EXPECT_EQ(hits[2].wall, WallSide::MaxX);
+  // From a point on the floor, up: not the floor it starts on, the ceiling.
+  const auto up = w.raycast({{20, 0}, {0, 1}, 100});
+  ASSERT_TRUE(up.has_value());
+  EXPECT_EQ(up->wall, WallSide::MaxY);
+  EXPECT_FLOAT_EQ(up->t, 80.0f);
+  // Short of the wall: nothing; a corner is one hit.
+  EXPECT_FALSE(w.raycast({{20, 40}, {0, -1}, 30}).has_value());
+  w.raycastAll({{50, 40}, {50, 40}, 2}, hits);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].point, (Vec2{100, 80}));
+  // A QueryFilter leaves the walls in.
+  QueryFilter none;
+  none.maskBits = 0;
+  EXPECT_EQ(w.raycast({{50, 40}, {1, 0}, 1000}, none)->wall, WallSide::MaxX);
+  def.boundary = Boundary::Open;
+  World open(def);
+  EXPECT_FALSE(open.raycast({{50, 40}, {1, 0}, 1000}).has_value());
+}
+
+// What Auto uses now, as the body count crosses its thresholds.
+TEST(ActiveBroadPhase, AutoTellsWhatItPicked) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {1000, 1000}};
+  def.logLevel = LogLevel::Off;
+  World w(def);
+  EXPECT_EQ(w.def().broadPhase, BroadPhaseType::Auto);
+  w.createBody(BodyDef::ball({10, 10}, 1.0f));
+  w.step(1.0f / 60.0f);
+  EXPECT_EQ(w.activeBroadPhase(), BroadPhaseType::BruteForce);  // a few bodies
+  std::vector<BodyDef> many;
+  for (int i = 0; i < 100; ++i) {
+    many.push_back(BodyDef::ball({20.0f + static_cast<float>(i % 10) * 5.0f,
+                                  20.0f + static_cast<float>(i / 10) * 5.0f},
+                                 1.0f));
+  }
+  w.createBodies(many);
+  w.step(1.0f / 60.0f);
+  EXPECT_EQ(w.activeBroadPhase(), BroadPhaseType::SweepAndPrune);
+  w.setBroadPhase(BroadPhaseType::BinGrid);
+  EXPECT_EQ(w.activeBroadPhase(), BroadPhaseType::BinGrid);
+}

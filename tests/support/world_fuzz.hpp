@@ -412,7 +412,13 @@ inline std::string Program::query() {
       if (first.has_value() != !hits_.empty() || (first && first->t != hits_.front().t)) {
         return "raycast differs from raycastAll's first hit";
       }
-      for (const RayHit& h : hits_) found_.push_back(h.body);
+      for (const RayHit& h : hits_) {
+        if (h.wall == WallSide::None) {
+          found_.push_back(h.body);
+        } else if (!h.body.isNull() || def_.boundary != Boundary::Closed) {
+          return "a wall hit with a body, or in an open world";
+        }
+      }
       break;
     }
     default: {

@@ -98,12 +98,13 @@ struct WorldDef {
   float hitEventThreshold = 1.0f;
 };
 
-/// Where a ray first meets a body.
+/// Where a ray meets a body, or a closed world's wall.
 struct RayHit {
-  BodyId body;
+  BodyId body;  ///< null for a wall
   float t = 0.0f;  ///< ray parameter: point = origin + t * direction
   Vec2 point;
-  Vec2 normal;  ///< the body's surface normal at the hit, facing the ray
+  Vec2 normal;  ///< the body's (or wall's) surface normal at the hit, facing the ray
+  WallSide wall = WallSide::None;  ///< which wall; None for a body
 };
 
 /// What the last step did and how long its phases took.
@@ -402,6 +403,10 @@ class World {
   /// The broad phase in use (for statistics, spatial queries and
   /// BroadPhase::draw).
   [[nodiscard]] const BroadPhase& broadPhase() const noexcept;
+  /// The structure the world steps with: WorldDef::broadPhase, or for Auto
+  /// the one Auto picked at the last step or query (it switches as the body
+  /// count changes, and logs each switch at info level).
+  [[nodiscard]] BroadPhaseType activeBroadPhase() const noexcept;
   /// Shows the bodies, walls, contacts and boxes that `options` asks for
   /// (and, with options.region, only those in that box) to `out`, in an
   /// order that does not depend on the thread count
@@ -438,9 +443,15 @@ class World {
   void queryBox(const AABB& box, std::vector<BodyId>& out) const;
   /// Bodies whose shape comes within `radius` of `center` (neighbour search).
   void queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const;
-  /// The closest body the ray hits within [0, ray.maxT], if any.
+  /// The closest body or wall the ray hits within [0, ray.maxT], if any.
+  /// A closed world's walls are the four sides of its bounds, two-sided:
+  /// a ray from inside hits the wall it leaves by, one from outside the
+  /// wall it enters by (RayHit::wall names it, RayHit::body is null).
+  /// Walls are reported whatever the QueryFilter, as they collide with
+  /// every ball; an open world has none.
   [[nodiscard]] std::optional<RayHit> raycast(const Ray& ray) const;
-  /// Every body the ray hits, closest first.
+  /// Every body and wall the ray hits, closest first (at equal distances
+  /// bodies in creation order, then walls).
   void raycastAll(const Ray& ray, std::vector<RayHit>& out) const;
   /// The k bodies closest to the point (distance to their surface, 0
   /// inside), closest first; ties in creation order. k >= 1; all the
