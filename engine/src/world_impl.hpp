@@ -175,7 +175,13 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void markMoved() noexcept {
     positionsFresh.store(false, std::memory_order_release);
     velocitiesFresh.store(false, std::memory_order_release);
+    contactsFresh.store(false, std::memory_order_release);
   }
+  // contacts(): the touching pairs with their geometry (world_contacts.cpp),
+  // made by the first call after a change, under viewMutex.
+  std::atomic<bool> contactsFresh{false};
+  std::vector<ContactData> contactView;
+  std::span<const ContactData> contactData();
   std::span<const Vec2> view(std::vector<Vec2>& out, std::atomic<bool>& fresh,
                              const std::vector<float>& xs, const std::vector<float>& ys);
 

@@ -88,10 +88,9 @@ void wallHits(const Ray& ray, const AABB& b, std::vector<RayHit>& out) {
   const std::size_t first = out.size();
   auto cross = [&](WallSide side, float t, Vec2 normal) {
     if (!(t >= 0.0f && t <= ray.maxT)) return;
-    const bool inward = (side == WallSide::MinX && d.x > 0.0f) ||
-                        (side == WallSide::MaxX && d.x < 0.0f) ||
-                        (side == WallSide::MinY && d.y > 0.0f) ||
-                        (side == WallSide::MaxY && d.y < 0.0f);
+    const bool inward =
+        (side == WallSide::MinX && d.x > 0.0f) || (side == WallSide::MaxX && d.x < 0.0f) ||
+        (side == WallSide::MinY && d.y > 0.0f) || (side == WallSide::MaxY && d.y < 0.0f);
     if (t == 0.0f && inward) return;
     const Vec2 p = ray.at(t);
     const bool onSide = side == WallSide::MinX || side == WallSide::MaxX

@@ -243,9 +243,9 @@ TEST(ActiveBroadPhase, AutoTellsWhatItPicked) {
   EXPECT_EQ(w.activeBroadPhase(), BroadPhaseType::BruteForce);  // a few bodies
   std::vector<BodyDef> many;
   for (int i = 0; i < 100; ++i) {
-    many.push_back(BodyDef::ball({20.0f + static_cast<float>(i % 10) * 5.0f,
-                                  20.0f + static_cast<float>(i / 10) * 5.0f},
-                                 1.0f));
+    many.push_back(BodyDef::ball(
+        {20.0f + static_cast<float>(i % 10) * 5.0f, 20.0f + static_cast<float>(i / 10) * 5.0f},
+        1.0f));
   }
   w.createBodies(many);
   w.step(1.0f / 60.0f);

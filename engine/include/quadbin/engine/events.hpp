@@ -45,6 +45,23 @@ struct ContactHitEvent {
   float approachSpeed = 0.0f;  ///< relative normal speed at the start of the step
 };
 
+/// A pair touching after the last step, as World::contacts lists it
+/// (Box2D's b2ContactData): a is a ball; b a ball, a static or kinematic
+/// body, or null for a closed world's wall (wall says which).
+struct ContactData {
+  BodyId a;
+  BodyId b;
+  Vec2 point{};   ///< where they touch (midway between the surfaces), now
+  Vec2 normal{};  ///< unit normal pointing from a to b (or the wall), now
+  /// The resting-contact solver's accumulated normal impulse in the last
+  /// step (mass * units/s; the exact impacts' impulses are not in it).
+  float normalImpulse = 0.0f;
+  /// Its accumulated friction impulse, along the normal turned a quarter
+  /// counter-clockwise (0 without friction).
+  float tangentImpulse = 0.0f;
+  WallSide wall = WallSide::None;
+};
+
 /// A ball (visitor) that began or stopped overlapping a sensor in the last
 /// step.
 struct SensorEvent {

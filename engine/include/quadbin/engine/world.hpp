@@ -334,6 +334,16 @@ class World {
   /// Contacts of the last step that hit harder than
   /// WorldDef::hitEventThreshold, walls included.
   [[nodiscard]] std::span<const ContactHitEvent> contactHitEvents() const noexcept;
+  /// Every pair touching after the last step (sleeping islands' included),
+  /// with its geometry from the current positions and the last step's
+  /// impulses, in a fixed order (by the ball's dense index, then the
+  /// other's; walls last), the same for every thread count. Made by the
+  /// first call after the world changed, O(contacts); valid until the next
+  /// call that changes the world. Box2D's b2World_GetContactData.
+  [[nodiscard]] std::span<const ContactData> contacts() const;
+  /// The contacts of one body (as contacts() lists them), into `out`
+  /// (cleared first): O(contacts). Box2D's b2Body_GetContactData.
+  void contactsOf(BodyId id, std::vector<ContactData>& out) const;
   /// Balls that began overlapping a sensor in the last step.
   [[nodiscard]] std::span<const SensorEvent> sensorBeginEvents() const noexcept;
   /// Balls that stopped overlapping a sensor in the last step.
