@@ -439,7 +439,7 @@ inline std::string Program::query() {
 // The per-body settings: user data, filter, materials, spin.
 inline std::string Program::setter() {
   const BodyId id = anyId();
-  switch (src_.below(7)) {
+  switch (src_.below(9)) {
     case 0: {
       const std::uint64_t v = src_.next();
       w_->setUserData(id, v);
@@ -463,6 +463,12 @@ inline std::string Program::setter() {
       break;
     case 5:
       w_->setFriction(id, magnitude(src_, 1.0f));
+      break;
+    case 6:
+      w_->setRadius(id, magnitude(src_, 3.0f));
+      break;
+    case 7:
+      w_->setGravity({value(src_, 30.0f), value(src_, 30.0f)});
       break;
     default:
       w_->setAngularVelocity(id, value(src_, 5.0f));

@@ -226,6 +226,12 @@ class World {
   void setAngularVelocity(BodyId id, float angularVelocity);
   /// How far the ball has turned, radians in [-pi, pi] (0 for static boxes).
   [[nodiscard]] float angle(BodyId id) const;
+  /// Changes a ball's or a kinematic ball's radius, its centre kept. A
+  /// ball keeps its density: its mass scales with its area. The same
+  /// checks as createBody (radius range, the radius for its coordinates,
+  /// the fit inside a closed world, the mass range, the pair limit); wakes
+  /// the ball's island. Boxes are refused (they have half extents).
+  void setRadius(BodyId id, float radius);
   /// The body's friction coefficient (BodyDef::friction).
   [[nodiscard]] float friction(BodyId id) const;
   /// Same range as BodyDef::friction; takes effect at the next step.
@@ -409,6 +415,13 @@ class World {
   /// truncated, corrupt (checksum), of another format version, byte order
   /// or float format, or inconsistent, and during a step.
   void restore(std::span<const std::byte> snapshot);
+
+  /// The world's gravity (WorldDef::gravity, or the last setGravity).
+  [[nodiscard]] Vec2 gravity() const noexcept;
+  /// Changes the gravity from the next step on (WorldDef::gravity's
+  /// limits); a change wakes every sleeping ball, as what rested under
+  /// the old gravity may not under the new.
+  void setGravity(Vec2 gravity);
 
   /// The broad phase in use (for statistics, spatial queries and
   /// BroadPhase::draw).
