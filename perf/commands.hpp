@@ -32,7 +32,10 @@ struct MeasureOptions {
   double configSeconds = 0.0;
   std::string outDir;
   bool verbose = false;
-  bool optimizeLayout = false;    // Config::optimizeLayout for every configuration
+  bool optimizeLayout = false;  // Config::optimizeLayout for every configuration
+  /// run: the whole suite (every structure, 10,000 and 100,000, and
+  /// 1,000,000 for A on uniform) instead of the headline run.
+  bool full = false;
   std::vector<std::string> argv;  // for the JSON
 };
 

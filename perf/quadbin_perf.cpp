@@ -114,14 +114,19 @@ void addMeasureCommands(CLI::App& app, Commands& c) {
       "<out>/run.csv and run.json. Workload A pair counts are checked frame by frame against "
       "the first quadbin structure measured (exit 3 on a mismatch).");
   c.run->add_option("--workload", c.runOpts.workloads, "A and/or B")->delimiter(',');
+  c.run->add_flag("--full", c.runOpts.full,
+                  "the whole suite: every structure (--broadphase all) at 10,000 and 100,000 "
+                  "bodies, and 1,000,000 for A on uniform; without it, the headline run: "
+                  "quadbin's recommendation (auto) beside every peer at 100,000");
   c.run->add_option("--config-seconds", c.runOpts.configSeconds,
                     "time-box: stop timing a configuration once its timed frames add up to this "
                     "many seconds, with at least 10 timed (the frames column says how many); 0 "
                     "always times --frames");
   addMeasureOptions(c.run, c.runOpts,
-                    "--workload A,B --scene all --n 10000,100000 (and 1000000 for A on uniform) "
-                    "--broadphase all (each peer in its workload) --threads 1 --frames 60 "
-                    "--warmup 10 --repetitions 3 --seed 42 --budget 20 --config-seconds 1");
+                    "--workload A,B --scene all --n 100000 --broadphase auto and every peer "
+                    "(each in its workload) --threads 1 --frames 60 --warmup 10 --repetitions 3 "
+                    "--seed 42 --budget 20 --config-seconds 1; with --full, --n 10000,100000 "
+                    "(and 1000000 for A on uniform) --broadphase all");
 
   c.sweep = app.add_subcommand(
       "sweep",

@@ -151,6 +151,28 @@ class RunPlanner {
   std::vector<Config> plan_;
 };
 
+// The headline run: quadbin's recommendation (Auto) beside one structure
+// of each peer library, at this many bodies: Box2D's tree and Bullet's
+// dbvt and a plain grid (A), Box2D's b2World and Chipmunk's cpSpace with
+// its spatial hash (B). The peers are 20-30 times slower than quadbin here
+// and take most of the run's time; --full measures every structure and
+// peer at 10,000 and 100,000.
+constexpr std::uint32_t kHeadlineN = 100000;
+
+std::vector<std::string> defaultRunStructures(bool full) {
+  if (full) return {"all"};
+  // Those this build has (a peer whose library was not found is left out).
+  auto known = structureNames();
+  for (auto& peer : worldPeerNames()) known.push_back(std::move(peer));
+  std::vector<std::string> names;
+  for (std::string name : {std::string(toString(BroadPhaseType::Auto)), std::string(kBox2dA),
+                           std::string("bullet-dbvt"), std::string("baseline-grid"),
+                           std::string(kBox2dB), kChipmunk.front()}) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) names.push_back(name);
+  }
+  return names;
+}
+
 std::vector<Config> planRun(const MeasureOptions& o, const std::vector<char>& workloads,
                             const std::vector<SceneKind>& sceneKinds,
                             const std::vector<std::string>& structures,
@@ -161,6 +183,7 @@ std::vector<Config> planRun(const MeasureOptions& o, const std::vector<char>& wo
     for (const auto scene : sceneKinds) {
       if (w == 'A' && scene == SceneKind::Pile && skipPileInA) continue;
       std::vector<std::uint32_t> sizes = sortedUnique(o.sizes);
+      if (sizes.empty() && !o.full) sizes = {kHeadlineN};
       if (sizes.empty()) {
         sizes = {10000, 100000};
         if (w == 'A' && scene == SceneKind::Uniform) sizes.push_back(1000000);
@@ -354,7 +377,7 @@ int runCommand(const MeasureOptions& o) {
   const auto sceneKinds =
       parseScenes(o.scenes.empty() ? std::vector<std::string>{"all"} : o.scenes);
   const auto structures =
-      parseStructures(o.structures.empty() ? std::vector<std::string>{"all"} : o.structures, false);
+      parseStructures(o.structures.empty() ? defaultRunStructures(o.full) : o.structures, false);
   const auto threads = o.threads.empty() ? std::vector<std::uint32_t>{1} : sortedUnique(o.threads);
   const auto plan = planRun(o, workloads, sceneKinds, structures, threads);
 
@@ -365,15 +388,16 @@ int runCommand(const MeasureOptions& o) {
   const Table table = runTable(outcomes, peers);
   printRunTables(o, workloads, outcomes, peers);
 
-  JsonObject options{
-      {"workloads", workloadList(workloads)},
-      {"scenes", sceneList(sceneKinds)},
-      {"sizes", o.sizes.empty() ? jsonString("default") : numberList(sortedUnique(o.sizes))},
-      {"structures", stringList(structures)},
-      {"threads", numberList(threads)},
-      {"peers", jsonObject({{"vs_box2d", jsonString(peers.box2dName)},
-                            {"vs_chipmunk", jsonString(peers.chipmunkName)}},
-                           2)}};
+  JsonObject options{{"workloads", workloadList(workloads)},
+                     {"scenes", sceneList(sceneKinds)},
+                     {"full", o.full ? "true" : "false"},
+                     {"sizes", o.sizes.empty() ? jsonString(o.full ? "default" : "headline")
+                                               : numberList(sortedUnique(o.sizes))},
+                     {"structures", stringList(structures)},
+                     {"threads", numberList(threads)},
+                     {"peers", jsonObject({{"vs_box2d", jsonString(peers.box2dName)},
+                                           {"vs_chipmunk", jsonString(peers.chipmunkName)}},
+                                          2)}};
   for (auto& m : commonOptions(o)) options.push_back(std::move(m));
   char configSeconds[32];
   std::snprintf(configSeconds, sizeof configSeconds, "%g", o.configSeconds);

@@ -285,7 +285,7 @@ perf(0 simulate --scene-file mixed_2.csv --steps 20 --broadphase bin-grid --dump
 expect_same_file(${WORK_DIR}/simf_1.csv ${WORK_DIR}/simf_2.csv "simulate a scene file twice")
 
 # ---------------------------------------------------------------- run, sweep, scaling
-perf(0 run --n 1000 --frames 3 --warmup 1 --repetitions 1 --out results)
+perf(0 run --full --n 1000 --frames 3 --warmup 1 --repetitions 1 --out results)
 check_csv(${WORK_DIR}/results/run.csv 36)
 foreach(f run.json machine.json)
   if(NOT EXISTS ${WORK_DIR}/results/${f})
@@ -331,6 +331,25 @@ if(NOT out MATCHES "threads +frames +ms/frame" OR NOT out MATCHES "threads +step
   fail("run: the table does not show the frames (steps) each row timed: ${out}")
 endif()
 # A row cut short by the time-box shows the 10 steps it timed, not --frames.
+# The headline run (no --full): quadbin's recommendation beside the peers
+# only, and run.json says so.
+perf(0 run --workload A --scene uniform --n 1000 --frames 2 --warmup 1 --repetitions 1
+     --out headline)
+file(READ ${WORK_DIR}/headline/run.json headline_json)
+string(JSON headline_full GET "${headline_json}" options full)
+string(JSON headline_structures GET "${headline_json}" options structures)
+if(NOT headline_full STREQUAL "OFF" AND NOT headline_full STREQUAL "false")
+  fail("run without --full: options.full = '${headline_full}'")
+endif()
+if(NOT headline_structures MATCHES "\"auto\"" OR headline_structures MATCHES "bin-grid")
+  fail("run without --full measured '${headline_structures}', not auto and the peers")
+endif()
+file(READ ${WORK_DIR}/results/run.json full_json)
+string(JSON full_flag GET "${full_json}" options full)
+if(NOT full_flag STREQUAL "ON" AND NOT full_flag STREQUAL "true")
+  fail("run --full: options.full = '${full_flag}'")
+endif()
+
 perf(0 run --workload B --scene uniform --n 2000 --broadphase bin-grid --frames 500 --warmup 1
      --repetitions 1 --config-seconds 0.000001 --out timebox)
 if(NOT out MATCHES "\nuniform +2,000 +bin-grid +1 +10 +[0-9.]+ ")
