@@ -103,6 +103,30 @@ void ContactSolver::sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iter
   maxSpeed_[i] = std::max(maxSpeed_[i], length(b.v));
 }
 
+void ContactSolver::rub(const BodyStore& bodies, std::uint32_t a, const ImpactOther& b, Vec2 n,
+                        float jn, float mu, float t) {
+  const Vec2 tangent{-n.y, n.x};  // as the resting rows' t = perp(n)
+  const float ra = bodies.radius[a], rb = b.radius;
+  const float ima = bodies.invMass[a], imb = b.invMass;
+  const Vec2 va = state_[a].v;
+  const Vec2 vb = b.moves ? state_[b.index].v : Vec2{};
+  const float wb = b.moves && rb > 0.0f ? spin_[b.index] : 0.0f;
+  // Relative sliding of the contact point (ra n from a, -rb n from b).
+  const float vt = dot(vb - va, tangent) - spin_[a] * ra - wb * rb;
+  // Solid discs: inverse inertia 2 / (m r^2), so r^2 / I = 2 / m.
+  const float ia = 2.0f * ima / (ra * ra);
+  const float ib = imb > 0.0f ? 2.0f * imb / (rb * rb) : 0.0f;
+  const float most = mu * jn;
+  const float d = std::clamp(-vt / (ima + imb + 2.0f * ima + 2.0f * imb), -most, most);
+  if (!(d != 0.0f)) return;
+  applyImpulse(a, tangent * (-d * ima), t);
+  spin_[a] -= ia * ra * d;
+  if (imb > 0.0f) {
+    applyImpulse(b.index, tangent * (d * imb), t);
+    spin_[b.index] -= ib * rb * d;
+  }
+}
+
 // The row's inverse masses are the bodies' (makeRow): one random read less
 // per ball.
 bool ContactSolver::impactBalls(const BodyStore& bodies, const SolverSettings& s, const Row& r) {
@@ -128,6 +152,10 @@ bool ContactSolver::impactBalls(const BodyStore& bodies, const SolverSettings& s
   const float t = t0 + *toi;
   applyImpulse(a, n * (-j * ima), t);
   applyImpulse(b, n * (j * imb), t);
+  if (s.friction) {
+    const float mu = std::sqrt(bodies.friction[a] * bodies.friction[b]);
+    if (mu > 0.0f) rub(bodies, a, {b, bodies.radius[b], imb, true}, n, j, mu, t);
+  }
   return true;
 }
 
@@ -142,8 +170,14 @@ bool ContactSolver::impactBox(const BodyStore& bodies, const SolverSettings& s, 
   const Vec2 n = outwardNormal(shape, pa + v * *toi);
   const float vn = dot(v, n);
   if (vn >= 0.0f) return false;
-  applyImpulse(a, n * (-(1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, box))) * vn),
-               t0 + *toi);
+  const float dv = -(1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, box))) * vn;
+  applyImpulse(a, n * dv, t0 + *toi);
+  if (s.friction) {
+    const float mu = std::sqrt(bodies.friction[a] * bodies.friction[box]);
+    if (mu > 0.0f) {
+      rub(bodies, a, {kNoBody, 0.0f, 0.0f, false}, -n, dv / bodies.invMass[a], mu, t0 + *toi);
+    }
+  }
   return true;
 }
 
@@ -170,6 +204,14 @@ bool ContactSolver::impactWall(const BodyStore& bodies, const SolverSettings& s,
   const float dvn =
       -(1.0f + s.restitutionFor(std::abs(vel), s.restitutionOf(bodies, a, wall(0)))) * vel;
   applyImpulse(a, xAxis ? Vec2{dvn, 0.0f} : Vec2{0.0f, dvn}, t);
+  if (s.friction) {
+    const float mu = std::sqrt(s.wallFriction * bodies.friction[a]);
+    if (mu > 0.0f) {
+      const float out = lowSide ? -1.0f : 1.0f;  // from the ball towards the wall
+      rub(bodies, a, {kNoBody, 0.0f, 0.0f, false}, xAxis ? Vec2{out, 0.0f} : Vec2{0.0f, out},
+          std::abs(dvn) / bodies.invMass[a], mu, t);
+    }
+  }
   return true;
 }
 
@@ -186,8 +228,14 @@ bool ContactSolver::impactKinematic(const BodyStore& bodies, const SolverSetting
   const Vec2 n = kinematic::touch(bodies, k, pk + vk * *toi, pa + va * *toi, ra).normal;
   const float vn = dot(vk - va, n);
   if (vn >= 0.0f) return false;  // touching but already separating
-  applyImpulse(a, n * ((1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, k))) * vn),
-               t0 + *toi);
+  const float dv = (1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, k))) * vn;
+  applyImpulse(a, n * dv, t0 + *toi);
+  if (s.friction) {
+    const float mu = std::sqrt(bodies.friction[a] * bodies.friction[k]);
+    if (mu > 0.0f) {
+      rub(bodies, a, {k, bodies.radius[k], 0.0f, true}, n, -dv / bodies.invMass[a], mu, t0 + *toi);
+    }
+  }
   return true;
 }
 

@@ -360,6 +360,19 @@ class ContactSolver {
   bool impactKinematic(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
                        std::uint32_t k);
   void applyImpulse(std::uint32_t i, Vec2 dv, float t);
+  /// The Coulomb friction of an impact at time t: the tangent impulse that
+  /// stops the contact point's sliding, at most mu times the normal impulse
+  /// jn, on ball a and, where b is a ball, on b (solid discs; n points from
+  /// a to b; b's velocity and spin are read where it has them: a kinematic
+  /// body's, never changed). Only where the pair has friction.
+  struct ImpactOther {
+    std::uint32_t index;  // kNoBody: a wall or a static box
+    float radius;         // 0: a box or a wall (no lever)
+    float invMass;        // 0: infinite mass
+    bool moves;           // a ball or a kinematic body: its velocity and spin count
+  };
+  void rub(const BodyStore& bodies, std::uint32_t a, const ImpactOther& b, Vec2 n, float jn,
+           float mu, float t);
   void lookAgain(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
                  std::vector<AABB>& boxes, std::size_t firstNew, TaskSystem& tasks);
   [[nodiscard]] ShiftRow makeShiftRow(const BodyStore& bodies, const SolverSettings& s, Row& r,

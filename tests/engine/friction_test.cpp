@@ -225,3 +225,107 @@ TEST(Friction, RollingResistanceStopsARollingBall) {
   EXPECT_NEAR(w.velocity(ball).x, 0.0f, 1e-4f);
   EXPECT_NEAR(w.angularVelocity(ball), 0.0f, 1e-4f);
 }
+
+// ---- friction at impacts -----------------------------------------------
+
+namespace {
+
+// A world without gravity, elastic, so that one impact is all that happens.
+WorldDef impactWorld() {
+  WorldDef def;
+  def.bounds = {{0, 0}, {100, 100}};
+  def.restitution = 1.0f;
+  def.enableSleep = false;
+  def.logLevel = LogLevel::Off;
+  def.threadCount = 1;
+  return def;
+}
+
+}  // namespace
+
+// A spinning ball dropped straight onto the floor (e = 1): with enough
+// friction its contact point stops sliding in the bounce. A solid disc
+// (I = m r^2 / 2) with spin w0 and no sideways speed leaves with
+// vx = -w0 r / 3 and w = w0 / 3 (angular momentum about the contact point
+// kept), its vertical speed reversed.
+TEST(ImpactFriction, ASpinningBallBouncesOffTheFloor) {
+  WorldDef def = impactWorld();
+  def.wallFriction = 1.0f;
+  World w(def);
+  BodyDef d = BodyDef::ball({50, 1.5f}, 1.0f, {0, -6});
+  d.friction = 1.0f;  // mu = sqrt(1 * 1): the Coulomb limit 6 * 2 m is not reached
+  const BodyId ball = w.createBody(d);
+  const float w0 = 9.0f;
+  w.setAngularVelocity(ball, w0);
+  for (int k = 0; k < 10 && w.velocity(ball).y < 0.0f; ++k) w.step(kDt);
+  const Vec2 v = w.velocity(ball);
+  EXPECT_NEAR(v.y, 6.0f, 1e-4f);
+  EXPECT_NEAR(v.x, -w0 * 1.0f / 3.0f, 1e-4f);
+  EXPECT_NEAR(w.angularVelocity(ball), w0 / 3.0f, 1e-4f);
+  // The contact point (the ball's bottom) no longer slides: vx + w r = 0.
+  EXPECT_NEAR(v.x + w.angularVelocity(ball) * 1.0f, 0.0f, 1e-4f);
+}
+
+// With little friction the sliding does not stop: the tangent impulse is
+// the Coulomb limit, mu times the normal one (a velocity change of
+// mu * 2 vn), and the spin changes by 2 / (m r) of it.
+TEST(ImpactFriction, ASlidingImpactTakesTheCoulombLimit) {
+  WorldDef def = impactWorld();
+  def.wallFriction = 0.01f;
+  World w(def);
+  BodyDef d = BodyDef::ball({50, 1.5f}, 1.0f, {0, -6});
+  d.friction = 1.0f;  // mu = sqrt(0.01 * 1) = 0.1
+  const BodyId ball = w.createBody(d);
+  w.setAngularVelocity(ball, 9.0f);
+  for (int k = 0; k < 10 && w.velocity(ball).y < 0.0f; ++k) w.step(kDt);
+  const float dv = 0.1f * 2.0f * 6.0f;  // mu times the normal velocity change
+  EXPECT_NEAR(w.velocity(ball).x, -dv, 1e-4f);
+  EXPECT_NEAR(w.angularVelocity(ball), 9.0f - 2.0f * dv / 1.0f, 1e-3f);
+}
+
+// A ball dropped onto a paddle that moves sideways at u leaves with u / 3
+// sideways (it was 0 when impacts were frictionless) and the spin 2 u / (3 r)
+// that makes its bottom move with the paddle.
+TEST(ImpactFriction, ABallHittingAMovingPaddleIsCarriedAlong) {
+  World w(impactWorld());
+  BodyDef paddle = BodyDef::kinematicBox({{30, 10}, {70, 12}}, {3, 0});
+  paddle.friction = 1.0f;
+  w.createBody(paddle);
+  BodyDef d = BodyDef::ball({50, 13.2f}, 1.0f, {0, -6});
+  d.friction = 1.0f;
+  const BodyId ball = w.createBody(d);
+  for (int k = 0; k < 10 && w.velocity(ball).y < 0.0f; ++k) w.step(kDt);
+  EXPECT_NEAR(w.velocity(ball).y, 6.0f, 1e-3f);
+  EXPECT_NEAR(w.velocity(ball).x, 1.0f, 1e-3f);  // u / 3
+  EXPECT_NEAR(w.angularVelocity(ball), 2.0f,
+              1e-3f);  // its bottom moves with the paddle: vx + w r = u
+}
+
+// Two balls, one spinning, meet head on: linear momentum and angular
+// momentum about the origin are kept through the impact's friction.
+TEST(ImpactFriction, BallsKeepMomentumAndAngularMomentum) {
+  World w(impactWorld());
+  BodyDef a = BodyDef::ball({40, 50}, 1.0f, {8, 0.5f});
+  a.friction = 0.8f;
+  BodyDef b = BodyDef::ball({44, 50.3f}, 1.5f, {-3, 0});
+  b.friction = 0.8f;
+  const BodyId ia = w.createBody(a);
+  w.createBody(b);
+  w.setAngularVelocity(ia, 5.0f);
+  const Vec2 p0 = w.momentum();
+  const double l0 = angularMomentum(w);
+  for (int s = 0; s < 20; ++s) w.step(kDt);
+  EXPECT_NEAR(w.momentum().x, p0.x, 1e-3f);
+  EXPECT_NEAR(w.momentum().y, p0.y, 1e-3f);
+  EXPECT_NEAR(angularMomentum(w), l0, 1e-3 * std::abs(l0) + 1e-3);
+  EXPECT_NE(w.angularVelocity(w.bodyAt(1)), 0.0f) << "the impact turned nothing";
+}
+
+// Frictionless balls stay frictionless at impacts: no spin appears.
+TEST(ImpactFriction, FrictionlessImpactsTurnNothing) {
+  World w(impactWorld());
+  const BodyId a = w.createBody(BodyDef::ball({40, 50}, 1.0f, {8, 0.5f}));
+  w.createBody(BodyDef::ball({44, 50.3f}, 1.5f, {-3, 0}));
+  for (int s = 0; s < 20; ++s) w.step(kDt);
+  EXPECT_EQ(w.angularVelocity(a), 0.0f);
+}
