@@ -55,6 +55,24 @@ struct PileOptions {
 };
 int pileCommand(const PileOptions& options);
 
+/// One step traced on one thread, replayed for P workers (docs/perf-cli.md,
+/// `predict`).
+struct PredictOptions {
+  std::vector<std::string> workloads;  // empty: B
+  std::vector<std::string> scenes;     // empty: all (uniform, clustered, mixed)
+  std::vector<std::uint32_t> sizes;    // empty: 100000
+  std::vector<std::uint32_t> threads{2, 4, 8, 16, 32, 64};
+  std::string structure = "auto";
+  std::uint32_t warmup = 10;  // untimed steps (frames) first
+  std::uint32_t steps = 3;    // traced steps: the median one is kept
+  std::uint64_t seed = 42;
+  // The model's costs (docs/perf.md, "Predicting the scaling").
+  double regionNs = 0.0, barrierNs = 0.0, taskNs = 0.0;
+  std::string outDir;
+  std::vector<std::string> argv;  // for the JSON
+};
+int predictCommand(const PredictOptions& options);
+
 /// What each game feature costs per step (docs/perf-cli.md, `features`).
 struct FeaturesOptions {
   std::vector<std::string> scenes;     // empty: uniform, clustered

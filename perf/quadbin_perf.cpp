@@ -74,6 +74,7 @@ struct Commands {
   MeasureOptions runOpts, sweepOpts, scalingOpts;
   PileOptions pileOpts;
   FeaturesOptions featuresOpts;
+  PredictOptions predictOpts;
   PairsOptions pairsOpts;
   SimulateOptions simOpts;
   SceneOptions sceneOpts;
@@ -83,11 +84,17 @@ struct Commands {
   CLI::App* scaling = nullptr;
   CLI::App* pile = nullptr;
   CLI::App* features = nullptr;
+  CLI::App* predict = nullptr;
   CLI::App* pairs = nullptr;
   CLI::App* simulate = nullptr;
   CLI::App* scene = nullptr;
   CLI::App* list = nullptr;
 };
+
+// predict's default costs, ns (docs/perf.md, "Predicting the scaling").
+constexpr double kRegionNs = 5000.0;
+constexpr double kBarrierNs = 2000.0;
+constexpr double kTaskNs = 300.0;
 
 void setDefaults(Commands& c, int argc, char** argv) {
   // The main job's run must finish in a few minutes with the slow peers
@@ -104,6 +111,12 @@ void setDefaults(Commands& c, int argc, char** argv) {
   for (auto* o : {&c.runOpts, &c.sweepOpts, &c.scalingOpts}) o->argv.assign(argv, argv + argc);
   c.pileOpts.argv.assign(argv, argv + argc);
   c.featuresOpts.argv.assign(argv, argv + argc);
+  c.predictOpts.argv.assign(argv, argv + argc);
+  // The model's costs as calibrated on the project's 2-core VM (docs/perf.md,
+  // "Predicting the scaling").
+  c.predictOpts.regionNs = kRegionNs;
+  c.predictOpts.barrierNs = kBarrierNs;
+  c.predictOpts.taskNs = kTaskNs;
 }
 
 // run, sweep, scaling.
@@ -153,6 +166,32 @@ void addMeasureCommands(CLI::App& app, Commands& c) {
                     "--workload A,B --scene uniform --n 1000000 --broadphase auto --threads "
                     "1,2,4,...,<hardware threads> (1 is always added) --frames 60 --warmup 10 "
                     "--repetitions 1 --budget 120");
+}
+
+void addPredict(CLI::App& app, Commands& c) {
+  PredictOptions& o = c.predictOpts;
+  c.predict = app.add_subcommand(
+      "predict",
+      "Traces one step (B) or frame (A) on one thread and predicts its time on P workers by "
+      "replaying the trace (greedy list scheduling of the recorded tasks, plus a cost per "
+      "region, barrier and task): a table per configuration, <out>/predict.csv and "
+      "predict.json.");
+  c.predict->add_option("--workload", o.workloads, "A and/or B")->delimiter(',');
+  c.predict->add_option("--scene", o.scenes, "uniform, clustered, mixed, pile (B) or all")
+      ->delimiter(',');
+  c.predict->add_option("--n", o.sizes, "body counts")->delimiter(',');
+  c.predict->add_option("--threads", o.threads, "worker counts to predict (>= 1)")->delimiter(',');
+  c.predict->add_option("--broadphase", o.structure, "a quadbin broad phase (default auto)");
+  c.predict->add_option("--warmup", o.warmup, "untraced steps (frames) first");
+  c.predict->add_option("--steps", o.steps, "traced steps (frames): the median one is kept");
+  c.predict->add_option("--seed", o.seed, "scene seed");
+  c.predict->add_option("--region-ns", o.regionNs, "cost of starting a parallel region, ns");
+  c.predict->add_option("--barrier-ns", o.barrierNs, "cost of a barrier between phases, ns");
+  c.predict->add_option("--task-ns", o.taskNs, "cost per task, ns");
+  c.predict->add_option("--out", o.outDir, kOutHelp);
+  c.predict->footer(
+      "Defaults: --workload B --scene all --n 100000 --threads 2,4,8,16,32,64 --broadphase auto "
+      "--warmup 10 --steps 3 --seed 42, the costs calibrated in docs/perf.md");
 }
 
 void addPileAndFeatures(CLI::App& app, Commands& c) {
@@ -274,6 +313,7 @@ int dispatch(const Commands& c) {
   if (*c.scaling) return scalingCommand(c.scalingOpts);
   if (*c.pile) return pileCommand(c.pileOpts);
   if (*c.features) return featuresCommand(c.featuresOpts);
+  if (*c.predict) return predictCommand(c.predictOpts);
   if (*c.pairs) return pairsCommand(c.pairsOpts);
   if (*c.scene) return sceneCommand(c.sceneOpts);
   if (*c.simulate) {
@@ -295,6 +335,7 @@ int main(int argc, char** argv) {
   setDefaults(c, argc, argv);
   addMeasureCommands(app, c);
   addPileAndFeatures(app, c);
+  addPredict(app, c);
   addFileCommands(app, c);
   for (auto* cmd :
        {c.run, c.sweep, c.scaling, c.pile, c.features, c.pairs, c.simulate, c.scene, c.list}) {

@@ -22,6 +22,7 @@
 #include <quadbin/error.hpp>
 #include <quadbin/narrowphase/contact.hpp>
 #include <quadbin/tasks/parallel.hpp>
+#include <quadbin/tasks/trace.hpp>
 #include <string>
 
 #include "body_store.hpp"

@@ -34,6 +34,7 @@ SolverSettings World::Impl::settingsFor(float dt) const {
 // function with its own timer in StepStats.
 void World::Impl::step(float dt) {
   const auto start = Clock::now();
+  std::optional<TraceStage> traced(std::in_place, *tasks, "setup");  // for quadbin-perf predict
   const auto n = static_cast<std::uint32_t>(slotOf.size());
   if (!warnedBruteForce && def.broadPhase == BroadPhaseType::BruteForce && n > 5000) {
     logger()->warn(
@@ -82,9 +83,11 @@ void World::Impl::step(float dt) {
     if (active) {  // a world that sleeps whole costs (almost) nothing
       markChanged();
       runStages(settings);
+      const TraceStage traceOutside(*tasks, "count outside");
       countOutside();
     }
     const auto t0 = Clock::now();
+    traced.emplace(*tasks, "events");
     updateEvents();
     stats.eventsMs = millisSince(t0);
   } catch (...) {
@@ -92,6 +95,7 @@ void World::Impl::step(float dt) {
     throw;
   }
   // Nothing fails from here on: the step's events become the world's.
+  traced.emplace(*tasks, "finish");
   if (active) knownPairs = stats.candidatePairs;
   solver.commit();
   beginEvents.swap(nextBegin);
@@ -106,22 +110,24 @@ void World::Impl::step(float dt) {
 
 // The stages of a step in which something moves, in order, each timed.
 void World::Impl::runStages(const SolverSettings& s) {
-  auto timed = [](double& ms, auto&& stage) {
+  // Each stage timed, and named for a task trace (quadbin-perf predict).
+  auto timed = [this](double& ms, std::string_view name, auto&& stage) {
+    const TraceStage traced(*tasks, name);
     const auto t0 = Clock::now();
     stage();
     ms = millisSince(t0);
   };
-  timed(stats.integrateMs, [&] { integrate(s); });
-  timed(stats.sweptBoxesMs, [&] { sweptBoxes(s); });
-  timed(stats.broadPhaseMs, [&] { findPairs(); });
-  timed(stats.contactsMs, [&] { buildContacts(s); });
+  timed(stats.integrateMs, "integrate", [&] { integrate(s); });
+  timed(stats.sweptBoxesMs, "swept boxes", [&] { sweptBoxes(s); });
+  timed(stats.broadPhaseMs, "broad phase", [&] { findPairs(); });
+  timed(stats.contactsMs, "contacts", [&] { buildContacts(s); });
   stats.narrowPhaseMs = stats.contactsMs;  // the field's former name
-  timed(stats.solverMs, [&] { solve(s); });
-  timed(stats.integratePositionsMs, [&] { integratePositions(s); });
-  timed(stats.positionCorrectionMs, [&] { correctPositions(s); });
-  timed(stats.wallClampMs, [&] { clampPositions(s); });
+  timed(stats.solverMs, "solve", [&] { solve(s); });
+  timed(stats.integratePositionsMs, "integrate positions", [&] { integratePositions(s); });
+  timed(stats.positionCorrectionMs, "position correction", [&] { correctPositions(s); });
+  timed(stats.wallClampMs, "wall clamp", [&] { clampPositions(s); });
   stats.positionMs = stats.integratePositionsMs + stats.positionCorrectionMs + stats.wallClampMs;
-  if (def.enableSleep) timed(stats.sleepMs, [&] { sleep(s); });
+  if (def.enableSleep) timed(stats.sleepMs, "sleep", [&] { sleep(s); });
 }
 
 // A step threw (out of memory, the task system, a refused state): the world

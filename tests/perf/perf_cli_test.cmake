@@ -92,7 +92,7 @@ endfunction()
 
 # ---------------------------------------------------------------- help, list
 perf(0 --help)
-foreach(cmd run sweep scaling pile features pairs simulate scene list)
+foreach(cmd run sweep scaling pile features predict pairs simulate scene list)
   if(NOT out MATCHES "${cmd}")
     fail("--help does not mention '${cmd}'")
   endif()
@@ -331,6 +331,34 @@ if(NOT out MATCHES "threads +frames +ms/frame" OR NOT out MATCHES "threads +step
   fail("run: the table does not show the frames (steps) each row timed: ${out}")
 endif()
 # A row cut short by the time-box shows the 10 steps it timed, not --frames.
+# predict: one step traced, replayed for P workers; one row per stage and
+# worker count, the whole step's stage "step"; 1 worker is the trace itself.
+expect_usage_error("--steps" predict --scene uniform --n 100 --steps 0 --out pred_bad)
+expect_usage_error("--threads" predict --scene uniform --n 100 --threads 0 --out pred_bad)
+expect_usage_error("pile" predict --workload A --scene pile --n 100 --out pred_bad)
+perf(0 predict --workload A,B --scene uniform --n 500 --threads 2,4 --steps 1 --warmup 1
+     --out predict)
+file(STRINGS ${WORK_DIR}/predict/predict.csv predict_lines)
+list(GET predict_lines 0 predict_header)
+if(NOT predict_header MATCHES "^workload,scene,n,stage,threads,.*predicted_ms,speedup$")
+  fail("predict.csv header: ${predict_header}")
+endif()
+set(step_rows 0)
+foreach(line IN LISTS predict_lines)
+  if(line MATCHES "^B,uniform,500,step,(1|2|4),")
+    math(EXPR step_rows "${step_rows} + 1")
+  endif()
+  if(line MATCHES "^A,uniform,500,find pairs,4,")
+    set(a_row TRUE)
+  endif()
+endforeach()
+if(NOT step_rows EQUAL 3 OR NOT a_row)
+  fail("predict.csv: ${step_rows} step rows for B (3 wanted), A's find pairs row: '${a_row}'")
+endif()
+if(NOT out MATCHES "Workload B, uniform, n = 500" OR NOT out MATCHES "4 threads")
+  fail("predict: no table for B uniform 500: ${out}")
+endif()
+
 # The headline run (no --full): quadbin's recommendation beside the peers
 # only, and run.json says so.
 perf(0 run --workload A --scene uniform --n 1000 --frames 2 --warmup 1 --repetitions 1

@@ -43,6 +43,7 @@
 #include <initializer_list>
 #include <memory>
 #include <quadbin/tasks/task_system.hpp>
+#include <quadbin/tasks/trace.hpp>
 #include <thread>
 #include <vector>
 
@@ -97,6 +98,10 @@ class StagedLoop {
     for (const Stage& st : stages_) most = std::max(most, blocksOf(st, block));
     const std::uint32_t threads = std::min(tasks.threadCount(), most);
     if (threads <= 1) {
+      if (TaskTrace* trace = most > 1 ? traceOf(tasks) : nullptr) {
+        traced(*trace, block, passes, body, before, endPass);
+        return;
+      }
       for (std::uint32_t pass = 0; pass < passes; ++pass) {
         std::uint32_t hits = 0;
         for (const Stage& st : stages_) {
@@ -191,6 +196,43 @@ class StagedLoop {
       }
     }
     return cur;
+  }
+
+  // run() on a TracingTaskSystem: serially, as one thread would, but block
+  // by block, each timed into the trace; regions of kPassesPerRegion passes
+  // as the parallel run has them, a stage's blocks one phase, each hook a
+  // phase of its own (it runs alone between two stages).
+  template <class Body, class Before, class EndPass>
+  void traced(TaskTrace& trace, std::uint32_t block, std::uint32_t passes, Body& body,
+              Before& before, EndPass& endPass) {
+    auto timed = [&trace](auto&& work) {
+      const auto t0 = TaskTrace::Clock::now();
+      trace.enterTask();
+      work();
+      trace.leaveTask();
+      trace.addTask(TaskTrace::nsSince(t0));
+    };
+    for (std::uint32_t done = 0; done < passes; done += kPassesPerRegion) {
+      const std::uint32_t here = std::min(kPassesPerRegion, passes - done);
+      bool more = true;
+      trace.beginRegion();
+      for (std::uint32_t pass = 0; pass < here && more; ++pass) {
+        std::uint32_t hits = 0;
+        for (const Stage& st : stages_) {
+          trace.beginPhase();
+          timed([&] { before(); });
+          trace.beginPhase();
+          std::uint32_t begin = 0, end = 0;
+          for (std::uint32_t j = 0; blockRange(st, block, 0, 1, j, begin, end); ++j) {
+            timed([&] { hits += body(begin, end); });
+          }
+        }
+        trace.beginPhase();
+        timed([&] { more = endPass(hits); });
+      }
+      trace.endRegion();
+      if (!more) return;
+    }
   }
 
   // `passes` passes in one fork-join region; returns whether endPass asked
