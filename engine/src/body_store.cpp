@@ -38,11 +38,30 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
   for (auto* column : {&restitution, &linearDamping, &angularDamping, &fx, &fy}) {
     column->push_back(0.0f);
   }
+  gravityScale.push_back(1.0f);
 }
 
 void BodyStore::reserve(std::size_t count) {
-  for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &friction, &rolling, &hx, &hy, &radius, &mass,
-                  &invMass, &restTime, &restitution, &linearDamping, &angularDamping, &fx, &fy}) {
+  for (auto* v : {&px,
+                  &py,
+                  &vx,
+                  &vy,
+                  &w,
+                  &angle,
+                  &friction,
+                  &rolling,
+                  &hx,
+                  &hy,
+                  &radius,
+                  &mass,
+                  &invMass,
+                  &restTime,
+                  &restitution,
+                  &linearDamping,
+                  &angularDamping,
+                  &fx,
+                  &fy,
+                  &gravityScale}) {
     v->reserve(count);
   }
   type.reserve(count);
@@ -53,8 +72,26 @@ void BodyStore::reserve(std::size_t count) {
 }
 
 void BodyStore::resize(std::size_t count) {
-  for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &friction, &rolling, &hx, &hy, &radius, &mass,
-                  &invMass, &restTime, &restitution, &linearDamping, &angularDamping, &fx, &fy}) {
+  for (auto* v : {&px,
+                  &py,
+                  &vx,
+                  &vy,
+                  &w,
+                  &angle,
+                  &friction,
+                  &rolling,
+                  &hx,
+                  &hy,
+                  &radius,
+                  &mass,
+                  &invMass,
+                  &restTime,
+                  &restitution,
+                  &linearDamping,
+                  &angularDamping,
+                  &fx,
+                  &fy,
+                  &gravityScale}) {
     v->resize(count);
   }
   type.resize(count);
@@ -90,6 +127,7 @@ void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, floa
   angularDamping[i] = 0.0f;
   fx[i] = 0.0f;
   fy[i] = 0.0f;
+  gravityScale[i] = 1.0f;
 }
 
 void BodyStore::finishBulk(std::size_t from) noexcept {
@@ -99,6 +137,7 @@ void BodyStore::finishBulk(std::size_t from) noexcept {
     if (type[i] == BodyType::Ball && friction[i] > 0.0f) ++frictionBalls;
     sensorCount += sensor[i];
     if (linearDamping[i] > 0.0f || angularDamping[i] > 0.0f) ++dampedBalls;
+    if (type[i] == BodyType::Ball && gravityScale[i] != 1.0f) ++scaledBalls;
   }
 }
 
@@ -109,8 +148,26 @@ void BodyStore::permute(std::span<const std::uint32_t> order,
     for (std::size_t k = 0; k < order.size(); ++k) out[k] = v[order[k]];
     v.swap(out);
   };
-  for (auto* v : {&px, &py, &vx, &vy, &w, &angle, &friction, &rolling, &hx, &hy, &radius, &mass,
-                  &invMass, &restTime, &restitution, &linearDamping, &angularDamping, &fx, &fy}) {
+  for (auto* v : {&px,
+                  &py,
+                  &vx,
+                  &vy,
+                  &w,
+                  &angle,
+                  &friction,
+                  &rolling,
+                  &hx,
+                  &hy,
+                  &radius,
+                  &mass,
+                  &invMass,
+                  &restTime,
+                  &restitution,
+                  &linearDamping,
+                  &angularDamping,
+                  &fx,
+                  &fy,
+                  &gravityScale}) {
     apply(*v);
   }
   apply(type);
@@ -140,6 +197,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
   setFriction(i, 0.0f);
   setSensor(i, false);
   setMaterial(i, 0.0f, 0.0f, 0.0f);
+  setGravityScale(i, 1.0f);
   auto remove = [i](auto& v) {
     v[i] = v.back();
     v.pop_back();
@@ -168,6 +226,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
   remove(angularDamping);
   remove(fx);
   remove(fy);
+  remove(gravityScale);
   if (gone >= maxRadius)
     maxRadius = radius.empty() ? 0.0f : *std::max_element(radius.begin(), radius.end());
 }

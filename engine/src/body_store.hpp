@@ -36,7 +36,15 @@ struct BodyStore {
   // for the next step (cleared by it).
   std::vector<float> restitution, linearDamping, angularDamping, fx, fy;
   std::uint32_t dampedBalls = 0;  // balls with linear or angular damping > 0
-  bool forcesPending = false;     // some body has a nonzero accumulated force
+  // What of the world's gravity a ball feels (BodyDef::gravityScale, 1 by
+  // default; other bodies keep theirs but feel none).
+  std::vector<float> gravityScale;
+  std::uint32_t scaledBalls = 0;  // balls whose gravityScale is not 1
+  void setGravityScale(std::uint32_t i, float s) noexcept {
+    if (isBall(i)) scaledBalls += (s != 1.0f ? 1u : 0u) - (gravityScale[i] != 1.0f ? 1u : 0u);
+    gravityScale[i] = s;
+  }
+  bool forcesPending = false;  // some body has a nonzero accumulated force
   // Sleeping islands as circular doubly linked lists (kNoBody when awake).
   std::vector<std::uint32_t> islandNext, islandPrev;
   float maxRadius = 0.0f;           // the largest ball's radius (0 without balls)

@@ -15,7 +15,7 @@ double magnitude(double x, double y) { return std::hypot(x, y); }
 }  // namespace
 
 void integrateVelocities(BodyStore& b, Vec2 g, float dt, TaskSystem& tasks) {
-  if (b.dampedBalls == 0 && !b.forcesPending) {
+  if (b.dampedBalls == 0 && !b.forcesPending && b.scaledBalls == 0) {
     b.applyGravity(g, dt, tasks);
     return;
   }
@@ -26,15 +26,18 @@ void integrateVelocities(BodyStore& b, Vec2 g, float dt, TaskSystem& tasks) {
                         if (b.awake[i] == 0) continue;
                         const float lin = b.linearDamping[i], ang = b.angularDamping[i];
                         const float fx = b.fx[i], fy = b.fy[i];
+                        // Its gravity: the world's, scaled where the ball says so.
+                        const float scale = b.gravityScale[i];
+                        const Vec2 gi = scale == 1.0f ? g : g * scale;
                         if (fx == 0.0f && fy == 0.0f && lin == 0.0f && ang == 0.0f) {
                           if (gravity) {  // exactly applyGravity's arithmetic
-                            b.vx[i] += g.x * dt;
-                            b.vy[i] += g.y * dt;
+                            b.vx[i] += gi.x * dt;
+                            b.vy[i] += gi.y * dt;
                           }
                           continue;
                         }
                         const float keep = 1.0f / (1.0f + dt * lin);
-                        const float ax = g.x + fx * b.invMass[i], ay = g.y + fy * b.invMass[i];
+                        const float ax = gi.x + fx * b.invMass[i], ay = gi.y + fy * b.invMass[i];
                         b.vx[i] = b.vx[i] * keep + ax * dt;
                         b.vy[i] = b.vy[i] * keep + ay * dt;
                         if (ang > 0.0f) b.w[i] *= 1.0f / (1.0f + dt * ang);

@@ -1,4 +1,4 @@
-// The snapshot format, version 2 (docs/snapshots.md): a 64-byte header,
+// The snapshot format, version 3 (docs/snapshots.md): a 64-byte header,
 // the WorldDef's simulation fields, the bodies as columns (materials, user
 // data and filters included), the slots, the persistent contacts, the
 // colours they hold, the touching pairs, the events and sensors block, and a
@@ -45,7 +45,7 @@ constexpr std::uint32_t kByteOrder = 0x01020304;
 constexpr float kFloatCheck = 1.0f / 3.0f;  // 0x3EAAAAAB in IEEE-754 binary32
 constexpr std::uint32_t kDefBytes = 60;
 constexpr std::uint64_t kBodyBytes = 1 + 13 * 4ull + 1 + 4 + 2 * 4ull  // per body, all columns
-                                     + 5 * 4ull;  // materials, damping and forces
+                                     + 6 * 4ull;  // materials, damping, forces, gravity scale
 // Per body, after the body columns: user data, category bits, mask bits
 // (8 bytes each) and group index (4).
 constexpr std::uint64_t kFilterBytes = 3 * 8ull + 4;
@@ -216,13 +216,16 @@ void readBodies(Reader& r, BodyStore& b, std::uint32_t n) {
   }
   // Materials, damping and forces (forces.cpp): restitution, linear and
   // angular damping, and the force accumulated for the next step.
-  for (auto* column : {&b.restitution, &b.linearDamping, &b.angularDamping, &b.fx, &b.fy}) {
+  for (auto* column :
+       {&b.restitution, &b.linearDamping, &b.angularDamping, &b.fx, &b.fy, &b.gravityScale}) {
     r.getAll(*column, n, "body materials and forces");
   }
   b.dampedBalls = 0;
+  b.scaledBalls = 0;
   b.forcesPending = false;
   for (std::uint32_t i = 0; i < n; ++i) {
     b.dampedBalls += b.linearDamping[i] > 0.0f || b.angularDamping[i] > 0.0f ? 1u : 0u;
+    b.scaledBalls += b.type[i] == BodyType::Ball && b.gravityScale[i] != 1.0f ? 1u : 0u;
     b.forcesPending = b.forcesPending || b.fx[i] != 0.0f || b.fy[i] != 0.0f;
   }
 }
@@ -259,7 +262,12 @@ void checkBodies(const BodyStore& b, const WorldDef& def) {
     v.linearDamping = b.linearDamping[i];
     v.angularDamping = b.angularDamping[i];
     v.force = {b.fx[i], b.fy[i]};
+    v.gravityScale = b.gravityScale[i];
     if (const std::string why = validate::body(v, prefix); !why.empty()) fail(why);
+    if (const std::string why = validate::gravityScale(v.gravityScale, def.gravity, "gravityScale");
+        !why.empty()) {
+      bad(why);
+    }
     if (ball) {
       const std::string why = validate::insideBounds(v.position, v.radius, def, "position");
       if (!why.empty()) bad(why);
@@ -527,8 +535,9 @@ std::vector<std::byte> write(const View& v) {
   w.putAll(std::span<const std::uint32_t>(b.islandPrev));
   w.put(b.maxRadius);
   w.put(b.boxCount);
-  // Materials, damping and forces (forces.cpp).
-  for (const auto* column : {&b.restitution, &b.linearDamping, &b.angularDamping, &b.fx, &b.fy}) {
+  // Materials, damping, forces and gravity scale (forces.cpp).
+  for (const auto* column :
+       {&b.restitution, &b.linearDamping, &b.angularDamping, &b.fx, &b.fy, &b.gravityScale}) {
     w.putAll(std::span<const float>(*column));
   }
   // User data and collision filters (docs/filtering.md), as columns.

@@ -16,7 +16,7 @@
 
 namespace quadbin::snapshots {
 
-inline constexpr std::uint32_t kFormatVersion = 2;
+inline constexpr std::uint32_t kFormatVersion = 3;
 
 /// What a snapshot is written from: the world's state, by reference.
 struct View {

@@ -245,6 +245,9 @@ std::string body(const BodyValues& v, std::string_view prefix) {
   }
   // The step keeps an angle in [-pi, pi] (a remainder of 2 pi).
   if (why.empty()) why = inRange(v.angle, -kMaxAngle, kMaxAngle, prefix, "angle");
+  if (why.empty() && !std::isfinite(v.gravityScale)) {
+    why = fmt::format("{} = {} is not finite", name("gravityScale"), v.gravityScale);
+  }
   if (why.empty() && v.force != Vec2{}) {
     why = finite(v.force, name("force"));
     if (why.empty() &&
@@ -258,6 +261,16 @@ std::string body(const BodyValues& v, std::string_view prefix) {
     }
   }
   return why;
+}
+
+std::string gravityScale(float scale, Vec2 gravity, const char* field) {
+  if (!std::isfinite(scale)) return fmt::format("{} = {} is not finite", field, scale);
+  if (std::abs(double{scale}) * magnitude(gravity) > kMaxGravity) {
+    return fmt::format(
+        "{} = {} under gravity ({}, {}) pulls harder than {:g} units/s^2 (limits::kMaxGravity)",
+        field, scale, gravity.x, gravity.y, kMaxGravity);
+  }
+  return {};
 }
 
 std::string bodyDef(const BodyDef& d) {
@@ -276,6 +289,7 @@ std::string bodyDef(const BodyDef& d) {
   v.restitution = d.restitution.value_or(0.0f);
   v.linearDamping = d.linearDamping;
   v.angularDamping = d.angularDamping;
+  v.gravityScale = d.gravityScale;
   return body(v, "BodyDef.");
 }
 

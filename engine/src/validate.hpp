@@ -27,7 +27,11 @@ struct BodyValues {
   float friction = 0.0f, rolling = 0.0f, restitution = 0.0f;
   float linearDamping = 0.0f, angularDamping = 0.0f;
   Vec2 force;  ///< what applyForce gathered for the next step
+  float gravityScale = 1.0f;
 };
+/// A gravity scale under a world gravity: finite, |scale| |gravity| within
+/// kMaxGravity.
+[[nodiscard]] std::string gravityScale(float scale, Vec2 gravity, const char* field);
 /// Why `v` is refused, its fields named `prefix` + their BodyDef name
 /// ("BodyDef.velocity", "body 3: velocity"), or "".
 [[nodiscard]] std::string body(const BodyValues& v, std::string_view prefix);

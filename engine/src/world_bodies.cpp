@@ -31,6 +31,7 @@ BodyId World::Impl::insert(const BodyDef& d) {
   filters.push(d.filter, d.userData);
   bodies.setMaterial(dense, d.restitution.value_or(def.restitution), ball ? d.linearDamping : 0.0f,
                      ball ? d.angularDamping : 0.0f);
+  bodies.setGravityScale(dense, d.gravityScale);
   slotOf.push_back(slot);
   denseOf[slot] = dense;
   bodies.setSensor(dense, d.isSensor);
@@ -398,6 +399,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
           // Counted by finishBulk (setMaterial's count is not for threads).
           w.bodies.restitution[dense] = d.restitution.value_or(w.def.restitution);
           w.bodies.linearDamping[dense] = ball ? d.linearDamping : 0.0f;
+          w.bodies.gravityScale[dense] = d.gravityScale;  // counted by finishBulk
           w.bodies.angularDamping[dense] = ball ? d.angularDamping : 0.0f;
           w.slotOf[dense] = slot;
           w.denseOf[slot] = dense;

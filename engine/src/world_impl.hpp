@@ -417,6 +417,8 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
     if (why.empty() && d.type == BodyType::Ball) {
       why = outside(d.position, d.radius, "BodyDef.position");
     }
+    if (why.empty())
+      why = validate::gravityScale(d.gravityScale, def.gravity, "BodyDef.gravityScale");
     return why;
   }
   // Adds a body from a def that refusal() accepted (createBody; createBodies

@@ -12,6 +12,15 @@ void World::setGravity(Vec2 gravity) {
   next.gravity = gravity;
   const std::string why = validate::worldDef(next);
   if (!why.empty()) w.refuse("setGravity: " + why);
+  // Every ball's scaled gravity stays within the limit.
+  const BodyStore& b = w.bodies;
+  for (std::uint32_t i = 0; i < b.size(); ++i) {
+    if (b.gravityScale[i] == 1.0f) continue;
+    const std::string scaled = validate::gravityScale(b.gravityScale[i], gravity, "gravityScale");
+    if (!scaled.empty()) {
+      w.refuse(fmt::format("setGravity: {}'s {}", describe(w.bodyIdAt(i)), scaled));
+    }
+  }
   if (gravity == w.def.gravity) return;
   w.def.gravity = gravity;
   w.bodies.wakeAll();  // what rested under the old gravity may not under the new
@@ -69,6 +78,26 @@ void World::setRadius(BodyId id, float radius) {
     b.maxRadius = *std::max_element(b.radius.begin(), b.radius.end());
   }
   w.markBodiesChanged(i, i + 1);
+}
+
+}  // namespace quadbin
+
+namespace quadbin {
+
+float World::gravityScale(BodyId id) const {
+  Impl& w = live("gravityScale");
+  const auto use = w.claimRead("gravityScale");
+  return w.bodies.gravityScale[w.denseIndex(id, "gravityScale")];
+}
+
+void World::setGravityScale(BodyId id, float scale) {
+  Impl& w = live("setGravityScale");
+  const auto use = w.claimChange("setGravityScale");
+  const std::uint32_t i = w.denseIndex(id, "setGravityScale");
+  w.check(validate::gravityScale(scale, w.def.gravity, "setGravityScale scale"));
+  if (w.bodies.gravityScale[i] == scale) return;
+  w.bodies.setGravityScale(i, scale);
+  if (w.bodies.isBall(i)) w.wake(i);
 }
 
 }  // namespace quadbin

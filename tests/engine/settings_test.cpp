@@ -97,3 +97,51 @@ TEST(Settings, SetRadiusRefusesWhatCreateBodyRefuses) {
   EXPECT_EQ(w.snapshot(), before);
   EXPECT_NO_THROW(w.setRadius(ball, 5.0f));  // touching the wall exactly
 }
+
+// A ball feels gravityScale times the world's gravity: 0 floats, 2 falls
+// twice as fast, -1 rises; the rest fall as before.
+TEST(Settings, GravityScaleScalesEachBallsGravity) {
+  WorldDef def = quiet();
+  def.gravity = {0, -10};
+  World w(def);
+  auto ballWith = [&](float x, float scale) {
+    BodyDef d = BodyDef::ball({x, 50}, 1.0f);
+    d.gravityScale = scale;
+    return w.createBody(d);
+  };
+  const BodyId plain = ballWith(10, 1.0f), floating = ballWith(20, 0.0f),
+               heavy = ballWith(30, 2.0f), rising = ballWith(40, -1.0f);
+  EXPECT_EQ(w.gravityScale(heavy), 2.0f);
+  w.step(kDt);
+  EXPECT_FLOAT_EQ(w.velocity(plain).y, -10.0f * kDt);
+  EXPECT_EQ(w.velocity(floating).y, 0.0f);
+  EXPECT_FLOAT_EQ(w.velocity(heavy).y, -20.0f * kDt);
+  EXPECT_FLOAT_EQ(w.velocity(rising).y, 10.0f * kDt);
+  w.setGravityScale(floating, 1.0f);
+  w.step(kDt);
+  EXPECT_FLOAT_EQ(w.velocity(floating).y, -10.0f * kDt);
+  // A snapshot keeps the scales.
+  World copy(quiet());
+  copy.restore(w.snapshot());
+  EXPECT_EQ(copy.gravityScale(copy.bodyAt(2)), 2.0f);
+  EXPECT_EQ(copy.snapshot(), w.snapshot());
+}
+
+// |scale| |gravity| is held within kMaxGravity wherever either changes.
+TEST(Settings, GravityScaleKeepsTheGravityLimit) {
+  WorldDef def = quiet();
+  def.gravity = {0, -1e6f};
+  World w(def);
+  BodyDef d = BodyDef::ball({50, 50}, 1.0f);
+  d.gravityScale = 20.0f;  // 2e7 > 1e7
+  EXPECT_THROW(w.createBody(d), Error);
+  d.gravityScale = 10.0f;
+  const BodyId ball = w.createBody(d);
+  const auto before = w.snapshot();
+  EXPECT_THROW(w.setGravityScale(ball, 11.0f), Error);
+  EXPECT_THROW(w.setGravityScale(ball, std::nanf("")), Error);
+  EXPECT_THROW(w.setGravity({0, -2e6f}), Error);  // the ball would feel 2e7
+  EXPECT_EQ(w.snapshot(), before);
+  EXPECT_NO_THROW(w.setGravity({0, -5e5f}));
+  EXPECT_NO_THROW(w.setGravityScale(ball, 20.0f));
+}

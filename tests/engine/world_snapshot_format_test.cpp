@@ -93,7 +93,7 @@ class SnapshotFormat : public test::QuietLog {
 TEST_F(SnapshotFormat, HeaderDescribesTheBuffer) {
   const Bytes b = sample();
   EXPECT_EQ(std::memcmp(b.data(), "QBSNAP\r\n", 8), 0);
-  EXPECT_EQ(at<std::uint32_t>(b, 8), 2u);            // format version
+  EXPECT_EQ(at<std::uint32_t>(b, 8), 3u);            // format version
   EXPECT_EQ(at<std::uint32_t>(b, 12), 64u);          // header size
   EXPECT_EQ(at<std::uint32_t>(b, 16), 0x01020304u);  // byte order
   EXPECT_EQ(at<float>(b, 20), 1.0f / 3.0f);
@@ -146,9 +146,9 @@ TEST_F(SnapshotFormat, OtherVersionsAndMachinesAreRefused) {
   World w = target();
   const Bytes before = w.snapshot();
   Bytes bad = b;
-  set<std::uint32_t>(bad, 8, 1);  // version 1: before materials, filters and sensors
+  set<std::uint32_t>(bad, 8, 2);  // version 2: before the gravity scale
   reseal(bad);
-  expectRefused(w, bad, before, "format version 1; this build reads version 2");
+  expectRefused(w, bad, before, "format version 2; this build reads version 3");
   bad = b;
   set<std::uint32_t>(bad, 16, 0x04030201);
   reseal(bad);
@@ -173,8 +173,8 @@ TEST_F(SnapshotFormat, InconsistentContentsAreRefused) {
   const std::size_t islandNext = bodies + n * (1 + 13 * 4 + 1 + 4);
   // The body columns (66 bytes each), largest radius and box count, then
   // user data and filters (28 bytes each), then materials, damping and
-  // forces (5 floats each).
-  const std::size_t slotOf = bodies + n * 66 + 8 + n * 28 + n * 5 * 4;
+  // forces and the gravity scale (6 floats each).
+  const std::size_t slotOf = bodies + n * 66 + 8 + n * 28 + n * 6 * 4;
   auto refusedWith = [&](auto change, const char* why) {
     Bytes bad = b;
     change(bad);

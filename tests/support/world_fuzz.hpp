@@ -257,6 +257,7 @@ inline BodyDef Program::bodyDef() {
     d.linearDamping = positive(2.0f);
     d.angularDamping = positive(2.0f);
     if (src_.below(2) != 0) d.mass = positive(10.0f);
+    if (src_.below(3) == 0) d.gravityScale = any(2.0f);
     if (wild && src_.below(4) == 0) d.density = value(src_, 3.0f);
   }
   return d;
@@ -439,7 +440,7 @@ inline std::string Program::query() {
 // The per-body settings: user data, filter, materials, spin.
 inline std::string Program::setter() {
   const BodyId id = anyId();
-  switch (src_.below(9)) {
+  switch (src_.below(10)) {
     case 0: {
       const std::uint64_t v = src_.next();
       w_->setUserData(id, v);
@@ -469,6 +470,9 @@ inline std::string Program::setter() {
       break;
     case 7:
       w_->setGravity({value(src_, 30.0f), value(src_, 30.0f)});
+      break;
+    case 8:
+      w_->setGravityScale(id, value(src_, 2.0f));
       break;
     default:
       w_->setAngularVelocity(id, value(src_, 5.0f));

@@ -115,6 +115,11 @@ struct BodyDef {
   /// Angular damping in [0, limits::kMaxDamping] (static boxes ignore it): the same rule
   /// on the angular velocity (which only friction makes nonzero). 0: none.
   float angularDamping = 0.0f;
+  /// What of the world's gravity the ball feels (Box2D's gravityScale): 1
+  /// all of it, 0 none (it floats), -1 it rises. Finite, and |gravityScale|
+  /// times |gravity| at most limits::kMaxGravity (the limit gravity itself
+  /// has). Static and kinematic bodies ignore it.
+  float gravityScale = 1.0f;
 
   [[nodiscard]] static BodyDef ball(Vec2 position, float radius, Vec2 velocity = {}) {
     BodyDef def;

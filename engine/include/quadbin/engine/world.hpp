@@ -100,7 +100,7 @@ struct WorldDef {
 
 /// Where a ray meets a body, or a closed world's wall.
 struct RayHit {
-  BodyId body;  ///< null for a wall
+  BodyId body;     ///< null for a wall
   float t = 0.0f;  ///< ray parameter: point = origin + t * direction
   Vec2 point;
   Vec2 normal;  ///< the body's (or wall's) surface normal at the hit, facing the ray
@@ -232,6 +232,11 @@ class World {
   /// the fit inside a closed world, the mass range, the pair limit); wakes
   /// the ball's island. Boxes are refused (they have half extents).
   void setRadius(BodyId id, float radius);
+  /// What of the world's gravity the body feels (BodyDef::gravityScale).
+  [[nodiscard]] float gravityScale(BodyId id) const;
+  /// BodyDef::gravityScale's limits under the world's gravity; wakes a
+  /// ball. Static and kinematic bodies keep it but feel no gravity.
+  void setGravityScale(BodyId id, float scale);
   /// The body's friction coefficient (BodyDef::friction).
   [[nodiscard]] float friction(BodyId id) const;
   /// Same range as BodyDef::friction; takes effect at the next step.
@@ -419,8 +424,9 @@ class World {
   /// The world's gravity (WorldDef::gravity, or the last setGravity).
   [[nodiscard]] Vec2 gravity() const noexcept;
   /// Changes the gravity from the next step on (WorldDef::gravity's
-  /// limits); a change wakes every sleeping ball, as what rested under
-  /// the old gravity may not under the new.
+  /// limits, and every ball's gravityScale times it within
+  /// limits::kMaxGravity); a change wakes every sleeping ball, as what
+  /// rested under the old gravity may not under the new.
   void setGravity(Vec2 gravity);
 
   /// The broad phase in use (for statistics, spatial queries and
