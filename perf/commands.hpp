@@ -66,8 +66,11 @@ struct PredictOptions {
   std::uint32_t warmup = 10;  // untimed steps (frames) first
   std::uint32_t steps = 3;    // traced steps: the median one is kept
   std::uint64_t seed = 42;
-  // The model's costs (docs/perf.md, "Predicting the scaling").
-  double regionNs = 0.0, barrierNs = 0.0, taskNs = 0.0;
+  // The model's costs (docs/scaling.md).
+  double regionNs = 0.0, barrierNs = 0.0, taskNs = 0.0, slowdown = 1.0;
+  bool measureCosts = false;  // measure them on this machine first
+  bool compare = false;       // step the world on P threads too (B, P <= hardware threads)
+  std::uint32_t rounds = 5;   // --compare: interleaved rounds of `steps` steps
   std::string outDir;
   std::vector<std::string> argv;  // for the JSON
 };

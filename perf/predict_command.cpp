@@ -1,12 +1,16 @@
 // predict: one step traced on one thread (tasks/trace.hpp), replayed for
 // P workers: the predicted time per stage and per step (docs/perf-cli.md,
-// `predict`; the model and its calibration: docs/perf.md).
+// `predict`; the model and its calibration: docs/scaling.md).
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/scenes/scene.hpp>
+#include <quadbin/tasks/staged_loop.hpp>
+#include <quadbin/tasks/task_system.hpp>
 #include <quadbin/tasks/trace.hpp>
 #include <string>
 #include <vector>
@@ -100,6 +104,75 @@ std::string ms(double v) {
   return buf;
 }
 
+double medianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[(v.size() - 1) / 2];
+}
+
+// The median over 31 batches of `calls` calls of fn, ns per call.
+template <class Fn>
+double nsPerCall(std::uint32_t calls, Fn&& fn) {
+  std::vector<double> batches;
+  for (int b = 0; b < 31; ++b) {
+    const auto t0 = TaskTrace::Clock::now();
+    for (std::uint32_t k = 0; k < calls; ++k) fn();
+    batches.push_back(TaskTrace::nsSince(t0) / calls);
+  }
+  return medianOf(std::move(batches));
+}
+
+// --measure-costs: the three costs of the model on this machine's task
+// system with all its hardware threads (docs/scaling.md, "The costs").
+// region: a fork-join of one empty task per thread, after serial work on
+// the caller (as a step's regions mostly are). task: the extra time of a
+// parallelFor of many one-item ranges over a fork-join started back to
+// back, per range and worker. barrier: the extra time of a StagedLoop
+// stage of one block per thread, less that stage's tasks.
+TraceCosts measureCosts(std::uint32_t threads) {
+  const auto system = makeTbbTaskSystem(threads);
+  TaskSystem& tasks = *system;
+  std::atomic<std::uint32_t> sink{0};
+  auto touch = [&](std::uint32_t i) { sink.fetch_add(i, std::memory_order_relaxed); };
+  TraceCosts c;
+  // A region after 50 us of serial work on the caller (the workers may
+  // have gone idle), the gap not counted.
+  {
+    std::vector<double> samples;
+    for (int k = 0; k < 2001; ++k) {
+      const auto gap = TaskTrace::Clock::now();
+      while (TaskTrace::nsSince(gap) < 50e3) {
+      }
+      const auto t0 = TaskTrace::Clock::now();
+      tasks.forkJoin(threads, touch);
+      samples.push_back(TaskTrace::nsSince(t0));
+    }
+    c.regionNs = medianOf(std::move(samples));
+  }
+  constexpr std::uint32_t kRanges = 4096;
+  const double many = nsPerCall(20, [&] {
+    tasks.parallelFor(kRanges, 1, [&](std::uint32_t b, std::uint32_t) { touch(b); });
+  });
+  const double hot = nsPerCall(200, [&] { tasks.forkJoin(threads, touch); });
+  c.taskNs = std::max(0.0, many - hot) * threads / kRanges;
+  constexpr std::uint32_t kStages = 64;
+  auto staged = [&](std::uint32_t stages) {
+    StagedLoop loop;
+    for (std::uint32_t s = 0; s < stages; ++s) loop.add(s * threads, threads, false);
+    return nsPerCall(100, [&] {
+      loop.run(
+          tasks, 1, 1,
+          [&](std::uint32_t b, std::uint32_t) {
+            touch(b);
+            return 0u;
+          },
+          [] {}, [](std::uint32_t) { return false; });
+    });
+  };
+  const double one = staged(1), lots = staged(kStages + 1);
+  c.barrierNs = std::max(0.0, (lots - one) / kStages - c.taskNs);
+  return c;
+}
+
 // The table of one configuration, and its CSV rows.
 void report(const PredictOptions& o, const Traced& t, const TraceCosts& costs, Table& table) {
   const std::vector<StagePrediction> one = predict(t.trace, 1, costs);
@@ -155,10 +228,96 @@ void report(const PredictOptions& o, const Traced& t, const TraceCosts& costs, T
   printTable(header, rows, right);
 }
 
+// --compare: the world stepped for real on 1 and each P up to the
+// hardware threads, beside one more world stepped on the tracing task
+// system: all in lockstep (the same state on any thread count,
+// docs/concurrency.md), so that the predictions are for the very steps
+// measured. Each of `o.rounds` rounds steps every world `o.steps` times,
+// starting one world later than the round before (a burst of load falls on
+// all alike); a round's speed-up is its 1-thread time over its P-thread
+// time, measured or predicted, and the median round is reported.
+void compareReport(const PredictOptions& o, const Traced& t, const TraceCosts& costs,
+                   Table& table) {
+  std::vector<std::uint32_t> ps{1};
+  for (const auto p : o.threads) {
+    if (p > 1 && p <= measure::hardwareThreads() && std::find(ps.begin(), ps.end(), p) == ps.end())
+      ps.push_back(p);
+  }
+  const auto scene = scenes::generate(t.scene, t.n, o.seed);
+  WorldDef def = scenes::worldDefFor(t.scene);
+  def.broadPhase = *parseBroadPhaseType(o.structure);
+  def.logLevel = LogLevel::Error;
+  std::vector<World> worlds;
+  worlds.reserve(ps.size() + 1);
+  for (const auto p : ps) {
+    def.threadCount = p;
+    worlds.push_back(scenes::makeWorld(scene, def));
+  }
+  TaskTrace trace;
+  def.taskSystem = std::make_shared<TracingTaskSystem>(trace);
+  worlds.push_back(scenes::makeWorld(scene, def));
+  const std::size_t traced = ps.size();
+  const auto dt = static_cast<float>(scenes::kDefaultDt);
+  for (auto& w : worlds) {
+    for (std::uint32_t k = 0; k < o.warmup; ++k) w.step(dt);
+  }
+  // [round][P]: measured and predicted ms per step.
+  std::vector<std::vector<double>> measured(o.rounds, std::vector<double>(ps.size(), 0.0));
+  std::vector<std::vector<double>> predicted = measured;
+  for (std::uint32_t r = 0; r < o.rounds; ++r) {
+    for (std::size_t j = 0; j <= ps.size(); ++j) {
+      const std::size_t i = (j + r) % (ps.size() + 1);
+      if (i == traced) {
+        for (std::uint32_t k = 0; k < o.steps; ++k) {
+          trace.clear();
+          worlds[i].step(dt);
+          trace.endStage();
+          for (std::size_t q = 0; q < ps.size(); ++q) {
+            for (const auto& st : predict(trace, ps[q], costs))
+              predicted[r][q] += st.predictedMs / o.steps;
+          }
+        }
+        continue;
+      }
+      const auto t0 = TaskTrace::Clock::now();
+      for (std::uint32_t k = 0; k < o.steps; ++k) worlds[i].step(dt);
+      measured[r][i] = TaskTrace::nsSince(t0) * 1e-6 / o.steps;
+    }
+  }
+  // The median round's time and speed-up of P, from per-round values.
+  auto median = [&](const std::vector<std::vector<double>>& v, std::size_t q, bool speedup) {
+    std::vector<double> x;
+    x.reserve(v.size());
+    for (const auto& round : v) x.push_back(speedup ? round[0] / round[q] : round[q]);
+    return medianOf(std::move(x));
+  };
+  std::printf(
+      "measured on this machine beside predicted for the same steps (the median of %u rounds of "
+      "%u steps):\n",
+      o.rounds, o.steps);
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t q = 0; q < ps.size(); ++q) {
+    const double mMs = median(measured, q, false), pMs = median(predicted, q, false);
+    const double mSpeed = median(measured, q, true), pSpeed = median(predicted, q, true);
+    const double error = 100.0 * (pSpeed - mSpeed) / mSpeed;
+    char m[64], pr[64], e[32];
+    std::snprintf(m, sizeof m, "%s (%.2fx)", ms(mMs).c_str(), mSpeed);
+    std::snprintf(pr, sizeof pr, "%s (%.2fx)", ms(pMs).c_str(), pSpeed);
+    std::snprintf(e, sizeof e, "%+.1f %%", error);
+    rows.push_back({std::to_string(ps[q]), m, pr, e});
+    table.rows.push_back({text(std::string(1, t.workload)), text(measure::sceneName(t.scene)),
+                          integer(t.n), integer(ps[q]), real(mMs, 4), real(mSpeed, 3), real(pMs, 4),
+                          real(pSpeed, 3), real(error, 1)});
+  }
+  printTable({"threads", "measured ms", "predicted ms", "speed-up error"}, rows,
+             {true, true, true, true});
+}
+
 }  // namespace
 
 int predictCommand(const PredictOptions& o) {
   if (o.steps == 0) throw UsageError("--steps must be at least 1");
+  if (o.rounds == 0) throw UsageError("--rounds must be at least 1");
   for (const auto p : o.threads) {
     if (p == 0) throw UsageError("--threads must be at least 1");
   }
@@ -167,11 +326,33 @@ int predictCommand(const PredictOptions& o) {
   const auto scenes =
       measure::parseScenes(o.scenes.empty() ? std::vector<std::string>{"all"} : o.scenes);
   const auto sizes = o.sizes.empty() ? std::vector<std::uint32_t>{100000} : o.sizes;
-  const TraceCosts costs{o.regionNs, o.barrierNs, o.taskNs};
+  for (const double ns : {o.regionNs, o.barrierNs, o.taskNs}) {
+    if (!(ns >= 0.0) || !(ns <= 1e9))
+      throw UsageError("--region-ns, --barrier-ns and --task-ns must be between 0 and 1e9");
+  }
+  if (!(o.slowdown >= 1.0) || !(o.slowdown <= 100.0))
+    throw UsageError("--slowdown must be between 1 and 100");
+  TraceCosts costs{o.regionNs, o.barrierNs, o.taskNs, o.slowdown};
+  if (o.measureCosts) {
+    costs = measureCosts(measure::hardwareThreads());
+    costs.slowdown = o.slowdown;
+    std::printf("costs measured on %u threads: region %.0f ns, barrier %.0f ns, task %.0f ns\n",
+                measure::hardwareThreads(), costs.regionNs, costs.barrierNs, costs.taskNs);
+  }
   const Machine machine = describeMachine();
   Table table;
   table.columns = {"workload",  "scene",   "n",     "stage",        "threads", "work_ms",
                    "serial_ms", "regions", "tasks", "predicted_ms", "speedup"};
+  Table compared;
+  compared.columns = {"workload",
+                      "scene",
+                      "n",
+                      "threads",
+                      "measured_ms",
+                      "measured_speedup",
+                      "predicted_ms",
+                      "predicted_speedup",
+                      "error_pct"};
   for (const char w : workloads) {
     for (const auto scene : scenes) {
       if (w == 'A' && scene == scenes::SceneKind::Pile) {
@@ -188,6 +369,7 @@ int predictCommand(const PredictOptions& o) {
           traceBroadPhase(o, t);
         }
         report(o, t, costs, table);
+        if (o.compare && w == 'B') compareReport(o, t, costs, compared);
       }
     }
   }
@@ -195,19 +377,27 @@ int predictCommand(const PredictOptions& o) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create " + dir.string() + ": " + ec.message());
-  char cost[96];
-  std::snprintf(cost, sizeof cost, "{\"region_ns\": %g, \"barrier_ns\": %g, \"task_ns\": %g}",
-                o.regionNs, o.barrierNs, o.taskNs);
+  char cost[128];
+  std::snprintf(cost, sizeof cost,
+                "{\"region_ns\": %g, \"barrier_ns\": %g, \"task_ns\": %g, \"slowdown\": %g}",
+                costs.regionNs, costs.barrierNs, costs.taskNs, costs.slowdown);
   const JsonObject options{{"workloads", measure::workloadList(workloads)},
                            {"sizes", measure::numberList(sizes)},
                            {"structure", jsonString(o.structure)},
                            {"threads", measure::numberList(o.threads)},
                            {"warmup", std::to_string(o.warmup)},
                            {"steps", std::to_string(o.steps)},
-                           {"costs", cost}};
+                           {"costs", cost},
+                           {"costs_measured", o.measureCosts ? "true" : "false"},
+                           {"rounds", std::to_string(o.rounds)}};
   std::vector<std::filesystem::path> written;
   try {
     written = writeResults(dir, "predict", table, machine, options, o.argv);
+    if (!compared.rows.empty()) {
+      for (auto& p : writeResults(dir, "predict_measured", compared, machine, options, o.argv)) {
+        if (std::find(written.begin(), written.end(), p) == written.end()) written.push_back(p);
+      }
+    }
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }

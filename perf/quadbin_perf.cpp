@@ -91,10 +91,13 @@ struct Commands {
   CLI::App* list = nullptr;
 };
 
-// predict's default costs, ns (docs/perf.md, "Predicting the scaling").
-constexpr double kRegionNs = 5000.0;
-constexpr double kBarrierNs = 2000.0;
-constexpr double kTaskNs = 300.0;
+// predict's default costs, ns (docs/scaling.md).
+// region, barrier and task: `predict --measure-costs` on the 2-core VM;
+// slowdown: 1, what its measured 2-thread speed-ups need (`predict --compare`).
+constexpr double kRegionNs = 1000.0;
+constexpr double kBarrierNs = 550.0;
+constexpr double kTaskNs = 4.0;
+constexpr double kSlowdown = 1.0;
 
 void setDefaults(Commands& c, int argc, char** argv) {
   // The main job's run must finish in a few minutes with the slow peers
@@ -112,11 +115,11 @@ void setDefaults(Commands& c, int argc, char** argv) {
   c.pileOpts.argv.assign(argv, argv + argc);
   c.featuresOpts.argv.assign(argv, argv + argc);
   c.predictOpts.argv.assign(argv, argv + argc);
-  // The model's costs as calibrated on the project's 2-core VM (docs/perf.md,
-  // "Predicting the scaling").
+  // The model's costs as measured on the project's 2-core VM (docs/scaling.md).
   c.predictOpts.regionNs = kRegionNs;
   c.predictOpts.barrierNs = kBarrierNs;
   c.predictOpts.taskNs = kTaskNs;
+  c.predictOpts.slowdown = kSlowdown;
 }
 
 // run, sweep, scaling.
@@ -188,10 +191,19 @@ void addPredict(CLI::App& app, Commands& c) {
   c.predict->add_option("--region-ns", o.regionNs, "cost of starting a parallel region, ns");
   c.predict->add_option("--barrier-ns", o.barrierNs, "cost of a barrier between phases, ns");
   c.predict->add_option("--task-ns", o.taskNs, "cost per task, ns");
+  c.predict->add_option("--slowdown", o.slowdown,
+                        "factor (>= 1) on a task's time while several workers run at once");
+  c.predict->add_flag("--measure-costs", o.measureCosts,
+                      "measure the three costs on this machine (its hardware threads) and use "
+                      "them");
+  c.predict->add_flag("--compare", o.compare,
+                      "Workload B: also step the world on each P up to the hardware threads, "
+                      "interleaved, and print measured beside predicted (predict_measured.csv)");
+  c.predict->add_option("--rounds", o.rounds, "--compare: interleaved rounds (median kept)");
   c.predict->add_option("--out", o.outDir, kOutHelp);
   c.predict->footer(
       "Defaults: --workload B --scene all --n 100000 --threads 2,4,8,16,32,64 --broadphase auto "
-      "--warmup 10 --steps 3 --seed 42, the costs calibrated in docs/perf.md");
+      "--warmup 10 --steps 3 --seed 42 --rounds 5, the costs measured in docs/scaling.md");
 }
 
 void addPileAndFeatures(CLI::App& app, Commands& c) {

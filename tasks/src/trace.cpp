@@ -118,11 +118,11 @@ namespace {
 // Greedy list scheduling of tasks [first, first + count) on `workers`
 // workers all free at 0: each task, in order, to the worker free first.
 double schedule(const std::vector<double>& tasks, std::uint32_t first, std::uint32_t count,
-                std::uint32_t workers, double perTask) {
+                std::uint32_t workers, double perTask, double slowdown) {
   if (count == 0) return 0.0;
   if (workers <= 1 || count == 1) {
     double sum = 0.0;
-    for (std::uint32_t t = 0; t < count; ++t) sum += tasks[first + t] + perTask;
+    for (std::uint32_t t = 0; t < count; ++t) sum += tasks[first + t] * slowdown + perTask;
     return sum;
   }
   std::priority_queue<double, std::vector<double>, std::greater<>> freeAt;
@@ -131,7 +131,7 @@ double schedule(const std::vector<double>& tasks, std::uint32_t first, std::uint
   for (std::uint32_t t = 0; t < count; ++t) {
     const double start = freeAt.top();
     freeAt.pop();
-    const double done = start + tasks[first + t] + perTask;
+    const double done = start + tasks[first + t] * slowdown + perTask;
     end = std::max(end, done);
     freeAt.push(done);
   }
@@ -143,7 +143,7 @@ double schedule(const std::vector<double>& tasks, std::uint32_t first, std::uint
 std::vector<StagePrediction> predict(const TaskTrace& trace, std::uint32_t workers,
                                      const TraceCosts& costs) {
   const bool parallel = workers > 1;
-  const TraceCosts none{};
+  const TraceCosts none{};  // slowdown 1
   const TraceCosts& c = parallel ? costs : none;
   std::vector<StagePrediction> out;
   for (const TaskTrace::Stage& s : trace.stages()) {
@@ -162,8 +162,9 @@ std::vector<StagePrediction> predict(const TaskTrace& trace, std::uint32_t worke
         // A phase of one task runs on whichever thread ended the last one:
         // no barrier to wait at.
         if (k > 0 && phase.taskCount > 1) regionNs += c.barrierNs;
-        regionNs += schedule(trace.tasks(), phase.firstTask, phase.taskCount, workers,
-                             phase.taskCount > 1 ? c.taskNs : 0.0);
+        regionNs +=
+            schedule(trace.tasks(), phase.firstTask, phase.taskCount, workers,
+                     phase.taskCount > 1 ? c.taskNs : 0.0, phase.taskCount > 1 ? c.slowdown : 1.0);
       }
       ns += regionNs;
     }

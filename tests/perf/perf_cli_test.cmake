@@ -358,6 +358,32 @@ endif()
 if(NOT out MATCHES "Workload B, uniform, n = 500" OR NOT out MATCHES "4 threads")
   fail("predict: no table for B uniform 500: ${out}")
 endif()
+expect_usage_error("--rounds" predict --scene uniform --n 100 --rounds 0 --out pred_bad)
+expect_usage_error("--slowdown" predict --scene uniform --n 100 --slowdown 0.5 --out pred_bad)
+expect_usage_error("--task-ns" predict --scene uniform --n 100 --task-ns -1 --out pred_bad)
+# --compare: measured beside predicted for 1 and each P up to the hardware
+# threads (1 always), in predict_measured.csv; --measure-costs puts the
+# costs it measured in predict.json.
+perf(0 predict --scene uniform --n 500 --threads 2 --steps 1 --warmup 1 --rounds 2 --compare
+     --measure-costs --out predict_cmp)
+if(NOT out MATCHES "costs measured on [0-9]+ threads: region [0-9]+ ns"
+   OR NOT out MATCHES "measured on this machine beside predicted")
+  fail("predict --compare --measure-costs: ${out}")
+endif()
+file(STRINGS ${WORK_DIR}/predict_cmp/predict_measured.csv cmp_lines)
+list(GET cmp_lines 0 cmp_header)
+if(NOT cmp_header STREQUAL
+   "workload,scene,n,threads,measured_ms,measured_speedup,predicted_ms,predicted_speedup,error_pct")
+  fail("predict_measured.csv header: ${cmp_header}")
+endif()
+list(GET cmp_lines 1 cmp_one)
+if(NOT cmp_one MATCHES "^B,uniform,500,1,[0-9.]+,1.000,[0-9.]+,1.000,0.0$")
+  fail("predict_measured.csv's 1-thread row: ${cmp_one}")
+endif()
+file(READ ${WORK_DIR}/predict_cmp/predict.json cmp_json)
+if(NOT cmp_json MATCHES "\"costs_measured\": true")
+  fail("predict.json does not say the costs were measured")
+endif()
 
 # The headline run (no --full): quadbin's recommendation beside the peers
 # only, and run.json says so.

@@ -89,6 +89,19 @@ TEST(TracePredict, CostsOfRegionsBarriersAndTasks) {
   EXPECT_NEAR(predicted(s.trace, 2, c), 0.1 + 2.002 + 1.0 + 0.01 + 2.002, 1e-9);
 }
 
+// The slowdown stretches the tasks of a phase that several workers share,
+// not a phase of one task (it runs alone), and nothing on one worker.
+TEST(TracePredict, SlowdownStretchesSharedPhasesOnly) {
+  Synthetic s;
+  s.build({{std::vector<double>(4, 1e6), {1e6}}});
+  TraceCosts c;
+  c.slowdown = 1.5;
+  EXPECT_NEAR(predicted(s.trace, 1, c), 5.0, 1e-9);
+  // 2 workers: (2 x 1.5) + 1
+  EXPECT_NEAR(predicted(s.trace, 2, c), 4.0, 1e-9);
+  EXPECT_NEAR(predicted(s.trace, 4, c), 2.5, 1e-9);
+}
+
 // The stage's time outside its regions is serial, at any worker count.
 TEST(TracePredict, SerialTimeStaysSerial) {
   TaskTrace t;

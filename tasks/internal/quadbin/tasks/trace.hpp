@@ -2,7 +2,7 @@
 /// \file
 /// A task trace: what one step's parallel work is made of, recorded on one
 /// thread, for predicting how it scales (quadbin-perf predict,
-/// docs/perf.md "Predicting the scaling"). TracingTaskSystem runs every
+/// docs/scaling.md). TracingTaskSystem runs every
 /// parallel call on the calling thread, cut as finely as the caller allows
 /// (parallelFor into ranges of its grain, forkJoin into its tasks,
 /// StagedLoop into its blocks), and times each piece: a region is one
@@ -123,11 +123,15 @@ class TraceStage {
 
 /// What a region costs beyond its tasks when P > 1 workers run it, in ns:
 /// starting it (waking the workers), each barrier between two phases of
-/// more than one task, and each task (a claim, a steal).
+/// more than one task, and each task (a claim, a steal); and `slowdown`,
+/// the factor on every task's own time while several workers run at once
+/// (what the trace of one thread cannot see: shared memory bandwidth and
+/// caches, a sibling hardware thread).
 struct TraceCosts {
   double regionNs = 0.0;
   double barrierNs = 0.0;
   double taskNs = 0.0;
+  double slowdown = 1.0;
 };
 
 /// A stage's prediction for P workers.
