@@ -30,10 +30,12 @@ constexpr double kMinCellSize = 1e-30;
 constexpr double kBucketsPerItem =
     2.0;  // table size: memory against crowding  // so that 256 levels reach any float extent
 // Work split (constants, never the thread count, so results never depend on it).
-constexpr std::uint32_t kBoxChunk = 16384;      // boxes per task of the binning passes
+constexpr std::uint32_t kBoxChunk = 4096;       // boxes per task of the binning passes
 constexpr std::uint32_t kGroupBits = 10;        // at most 2^10 groups of buckets
 constexpr std::uint32_t kItemsPerGroup = 4096;  // about this many boxes per group
-constexpr std::uint32_t kBucketChunk = 4096;    // buckets per pair task
+constexpr std::uint32_t kBucketChunk = 4096;    // at most this many buckets per pair task
+constexpr std::uint32_t kBoxesPerTask = 2048;   // and about this many boxes (a crowd's
+                                                // buckets are full: cut them finer)
 
 // floor(x / side) as an integer clamped into int32 (monotonic in x, so
 // clamping far-away coordinates never separates neighbours). NaN goes low.
@@ -535,16 +537,28 @@ void BinGrid::Impl::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std
 
 void BinGrid::Impl::findPairs(std::vector<Pair>& out) {
   if (order_.size() < 2) return;
-  // Tasks: chunks of buckets of each level holding boxes, in bucket order.
+  // Tasks: runs of consecutive buckets of each level, in bucket order, each
+  // of at most kBucketChunk buckets and, where the buckets are full (a
+  // cluster), about kBoxesPerTask boxes: the first bucket that reaches that
+  // many ends the task. The pairs come out in bucket order whatever the
+  // cut, and the cut depends on the boxes only (never the thread count).
   taskLevel_.clear();
   taskBegin_.clear();
   taskEnd_.clear();
   for (const std::uint32_t l : usedLevels_) {
     const std::uint32_t buckets = levels_[l].buckets();
-    for (std::uint32_t b = 0; b < buckets; b += kBucketChunk) {
+    const std::uint32_t* start = bucketStart_.data() + levels_[l].firstBucket;
+    for (std::uint32_t b = 0; b < buckets;) {
+      std::uint32_t e = std::min(buckets, b + kBucketChunk);
+      if (start[e] - start[b] > kBoxesPerTask) {
+        // The first e whose buckets [b, e) hold kBoxesPerTask boxes or more.
+        e = static_cast<std::uint32_t>(
+            std::lower_bound(start + b + 1, start + e, start[b] + kBoxesPerTask) - start);
+      }
       taskLevel_.push_back(l);
       taskBegin_.push_back(b);
-      taskEnd_.push_back(std::min(buckets, b + kBucketChunk));
+      taskEnd_.push_back(e);
+      b = e;
     }
   }
   const auto taskCount = static_cast<std::uint32_t>(taskLevel_.size());
