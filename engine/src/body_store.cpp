@@ -42,63 +42,11 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
 }
 
 void BodyStore::reserve(std::size_t count) {
-  for (auto* v : {&px,
-                  &py,
-                  &vx,
-                  &vy,
-                  &w,
-                  &angle,
-                  &friction,
-                  &rolling,
-                  &hx,
-                  &hy,
-                  &radius,
-                  &mass,
-                  &invMass,
-                  &restTime,
-                  &restitution,
-                  &linearDamping,
-                  &angularDamping,
-                  &fx,
-                  &fy,
-                  &gravityScale}) {
-    v->reserve(count);
-  }
-  type.reserve(count);
-  awake.reserve(count);
-  islandNext.reserve(count);
-  islandPrev.reserve(count);
-  sensor.reserve(count);
+  forEachColumn([count](auto& v) { v.reserve(count); });
 }
 
 void BodyStore::resize(std::size_t count) {
-  for (auto* v : {&px,
-                  &py,
-                  &vx,
-                  &vy,
-                  &w,
-                  &angle,
-                  &friction,
-                  &rolling,
-                  &hx,
-                  &hy,
-                  &radius,
-                  &mass,
-                  &invMass,
-                  &restTime,
-                  &restitution,
-                  &linearDamping,
-                  &angularDamping,
-                  &fx,
-                  &fy,
-                  &gravityScale}) {
-    v->resize(count);
-  }
-  type.resize(count);
-  awake.resize(count);
-  islandNext.resize(count);
-  islandPrev.resize(count);
-  sensor.resize(count, 0);
+  forEachColumn([count](auto& v) { v.resize(count); });
 }
 
 void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m,
@@ -141,6 +89,26 @@ void BodyStore::finishBulk(std::size_t from) noexcept {
   }
 }
 
+validate::BodyValues BodyStore::values(std::uint32_t i) const noexcept {
+  validate::BodyValues v;
+  v.type = type[i];
+  v.position = {px[i], py[i]};
+  v.velocity = {vx[i], vy[i]};
+  v.radius = radius[i];
+  v.halfExtents = {hx[i], hy[i]};
+  v.mass = mass[i];
+  v.angularVelocity = w[i];
+  v.angle = angle[i];
+  v.friction = friction[i];
+  v.rolling = rolling[i];
+  v.restitution = restitution[i];
+  v.linearDamping = linearDamping[i];
+  v.angularDamping = angularDamping[i];
+  v.force = {fx[i], fy[i]};
+  v.gravityScale = gravityScale[i];
+  return v;
+}
+
 void BodyStore::permute(std::span<const std::uint32_t> order,
                         std::span<const std::uint32_t> newIndex) {
   auto apply = [order](auto& v) {
@@ -148,33 +116,8 @@ void BodyStore::permute(std::span<const std::uint32_t> order,
     for (std::size_t k = 0; k < order.size(); ++k) out[k] = v[order[k]];
     v.swap(out);
   };
-  for (auto* v : {&px,
-                  &py,
-                  &vx,
-                  &vy,
-                  &w,
-                  &angle,
-                  &friction,
-                  &rolling,
-                  &hx,
-                  &hy,
-                  &radius,
-                  &mass,
-                  &invMass,
-                  &restTime,
-                  &restitution,
-                  &linearDamping,
-                  &angularDamping,
-                  &fx,
-                  &fy,
-                  &gravityScale}) {
-    apply(*v);
-  }
-  apply(type);
-  apply(awake);
-  apply(sensor);
+  forEachColumn(apply);
   for (auto* links : {&islandNext, &islandPrev}) {
-    apply(*links);
     for (std::uint32_t& l : *links) l = l == kNoBody ? kNoBody : newIndex[l];
   }
 }
@@ -202,31 +145,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
     v[i] = v.back();
     v.pop_back();
   };
-  remove(px);
-  remove(py);
-  remove(vx);
-  remove(vy);
-  remove(w);
-  remove(angle);
-  remove(friction);
-  remove(rolling);
-  remove(hx);
-  remove(hy);
-  remove(radius);
-  remove(mass);
-  remove(invMass);
-  remove(type);
-  remove(awake);
-  remove(restTime);
-  remove(islandNext);
-  remove(islandPrev);
-  remove(sensor);
-  remove(restitution);
-  remove(linearDamping);
-  remove(angularDamping);
-  remove(fx);
-  remove(fy);
-  remove(gravityScale);
+  forEachColumn(remove);
   if (gone >= maxRadius)
     maxRadius = radius.empty() ? 0.0f : *std::max_element(radius.begin(), radius.end());
 }

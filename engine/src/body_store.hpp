@@ -14,6 +14,8 @@
 #include <span>
 #include <vector>
 
+#include "validate.hpp"
+
 namespace quadbin {
 
 inline constexpr std::uint32_t kNoBody = UINT32_MAX;
@@ -84,6 +86,8 @@ struct BodyStore {
   /// Renumbers the bodies: body order[k] becomes body k (newIndex is the
   /// inverse: newIndex[order[k]] == k); the island links follow.
   void permute(std::span<const std::uint32_t> order, std::span<const std::uint32_t> newIndex);
+  /// Body i's values as the limits table checks them (validate::body).
+  [[nodiscard]] validate::BodyValues values(std::uint32_t i) const noexcept;
   [[nodiscard]] AABB tightBox(std::uint32_t i) const noexcept {
     return {{px[i] - hx[i], py[i] - hy[i]}, {px[i] + hx[i], py[i] + hy[i]}};
   }
@@ -104,6 +108,40 @@ struct BodyStore {
                   TaskSystem& tasks) const;
   /// Each body's tight box.
   void tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const;
+
+ private:
+  /// f(column) for every per-body array: one list, so that a new column
+  /// cannot be reserved, resized, removed or renumbered in one place and
+  /// forgotten in another.
+  template <class F>
+  void forEachColumn(F&& f) {
+    for (auto* v : {&px,
+                    &py,
+                    &vx,
+                    &vy,
+                    &w,
+                    &angle,
+                    &friction,
+                    &rolling,
+                    &hx,
+                    &hy,
+                    &radius,
+                    &mass,
+                    &invMass,
+                    &restTime,
+                    &restitution,
+                    &linearDamping,
+                    &angularDamping,
+                    &fx,
+                    &fy,
+                    &gravityScale})
+      f(*v);
+    f(type);
+    f(awake);
+    f(sensor);
+    f(islandNext);
+    f(islandPrev);
+  }
 };
 
 /// What a step may change in a BodyStore, copied before the step so that a

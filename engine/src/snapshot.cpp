@@ -247,22 +247,7 @@ void checkBodies(const BodyStore& b, const WorldDef& def) {
       bad(fmt::format("type = {} is not a BodyType (0 to 2)", static_cast<int>(b.type[i])));
     }
     const bool ball = b.type[i] == BodyType::Ball;
-    validate::BodyValues v;
-    v.type = b.type[i];
-    v.position = {b.px[i], b.py[i]};
-    v.velocity = {b.vx[i], b.vy[i]};
-    v.radius = b.radius[i];
-    v.halfExtents = {b.hx[i], b.hy[i]};
-    v.mass = b.mass[i];
-    v.angularVelocity = b.w[i];
-    v.angle = b.angle[i];
-    v.friction = b.friction[i];
-    v.rolling = b.rolling[i];
-    v.restitution = b.restitution[i];
-    v.linearDamping = b.linearDamping[i];
-    v.angularDamping = b.angularDamping[i];
-    v.force = {b.fx[i], b.fy[i]};
-    v.gravityScale = b.gravityScale[i];
+    const validate::BodyValues v = b.values(i);
     if (const std::string why = validate::body(v, prefix); !why.empty()) fail(why);
     if (const std::string why = validate::gravityScale(v.gravityScale, def.gravity, "gravityScale");
         !why.empty()) {

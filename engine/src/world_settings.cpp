@@ -39,19 +39,9 @@ void World::setRadius(BodyId id, float radius) {
   // The checks createBody runs on a radius, and the mass at the same
   // density (a ball's mass scales with its area).
   const Vec2 p{b.px[i], b.py[i]};
-  validate::BodyValues v;
-  v.type = b.type[i];
-  v.position = p;
-  v.velocity = {b.vx[i], b.vy[i]};
+  validate::BodyValues v = b.values(i);
   v.radius = radius;
-  v.angularVelocity = b.w[i];
-  v.angle = b.angle[i];
-  v.friction = b.friction[i];
-  v.rolling = b.rolling[i];
-  v.restitution = b.restitution[i];
-  v.linearDamping = b.linearDamping[i];
-  v.angularDamping = b.angularDamping[i];
-  v.force = {b.fx[i], b.fy[i]};
+  v.halfExtents = {radius, radius};
   const bool ball = b.isBall(i);
   const double area = (double{radius} * radius) / (double{b.radius[i]} * b.radius[i]);
   const double mass = ball ? double{b.mass[i]} * area : 0.0;
