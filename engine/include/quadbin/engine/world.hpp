@@ -190,7 +190,7 @@ class World {
   /// make every stage of a step miss the cache and, with more than one
   /// thread, the solver's threads write the same cache lines: call it after
   /// loading a level or spawning many bodies, as Jolt's
-  /// OptimizeBroadPhase (docs/perf.md, "body order"). Costs a sort of the
+  /// OptimizeBroadPhase (docs/concurrency.md). Costs a sort of the
   /// bodies; the steps after it may differ from a world not renumbered in
   /// the last bits (new contacts are coloured in another order).
   void optimizeLayout();
