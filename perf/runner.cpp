@@ -84,7 +84,7 @@ std::optional<double> Predictor::predictSeconds(const Config& c) const {
     if (base) break;
   }
   if (!base) return std::nullopt;
-  const double quadratic = isQuadratic(c.structure);
+  const bool quadratic = isQuadratic(c.structure);
   const double ratio = static_cast<double>(c.n) / base->n;
   double factor = quadratic ? ratio * ratio : nLogN(c.n) / nLogN(base->n);
   // An exponent observed between the basis and the next smaller N counts

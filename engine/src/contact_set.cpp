@@ -23,7 +23,6 @@ constexpr std::uint32_t kContactChunk = 16384;  // contacts per task
 constexpr std::uint32_t kEscapeeChunk = 64;     // escapees per re-query task
 constexpr std::uint8_t kNewContact = 0xff;      // colour of a contact not yet coloured
 constexpr float kSlop = ContactSolver::kSlop;
-constexpr float kEscapeTolerance = ContactSolver::kEscapeTolerance;
 constexpr std::uint32_t kGroups = ContactSolver::kGroups;
 constexpr std::uint32_t kBuckets = kGroups * (ContactSolver::kColours + 1);
 

@@ -49,7 +49,12 @@ void buildUp(World& w) {
     w.createBody(ball);
   }
   for (int i = 0; i < 400; ++i) {  // a gas that strikes it, the walls and each other
-    w.createBody(BodyDef::ball({pos(rng), 10.0f + pos(rng) * 0.9f}, r(rng), {vel(rng), vel(rng)}));
+    // Named in turn: the order in which a call's arguments are evaluated is
+    // the compiler's (GCC and clang differ), the braces' order is fixed.
+    const Vec2 velocity{vel(rng), vel(rng)};
+    const float radius = r(rng);
+    const Vec2 at{pos(rng), 10.0f + pos(rng) * 0.9f};
+    w.createBody(BodyDef::ball(at, radius, velocity));
   }
   for (int s = 0; s < kBefore; ++s) {
     if (s == 15) {

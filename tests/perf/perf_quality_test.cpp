@@ -112,7 +112,8 @@ TEST(PerfQuality, MatchesBruteForceOnRandomBalls) {
     for (int i = 0; i < n; ++i) {
       // Mixed radii, log-uniform over two decades.
       const double r = std::exp(U(std::log(0.1), std::log(10.0))(rng)) * (round % 3 ? 1.0 : 0.2);
-      b.add(U(0, size)(rng), U(0, size)(rng), r);
+      const double x = U(0, size)(rng), y = U(0, size)(rng);  // in this order on every compiler
+      b.add(x, y, r);
     }
     // Exactly touching pairs (along an axis, so d is exact), pairs within
     // and beyond the tolerance, and a duplicate.
@@ -138,7 +139,10 @@ TEST(PerfQuality, SpreadOutAndThinArrangements) {
   Balls far;  // two clusters far apart, big and small balls
   std::mt19937_64 rng(9);
   std::uniform_real_distribution<double> u(0, 5);
-  for (int i = 0; i < 200; ++i) far.add(u(rng) + (i % 2 ? 1e6 : 0), u(rng), i % 10 ? 0.2 : 3.0);
+  for (int i = 0; i < 200; ++i) {
+    const double x = u(rng) + (i % 2 ? 1e6 : 0), y = u(rng);
+    far.add(x, y, i % 10 ? 0.2 : 3.0);
+  }
   expectSame(far, "far");
 }
 

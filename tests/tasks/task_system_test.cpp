@@ -56,7 +56,8 @@ TEST(TaskSystem, ParallelForCoversEveryIndexOnce) {
 }
 
 TEST(TaskSystem, ForkJoinNestsAndRunsEveryTaskOnce) {
-  for (auto& [name, ts] : systems()) {
+  for (auto& [name, system] : systems()) {
+    TaskSystem* ts = system.get();  // a plain pointer: lambdas capture no structured binding
     std::vector<std::atomic<int>> hits(64 * 100);
     ts->forkJoin(64, [&](std::uint32_t outer) {
       ts->parallelFor(100, 3, [&](std::uint32_t begin, std::uint32_t end) {
@@ -92,7 +93,8 @@ TEST(TaskSystem, ThreadCounts) {
 
 TEST(TaskSystem, SeveralCallersAtOnce) {
   // Two external threads sharing one system (two worlds on one scheduler).
-  for (auto& [name, ts] : systems()) {
+  for (auto& [name, system] : systems()) {
+    TaskSystem* ts = system.get();  // a plain pointer: lambdas capture no structured binding
     std::vector<std::uint64_t> sums(2, 0);
     std::vector<std::thread> callers;
     for (int c = 0; c < 2; ++c) {
