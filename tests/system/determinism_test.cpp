@@ -1,9 +1,9 @@
 // Worlds are bit-identical for any thread count: the final state after
 // QUADBIN_DETERMINISM_STEPS steps of each reference scene (1,000 and 20,000
 // balls) compared on the raw float bits of x, y, vx, vy, for 1, 2, 3, 4 and
-// 8 threads, for every parallel broad phase. 300 steps in optimised builds
-// (release, asan); fewer in Debug, where a step is ten times slower, and
-// under TSan, which looks for races (tests/CMakeLists.txt sets the number).
+// 8 threads, for every parallel broad phase. 300 steps in Release; fewer in
+// Debug, where a step is ten times slower, and under the sanitizers, which
+// look for memory errors and races (tests/CMakeLists.txt sets the number).
 // The contact list is put in canonical order before the solver, so the
 // state is also the same for every broad phase; what differs per structure
 // is its parallel build and pair search, which runs inside every step here.
