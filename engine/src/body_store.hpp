@@ -9,7 +9,7 @@
 // (islandNext/islandPrev) so that touching one wakes them all.
 
 #include <cstdint>
-#include <quadbin/engine/world.hpp>
+#include <quadbin/engine/body.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <span>
 #include <vector>

@@ -35,7 +35,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <quadbin/broadphase/broadphase.hpp>
-#include <quadbin/engine/world.hpp>
 #include <quadbin/tasks/parallel.hpp>
 #include <quadbin/tasks/staged_loop.hpp>
 #include <span>

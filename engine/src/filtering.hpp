@@ -12,7 +12,7 @@
 
 #include <cstdint>
 #include <quadbin/broadphase/broadphase.hpp>
-#include <quadbin/engine/world.hpp>
+#include <quadbin/engine/body.hpp>
 #include <quadbin/tasks/parallel.hpp>
 #include <span>
 #include <vector>

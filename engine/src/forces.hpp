@@ -9,7 +9,6 @@
 // cleared once the step that used them has succeeded.
 
 #include <cstdint>
-#include <quadbin/engine/world.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <span>
 #include <string>

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <quadbin/engine/world.hpp>
+#include <quadbin/engine/world_def.hpp>
 #include <span>
 #include <vector>
 

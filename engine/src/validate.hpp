@@ -5,7 +5,9 @@
 // accepted.
 
 #include <cstdint>
-#include <quadbin/engine/world.hpp>
+#include <quadbin/engine/body.hpp>
+#include <quadbin/engine/world_def.hpp>
+#include <quadbin/geometry/ray.hpp>
 #include <string>
 #include <string_view>
 
