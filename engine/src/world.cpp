@@ -57,9 +57,7 @@ void World::step(float dt) {
   assert(w.allFinite() && "a step left a position or velocity that is not finite");
 }
 
-bool World::isStepping() const noexcept {
-  return impl_ && impl_->users.load(std::memory_order_acquire) == Impl::kStepping;
-}
+bool World::isStepping() const noexcept { return impl_ && impl_->guard.stepping(); }
 TaskSystem& World::taskSystem() const noexcept {
   return impl_ ? *impl_->tasks : serialTaskSystem();
 }
@@ -149,8 +147,9 @@ std::vector<std::byte> World::snapshot() const {
   Impl& w = live("snapshot");
   const auto use = w.claimRead("snapshot");
   return snapshots::write({w.def, w.bodies, w.slotOf, w.generation, w.freeSlots,
-                           w.solver.contacts(), w.solver.colourUse(), w.previousTouching,
-                           w.pendingEnd, w.sensors.overlaps(), w.sensors.pendingEnd(), w.filters});
+                           w.solver.contacts(), w.solver.colourUse(), w.events.touching(),
+                           w.events.pendingEnd(), w.sensors.overlaps(), w.sensors.pendingEnd(),
+                           w.filters});
 }
 
 void World::restore(std::span<const std::byte> buffer) {
@@ -190,11 +189,7 @@ void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
   generation = std::move(s.generation);
   freeSlots = std::move(s.freeSlots);
   solver.restoreState(std::move(s.contacts), std::move(s.colourUse));
-  previousTouching = std::move(s.touching);
-  beginEvents.clear();
-  endEvents.clear();
-  hitEvents.clear();
-  pendingEnd = std::move(s.pendingEnd);
+  events.restore(std::move(s.touching), std::move(s.pendingEnd));
   sensors.restoreState(std::move(s.sensorOverlaps), std::move(s.sensorPendingEnd));
   stats = {};
   knownPairs.reset();

@@ -59,12 +59,7 @@ void World::destroyBody(BodyId id) {
   w.markBodiesChanged(dense, dense + 1);  // the last body took its place
   // A destroyed body's contacts and sensor overlaps end with events at the
   // next step (they name its old id).
-  auto gone = [&](const TouchKey& k) { return k.slotA == id.index || k.slotB == id.index; };
-  for (const TouchKey& k : w.previousTouching) {
-    if (gone(k))
-      w.pendingEnd.insert(std::upper_bound(w.pendingEnd.begin(), w.pendingEnd.end(), k), k);
-  }
-  std::erase_if(w.previousTouching, gone);
+  w.events.bodyDestroyed(id.index);
   w.sensors.forgetBody(id.index);
 }
 
@@ -413,32 +408,15 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
   return ids;
 }
 
-std::span<const Vec2> World::Impl::view(std::vector<Vec2>& out, std::atomic<bool>& fresh,
-                                        const std::vector<float>& xs,
-                                        const std::vector<float>& ys) {
-  if (!fresh.load(std::memory_order_acquire)) {
-    const std::lock_guard lock(viewMutex);
-    if (!fresh.load(std::memory_order_relaxed)) {
-      out.resize(xs.size());
-      tasks->parallelFor(static_cast<std::uint32_t>(xs.size()), 16384,
-                         [&](std::uint32_t begin, std::uint32_t end) {
-                           for (std::uint32_t i = begin; i < end; ++i) out[i] = {xs[i], ys[i]};
-                         });
-      fresh.store(true, std::memory_order_release);
-    }
-  }
-  return out;
-}
-
 std::span<const Vec2> World::positions() const {
   Impl& w = live("positions");
   const auto use = w.claimRead("positions");
-  return w.view(w.positionView, w.positionsFresh, w.bodies.px, w.bodies.py);
+  return w.views.positions(w.bodies.px, w.bodies.py, *w.tasks);
 }
 std::span<const Vec2> World::velocities() const {
   Impl& w = live("velocities");
   const auto use = w.claimRead("velocities");
-  return w.view(w.velocityView, w.velocitiesFresh, w.bodies.vx, w.bodies.vy);
+  return w.views.velocities(w.bodies.vx, w.bodies.vy, *w.tasks);
 }
 std::span<const float> World::radii() const {
   Impl& w = live("radii");

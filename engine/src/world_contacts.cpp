@@ -37,32 +37,28 @@ void geometry(const BodyStore& s, const ContactSolver::Contact& c, ContactData& 
 }  // namespace
 
 std::span<const ContactData> World::Impl::contactData() {
-  if (contactsFresh.load(std::memory_order_acquire)) return contactView;
-  const std::lock_guard lock(viewMutex);
-  if (contactsFresh.load(std::memory_order_relaxed)) return contactView;
-  contactView.clear();
-  std::size_t walls = 0;
-  for (const ContactSolver::Contact& c : solver.contacts()) {
-    if (c.touched == 0) continue;
-    ContactData d;
-    d.a = bodyIdAt(c.a);
-    if (!ContactSolver::isWall(c.b)) {
-      d.b = bodyIdAt(c.b);
-    } else {
-      ++walls;
+  return views.contacts([&](std::vector<ContactData>& out) {
+    std::size_t walls = 0;
+    for (const ContactSolver::Contact& c : solver.contacts()) {
+      if (c.touched == 0) continue;
+      ContactData d;
+      d.a = bodyIdAt(c.a);
+      if (!ContactSolver::isWall(c.b)) {
+        d.b = bodyIdAt(c.b);
+      } else {
+        ++walls;
+      }
+      geometry(bodies, c, d);
+      d.normalImpulse = c.lambda;
+      d.tangentImpulse = c.tangent;
+      out.push_back(d);
     }
-    geometry(bodies, c, d);
-    d.normalImpulse = c.lambda;
-    d.tangentImpulse = c.tangent;
-    contactView.push_back(d);
-  }
-  // Walls last, in the bodies' order (the list is by dense index already).
-  if (walls > 0) {
-    std::stable_partition(contactView.begin(), contactView.end(),
-                          [](const ContactData& d) { return d.wall == WallSide::None; });
-  }
-  contactsFresh.store(true, std::memory_order_release);
-  return contactView;
+    // Walls last, in the bodies' order (the list is by dense index already).
+    if (walls > 0) {
+      std::stable_partition(out.begin(), out.end(),
+                            [](const ContactData& d) { return d.wall == WallSide::None; });
+    }
+  });
 }
 
 std::span<const ContactData> World::contacts() const {

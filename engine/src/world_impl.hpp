@@ -25,14 +25,17 @@
 #include <quadbin/tasks/trace.hpp>
 #include <string>
 
+#include "array_views.hpp"
 #include "body_store.hpp"
+#include "call_guard.hpp"
+#include "contact_events.hpp"
 #include "contact_solver.hpp"
 #include "filtering.hpp"
 #include "forces.hpp"
 #include "islands.hpp"
 #include "kinematic.hpp"
 #include "log_internal.hpp"
-#include "query_delta.hpp"
+#include "query_index.hpp"
 #include "sensor_set.hpp"
 #include "snapshot.hpp"
 #include "validate.hpp"
@@ -70,42 +73,22 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   std::unique_ptr<BroadPhase> broad;
   ContactSolver solver;
   Islands islands;
-  // Who uses the world: every member that can throw claims it first, with
-  // one compare-and-swap on this word, and a call that finds it taken is
-  // refused (no window between the check and the claim). kStepping or
-  // kChanging: one caller alone (step; a member that changes the world);
-  // otherwise the number of readers (throwing accessors, queries), any
-  // number at once.
-  static constexpr std::uint32_t kIdle = 0;
-  static constexpr std::uint32_t kStepping = UINT32_MAX;
-  static constexpr std::uint32_t kChanging = UINT32_MAX - 1;
-  std::atomic<std::uint32_t> users{kIdle};
+  // Who uses the world, and the calls refused (call_guard.hpp).
+  CallGuard guard;
+  Refusals refusals;
+  static constexpr std::uint32_t kStepping = CallGuard::kStepping;
+  static constexpr std::uint32_t kChanging = CallGuard::kChanging;
 
   // Step scratch, kept between steps so a step allocates nothing once warm.
   std::vector<AABB> boxes;
   std::vector<Pair> pairs;
 
-  // Touching pairs by (slot, generation), sorted; the previous step's set
-  // turns into begin/end events.
-  std::vector<TouchKey> touching, previousTouching, sleepingTouch, touchMerged;
-  OrderedBuffers<std::uint64_t> touchBuffers;
-  std::vector<std::uint64_t> touchKeys, touchScratch;
-  std::vector<std::uint32_t> touchCounts;
-  std::vector<ContactEvent> beginEvents, endEvents;
-  // The step's events and touching set, made here and swapped in only once
-  // nothing can fail any more.
-  std::vector<ContactEvent> nextBegin, nextEnd;
-  OrderedBuffers<ContactEvent> beginBuffers, endBuffers;  // diffTouching's, per chunk
-  bool touchingChanged = false;
-  // Sensors, hit events, pre-solve and the contacts of destroyed bodies
-  // that end at the next step (sensor_set.hpp).
+  // Contact events and the touching pairs they come from (contact_events.hpp).
+  ContactEvents events;
+  // Sensors, pre-solve (sensor_set.hpp).
   SensorSet sensors;
   PreSolveFn preSolve;
   ContactGate gate;
-  std::vector<TouchKey> pendingEnd;  // sorted
-  std::vector<ContactHitEvent> hitEvents, nextHits;
-  OrderedBuffers<ContactHitEvent> hitBuffers;
-  HitSortSpace hitSort;
   float stepDt = 0.0f;
   [[nodiscard]] IdMap idMap() const noexcept { return {slotOf, generation, worldId}; }
 
@@ -143,48 +126,18 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   // The pairs of a snapshot's bodies, or Error when past the limit.
   std::uint64_t checkRestoredPairs(const BodyStore& restored);
 
-  std::atomic<bool> warnedRefusal{false};  // queries may refuse from many threads
   bool warnedOutside = false;
   bool warnedBruteForce = false;
 
-  // Spatial queries run on the bodies' tight boxes, taken once by the first
-  // query after anything moved (a refill of the delta's index; the broad
-  // phase takes them only when a query needs it). Queries from many
-  // threads at once are safe: the first refreshes under the lock, the rest
-  // wait for it and then only read.
-  std::mutex queryMutex;
-  std::atomic<bool> queryFresh{false};
-  // Whether the broad phase holds queryBoxes. A refill fills only the
-  // delta's index (small queries never ask the structure); a large box, a
-  // ray, an explosion or a draw update the structure first, once per
-  // refill.
-  std::atomic<bool> structureFresh{false};
-  // A ray tests every changed body: once a ray was cast since the last
-  // refill, the delta refills at QueryDelta::rayLimit instead of limit.
-  std::atomic<bool> raysAsked{false};
-  std::vector<AABB> queryBoxes;
-  // Bodies changed since the broad phase last took the tight boxes: queries
-  // check them apart until there are too many (query_delta.hpp).
-  QueryDelta queryDelta;
+  // What the spatial queries search (query_index.hpp).
+  QueryIndex queries;
+  [[nodiscard]] QueryStructure queryStructure() noexcept { return {broad, spareBroad}; }
 
-  // positions() and velocities(): the dense x, y pairs as Vec2, copied
-  // from the bodies' columns by the first call after they change (the same
-  // double-checked refresh as the query index).
-  std::mutex viewMutex;
-  std::atomic<bool> positionsFresh{false}, velocitiesFresh{false};
-  std::vector<Vec2> positionView, velocityView;
-  void markMoved() noexcept {
-    positionsFresh.store(false, std::memory_order_release);
-    velocitiesFresh.store(false, std::memory_order_release);
-    contactsFresh.store(false, std::memory_order_release);
-  }
-  // contacts(): the touching pairs with their geometry (world_contacts.cpp),
-  // made by the first call after a change, under viewMutex.
-  std::atomic<bool> contactsFresh{false};
-  std::vector<ContactData> contactView;
+  // positions(), velocities() and contacts() (array_views.hpp).
+  ArrayViews views;
+  void markMoved() noexcept { views.moved(); }
+  // contacts(): the touching pairs with their geometry (world_contacts.cpp).
   std::span<const ContactData> contactData();
-  std::span<const Vec2> view(std::vector<Vec2>& out, std::atomic<bool>& fresh,
-                             const std::vector<float>& xs, const std::vector<float>& ys);
 
   explicit Impl(const WorldDef& d)
       : def(d),
@@ -218,122 +171,30 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
     return system;
   }
 
-  // A claim on the world for one call, released when it ends.
-  class Use {
-   public:
-    Use(const Use&) = delete;
-    Use& operator=(const Use&) = delete;
-    ~Use() {
-      if (as_ == kIdle) {
-        w_.users.fetch_sub(1, std::memory_order_release);
-      } else {
-        w_.users.store(kIdle, std::memory_order_release);
-      }
-    }
-
-   private:
-    friend struct Impl;
-    Use(Impl& w, std::uint32_t as) noexcept : w_(w), as_(as) {}
-    Impl& w_;
-    std::uint32_t as_;  // kStepping or kChanging alone; kIdle: one reader
-  };
+  using Use = CallGuard::Use;
   // The world for `what` alone (as kStepping or kChanging), or Error.
   [[nodiscard]] Use claimAlone(std::uint32_t as, const char* what) {
-    std::uint32_t seen = kIdle;
-    if (!users.compare_exchange_strong(seen, as, std::memory_order_acquire,
-                                       std::memory_order_relaxed)) {
-      refuseBusy(what, seen);
-    }
-    return {*this, as};
+    return guard.claimAlone(as, what, refusals);
   }
   [[nodiscard]] Use claimChange(const char* what) { return claimAlone(kChanging, what); }
   // The world for reading, beside other readers, or Error.
-  [[nodiscard]] Use claimRead(const char* what) {
-    std::uint32_t seen = users.load(std::memory_order_relaxed);
-    do {
-      if (seen >= kChanging) refuseBusy(what, seen);
-    } while (!users.compare_exchange_weak(seen, seen + 1, std::memory_order_acquire,
-                                          std::memory_order_relaxed));
-    return {*this, kIdle};
-  }
-  [[noreturn]] void refuseBusy(const char* what, std::uint32_t seen) {
-    std::string message;
-    if (seen == kStepping) {
-      message = fmt::format(
-          "{}: called while World::step runs; nothing may be called on a world during its step "
-          "(see docs/concurrency.md)",
-          what);
-    } else if (seen == kChanging) {
-      message = fmt::format(
-          "{}: called while another call changes this world (createBody, destroyBody, set...); "
-          "a world must not be used from another thread while it changes (see "
-          "docs/concurrency.md)",
-          what);
-    } else {
-      message = fmt::format(
-          "{}: called while {} other call(s) read this world (queries or accessors); nothing "
-          "may change a world while other threads read it (see docs/concurrency.md)",
-          what, seen);
-    }
-    logRefusal(message);
-    throw Error(message);
-  }
+  [[nodiscard]] Use claimRead(const char* what) { return guard.claimRead(what, refusals); }
 
   void markChanged() noexcept {
-    queryDelta.invalidate();
-    queryFresh.store(false, std::memory_order_release);
+    queries.invalidate();
     markMoved();
   }
-  // Only the tight boxes of dense bodies [first, end) changed: queries see
-  // them through the delta, refilling the structure only when it is full.
+  // Only the tight boxes of dense bodies [first, end) changed.
   void markBodiesChanged(std::uint32_t first, std::uint32_t end) noexcept {
-    queryDelta.changed(first, end, bodies);
-    if (deltaFull()) queryFresh.store(false, std::memory_order_release);
+    queries.changed(first, end, bodies);
     markMoved();
   }
-  [[nodiscard]] bool deltaFull() const noexcept {
-    return queryDelta.needsRebuild() ||
-           (raysAsked.load(std::memory_order_relaxed) &&
-            queryDelta.needsRebuildForRays(static_cast<std::uint32_t>(bodies.size())));
-  }
-  void refreshQueryIndex() {
-    if (queryFresh.load(std::memory_order_acquire)) return;
-    const std::lock_guard lock(queryMutex);
-    if (queryFresh.load(std::memory_order_relaxed)) return;
-    if (deltaFull()) {
-      queryDelta.invalidate();
-      raysAsked.store(false, std::memory_order_relaxed);
-      structureFresh.store(false, std::memory_order_relaxed);
-      bodies.tightBoxes(queryBoxes, *tasks);
-      queryDelta.rebuilt(queryBoxes);
-    }
-    queryFresh.store(true, std::memory_order_release);
-  }
-  // After refreshQueryIndex: the broad phase holds the refill's boxes, for
-  // what the delta's index cannot answer alone.
-  void refreshQueryStructure() {
-    if (structureFresh.load(std::memory_order_acquire)) return;
-    const std::lock_guard lock(queryMutex);
-    if (structureFresh.load(std::memory_order_relaxed)) return;
-    try {
-      broad->update(queryBoxes);
-    } catch (...) {
-      // It may be half updated: an empty one takes its place (structureFresh
-      // stays false, so the next call fills it).
-      if (spareBroad) broad = std::move(spareBroad);
-      throw;
-    }
-    structureFresh.store(true, std::memory_order_release);
-  }
+  void refreshQueryIndex() { queries.refresh(bodies, *tasks); }
+  void refreshQueryStructure() { queries.refreshStructure(queryStructure()); }
   // The bodies whose tight box may touch `box` (after refreshQueryIndex),
-  // appended to `found` in no particular order: from the delta's index
-  // where it can answer, else from the structure and the delta.
+  // appended to `found` in no particular order.
   void candidates(const AABB& box, std::vector<std::uint32_t>& found) {
-    const auto n = static_cast<std::uint32_t>(bodies.size());
-    if (queryDelta.answer(box, n, found)) return;
-    refreshQueryStructure();
-    broad->query(box, found);
-    queryDelta.mergeBox(box, n, found);
+    queries.candidates(box, static_cast<std::uint32_t>(bodies.size()), queryStructure(), found);
   }
   [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
   // The spatial queries (world.cpp's last section); filter null: every body.
@@ -352,17 +213,8 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
     return filter == nullptr || (i != skip && filters.accepts(*filter, i));
   }
 
-  void logRefusal(const std::string& message) {
-    if (!warnedRefusal.exchange(true, std::memory_order_relaxed)) {
-      logger()->warn("refused: {} (later refusals are logged at debug level)", message);
-    } else {
-      logger()->debug("refused: {}", message);
-    }
-  }
-  [[noreturn]] void refuse(const std::string& message) {
-    logRefusal(message);
-    throw Error(message);
-  }
+  void logRefusal(const std::string& message) { refusals.log(message); }
+  [[noreturn]] void refuse(const std::string& message) { refusals.refuse(message); }
 
   // The invariant the input limits (quadbin/engine/limits.hpp) promise:
   // checked after every step in debug builds.
@@ -456,9 +308,6 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void sleep(const SolverSettings& s);
   void countOutside();
   void updateEvents();
-  void findTouching();
-  void diffTouching();
-  void addPendingEnds();
   [[nodiscard]] SolverSettings settingsFor(float dt) const;
   /// Wakes the island of dense body i (a static box: every island, since
   /// moving or removing it may leave any of them unsupported).

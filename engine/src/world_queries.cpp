@@ -11,7 +11,7 @@ void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
   if (options.region) w.check(validate::queryBox(*options.region, "draw region"));
   w.refreshQueryIndex();
   w.refreshQueryStructure();
-  drawWorld({w.bodies, w.slotOf, w.generation, w.worldId, w.def, *w.broad, w.queryDelta,
+  drawWorld({w.bodies, w.slotOf, w.generation, w.worldId, w.def, *w.broad, w.queries.delta(),
              w.sensors.overlaps(), w.denseOf, *w.tasks},
             options, out);
 }
@@ -143,12 +143,12 @@ void World::Impl::raycastAll(const Ray& ray, std::vector<RayHit>& out, const Que
   const auto use = w.claimRead("raycast");
   w.check(validate::ray(ray, "raycast"));
   const std::uint32_t skip = w.ignored(filter, "raycast filter.ignore");
-  w.raysAsked.store(true, std::memory_order_relaxed);
+  w.queries.rayAsked();
   w.refreshQueryIndex();
   w.refreshQueryStructure();
   std::vector<std::uint32_t> found;
   w.broad->queryRay(ray, found);
-  w.queryDelta.mergeAll(static_cast<std::uint32_t>(w.bodies.size()), found);
+  w.queries.delta().mergeAll(static_cast<std::uint32_t>(w.bodies.size()), found);
   std::sort(found.begin(), found.end());
   out.clear();
   std::vector<std::uint32_t> dense;

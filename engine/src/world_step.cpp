@@ -98,12 +98,8 @@ void World::Impl::step(float dt) {
   traced.emplace(*tasks, "finish");
   if (active) knownPairs = stats.candidatePairs;
   solver.commit();
-  beginEvents.swap(nextBegin);
-  endEvents.swap(nextEnd);
-  if (touchingChanged) previousTouching.swap(touching);
-  hitEvents.swap(nextHits);
+  events.commit();
   sensors.commit();
-  pendingEnd.clear();
   forces::clearForces(bodies);  // used by this step (or by none: the ball slept)
   stats.totalMs = millisSince(start);
 }
