@@ -117,7 +117,6 @@ void World::Impl::runStages(const SolverSettings& s) {
   timed(stats.sweptBoxesMs, "swept boxes", [&] { sweptBoxes(s); });
   timed(stats.broadPhaseMs, "broad phase", [&] { findPairs(); });
   timed(stats.contactsMs, "contacts", [&] { buildContacts(s); });
-  stats.narrowPhaseMs = stats.contactsMs;  // the field's former name
   timed(stats.solverMs, "solve", [&] { solve(s); });
   timed(stats.integratePositionsMs, "integrate positions", [&] { integratePositions(s); });
   timed(stats.positionCorrectionMs, "position correction", [&] { correctPositions(s); });

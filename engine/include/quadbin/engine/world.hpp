@@ -62,7 +62,6 @@ struct StepStats {
   /// pairs close enough to touch within the step kept (a distance test),
   /// wall contacts, last step's impulses carried over, parallel batches.
   double contactsMs = 0.0;
-  double narrowPhaseMs = 0.0;  ///< the former name of contactsMs, kept equal to it
   /// Contact iterations and exact impacts: the time of impact of each
   /// pair that collides during the step, and its impulse.
   double solverMs = 0.0;
