@@ -1,6 +1,9 @@
 #pragma once
-// The state of BinGrid (bin_grid.hpp) and its algorithms, defined in bin_grid.cpp.
+// The state of BinGrid (bin_grid.hpp) and its algorithms, defined in
+// bin_grid.cpp and bin_grid_layout.cpp.
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/tasks/parallel.hpp>
@@ -8,6 +11,54 @@
 #include <vector>
 
 namespace quadbin {
+
+// What bin_grid.cpp (binning, pairs, queries) and bin_grid_layout.cpp (cell
+// size, levels, layout, draw) share.
+namespace bingrid {
+
+constexpr std::uint32_t kLevels = 256;  // level l has cells of side cellSize * 2^l
+constexpr std::size_t kSizeSample = 1024;
+// A box fills at most this share of its level's cell side, so two boxes of
+// one level that overlap have cell coordinates at most 1 apart even after
+// the rounding of x * (1 / side).
+constexpr double kFill = 0.998;
+constexpr double kMinCellSize = 1e-30;
+constexpr double kBucketsPerItem =
+    2.0;  // table size: memory against crowding  // so that 256 levels reach any float extent
+// Work split (constants, never the thread count, so results never depend on it).
+constexpr std::uint32_t kBoxChunk = 4096;       // boxes per task of the binning passes
+constexpr std::uint32_t kGroupBits = 10;        // at most 2^10 groups of buckets
+constexpr std::uint32_t kItemsPerGroup = 4096;  // about this many boxes per group
+constexpr std::uint32_t kBucketChunk = 4096;    // at most this many buckets per pair task
+constexpr std::uint32_t kBoxesPerTask = 2048;   // and about this many boxes (a crowd's
+                                                // buckets are full: cut them finer)
+
+// floor(x / side) as an integer clamped into int32 (monotonic in x, so
+// clamping far-away coordinates never separates neighbours). NaN goes low.
+inline std::int64_t cellCoord(float x, double invCellSize) noexcept {
+  const double t = static_cast<double>(x) * invCellSize;
+  if (!(t > -2147483648.0)) return INT32_MIN;
+  if (t >= 2147483647.0) return INT32_MAX;
+  const auto i = static_cast<std::int64_t>(t);  // truncates toward zero
+  return static_cast<double>(i) > t ? i - 1 : i;
+}
+
+// x mod m for any x (m > 0): one compare for the cells inside the table.
+inline std::uint32_t wrap(std::int64_t x, std::uint32_t m) noexcept {
+  if (static_cast<std::uint64_t>(x) < m) return static_cast<std::uint32_t>(x);
+  const std::int64_t r = x % static_cast<std::int64_t>(m);
+  return static_cast<std::uint32_t>(r < 0 ? r + m : r);
+}
+
+inline std::uint32_t ceilLog2(std::uint64_t v) noexcept {
+  return v <= 1 ? 0 : static_cast<std::uint32_t>(std::bit_width(v - 1));
+}
+
+inline double extentOf(const AABB& b) noexcept {
+  return std::max(static_cast<double>(b.max.x) - b.min.x, static_cast<double>(b.max.y) - b.min.y);
+}
+
+}  // namespace bingrid
 
 struct BinGrid::Impl {
   explicit Impl(const BinGridOptions& options);
@@ -83,5 +134,13 @@ struct BinGrid::Impl {
   OrderedBuffers<Pair> pairBuffers_;
   std::vector<std::uint32_t> taskLevel_, taskBegin_, taskEnd_;  // pair tasks
 };
+
+inline std::uint32_t BinGrid::Impl::levelOf(const AABB& box) const noexcept {
+  const double e = bingrid::extentOf(box);
+  if (!(e > levels_[0].maxExtent)) return 0;  // the common case, and NaN
+  std::uint32_t l = 1;
+  while (l + 1 < bingrid::kLevels && e > levels_[l].maxExtent) ++l;
+  return l;
+}
 
 }  // namespace quadbin

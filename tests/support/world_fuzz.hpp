@@ -33,123 +33,13 @@
 #include <string>
 #include <vector>
 
-#include "broadphase_fuzz.hpp"  // fuzz::Source
-#include "snapshot_fuzz.hpp"    // mutate, seal, checkRestore
+#include "broadphase_fuzz.hpp"    // fuzz::Source
+#include "snapshot_fuzz.hpp"      // mutate, seal, checkRestore
+#include "world_fuzz_values.hpp"  // arguments, the brute-force references
 
 namespace quadbin::test::fuzz {
 
 namespace world {
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// A float from ordinary values, the limits' edges and hostile ones.
-inline float value(Source& src, float ordinary) {
-  switch (src.below(12)) {
-    case 0:
-      return std::numeric_limits<float>::quiet_NaN();
-    case 1:
-      return src.below(2) ? kInf : -kInf;
-    case 2: {
-      static const float kEdges[] = {0.0f, -0.0f, 1e-40f, 1e-6f,  1e7f,  -1e7f,
-                                     1e8f, 1e9f,  1e30f,  -1e30f, 3e38f, 1e-9f};
-      return kEdges[src.below(sizeof kEdges / sizeof kEdges[0])];
-    }
-    default:
-      return static_cast<float>((src.unit() * 2.0 - 1.0) * ordinary);
-  }
-}
-// Mostly an ordinary value in [0, ordinary), sometimes value()'s.
-inline float magnitude(Source& src, float ordinary) {
-  return src.below(4) == 0 ? value(src, ordinary) : static_cast<float>(src.unit()) * ordinary;
-}
-inline Vec2 point(Source& src, const AABB& bounds) {
-  if (src.below(6) == 0) return {value(src, 1e3f), value(src, 1e3f)};
-  return {bounds.min.x + static_cast<float>(src.unit()) * (bounds.max.x - bounds.min.x),
-          bounds.min.y + static_cast<float>(src.unit()) * (bounds.max.y - bounds.min.y)};
-}
-// A filter from a few categories (so that pairs do collide and do not),
-// sometimes any bits.
-inline Filter filter(Source& src) {
-  Filter f;
-  if (src.below(3) == 0) return f;
-  f.categoryBits = src.below(8) == 0 ? src.next() : 1ull << src.below(3);
-  f.maskBits = src.below(3) == 0 ? ~0ull : src.next() & 7u;
-  f.groupIndex = static_cast<std::int32_t>(src.below(5)) - 2;
-  return f;
-}
-inline bool accepts(const QueryFilter& q, const Filter& body) {
-  return (body.categoryBits & q.maskBits) != 0 && (body.maskBits & q.categoryBits) != 0;
-}
-
-// The pre-solve hook the programs set: a pure function of the ids,
-// symmetric in a and b, that switches a quarter of the contacts off.
-inline bool preSolve(BodyId a, BodyId b, Vec2 /*normal*/) { return (a.index + b.index) % 4 != 0; }
-
-// What a refused call must leave as it was: the snapshot's bytes (the
-// whole simulation state) and what the snapshot does not hold (the events
-// of the last step, the broad phase in use).
-struct State {
-  std::vector<std::byte> bytes;
-  std::vector<std::uint32_t> events;
-  friend bool operator==(const State&, const State&) = default;
-};
-inline State state(const World& w) {
-  State s{w.snapshot(), {w.bodyCount()}};
-  auto& d = s.events;
-  for (const ContactEvent& e : w.contactBeginEvents()) d.insert(d.end(), {e.a.index, e.b.index});
-  for (const ContactEvent& e : w.contactEndEvents()) d.insert(d.end(), {e.a.index, e.b.index});
-  for (const ContactHitEvent& e : w.contactHitEvents()) d.insert(d.end(), {e.a.index, e.b.index});
-  for (const SensorEvent& e : w.sensorBeginEvents()) d.insert(d.end(), {e.sensor.index});
-  for (const SensorEvent& e : w.sensorEndEvents()) d.insert(d.end(), {e.visitor.index});
-  d.push_back(static_cast<std::uint32_t>(w.def().broadPhase));
-  return s;
-}
-
-// Brute force of queryBox: the bodies whose shape touches the box and that
-// the filter accepts, in dense order (the same float tests as World's).
-inline std::vector<BodyId> bruteQueryBox(const World& w, const AABB& box,
-                                         const std::optional<QueryFilter>& q) {
-  std::vector<BodyId> out;
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    if (q && (id == q->ignore || !accepts(*q, w.filter(id)))) continue;
-    bool hit = false;
-    if (w.radius(id) == 0.0f) {  // a static or kinematic box
-      hit = touches(w.bounds(id), box);
-    } else {
-      const Vec2 c = w.position(id);
-      const float r = w.radius(id);
-      hit = lengthSquared(c - closestPoint(box, c)) <= r * r;
-    }
-    if (hit) out.push_back(id);
-  }
-  return out;
-}
-
-// Counts what World::draw shows and checks each id.
-struct CountingDraw final : WorldDraw {
-  explicit CountingDraw(const World& w) : world(&w) {}
-  void ball(const DrawnBall& b) override {
-    ++bodies;
-    if (!world->isValid(b.id) || world->type(b.id) != b.type) ++bad;
-  }
-  void staticBox(const DrawnBox& b) override {
-    ++bodies;
-    if (!world->isValid(b.id)) ++bad;
-  }
-  void walls(const AABB& /*bounds*/) override { ++wallCalls; }
-  void contact(const DrawnContact& c) override {
-    if (!world->isValid(c.a) || (!c.b.isNull() && !world->isValid(c.b))) ++bad;
-  }
-  void sensorOverlap(BodyId sensor, BodyId visitor, Vec2 /*point*/) override {
-    if (!world->isValid(sensor) || !world->isValid(visitor)) ++bad;
-  }
-  void aabb(BodyId id, const AABB& /*box*/) override {
-    if (!world->isValid(id)) ++bad;
-  }
-  const World* world;
-  std::uint32_t bodies = 0, wallCalls = 0, bad = 0;
-};
 
 // One program on one world. `alternate`: the determinism twin, which
 // starts on 3 threads instead of 1 and maps every valid setThreadCount
@@ -325,61 +215,6 @@ inline std::string Program::step(bool& mustSucceed) {
   recentlyDead_.clear();
   unknownEnds_ = false;
   return failure;
-}
-
-// The events of the step just taken.
-inline std::string Program::checkEvents() const {
-  const World& w = *w_;
-  auto solid = [&](BodyId id) { return w.type(id) != BodyType::Kinematic; };
-  auto contactRules = [&](BodyId a, BodyId b) -> const char* {
-    if (w.isSensor(a) || w.isSensor(b)) return "a sensor in a contact event";
-    if (!shouldCollide(w.filter(a), w.filter(b))) return "a filtered pair in a contact event";
-    if (w.type(a) != BodyType::Ball && w.type(b) != BodyType::Ball) {
-      return "a contact event without a ball";
-    }
-    if (preSolveOn_ && solid(a) && solid(b) && !preSolve(a, b, {})) {
-      return "a contact the pre-solve hook switched off in an event";
-    }
-    return nullptr;
-  };
-  for (const ContactEvent& e : w.contactBeginEvents()) {
-    if (!isAlive(e.a) || !isAlive(e.b)) return "a contact begin event names a dead body";
-    if (e.a.index >= e.b.index) return "a contact begin event with a.index >= b.index";
-    if (const char* why = contactRules(e.a, e.b)) return why;
-  }
-  for (const ContactEvent& e : w.contactEndEvents()) {
-    for (const BodyId id : {e.a, e.b}) {
-      if (!isAlive(id) && !isRecentlyDead(id) && !unknownEnds_) {
-        return "a contact end event names an old body";
-      }
-    }
-  }
-  for (const ContactHitEvent& e : w.contactHitEvents()) {
-    if (!isAlive(e.a)) return "a hit event names a dead body";
-    if (e.b.isNull()) {
-      if (e.wall == WallSide::None || def_.boundary != Boundary::Closed) {
-        return "a wall hit without a wall";
-      }
-      if (w.type(e.a) == BodyType::Kinematic) return "a kinematic body hit a wall";
-      continue;
-    }
-    if (!isAlive(e.b) || e.wall != WallSide::None) return "a body hit names a dead body or a wall";
-    if (const char* why = contactRules(e.a, e.b)) return why;
-  }
-  for (const SensorEvent& e : w.sensorBeginEvents()) {
-    if (!isAlive(e.sensor) || !isAlive(e.visitor)) return "a sensor begin event names a dead body";
-    if (!w.isSensor(e.sensor) || w.isSensor(e.visitor) || w.type(e.visitor) != BodyType::Ball) {
-      return "a sensor begin event breaks the sensor rule";
-    }
-  }
-  for (const SensorEvent& e : w.sensorEndEvents()) {
-    for (const BodyId id : {e.sensor, e.visitor}) {
-      if (!isAlive(id) && !isRecentlyDead(id) && !unknownEnds_) {
-        return "a sensor end event names an old body";
-      }
-    }
-  }
-  return {};
 }
 
 inline std::string Program::query() {
@@ -690,55 +525,6 @@ inline std::string Program::optimizeLayout() {
   return {};
 }
 
-// No accepted call leaves a world that cannot step: a copy of the world
-// steps, and every position and velocity stays finite.
-inline std::string Program::checkSteps() {
-  try {
-    stepper_->restore(w_->snapshot());
-  } catch (const Error& e) {
-    return std::string("the world's own snapshot was refused: ") + e.what();
-  }
-  try {
-    stepper_->step(1.0f / 60.0f);
-  } catch (const Error& e) {
-    return std::string("the calls so far left a world that cannot step: ") + e.what();
-  }
-  for (std::uint32_t i = 0; i < stepper_->bodyCount(); ++i) {
-    const BodyId id = stepper_->bodyAt(i);
-    const Vec2 p = stepper_->position(id), v = stepper_->velocity(id);
-    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(v.x) || !std::isfinite(v.y)) {
-      return "the calls so far left a world whose step gives a value that is not finite";
-    }
-  }
-  return {};
-}
-
-inline std::string Program::checkInvariants() const {
-  const World& w = *w_;
-  if (w.bodyCount() != alive_.size()) return "bodyCount differs from the model";
-  for (std::size_t i = 0; i < alive_.size(); ++i) {
-    const BodyId id = alive_[i];
-    if (!w.isValid(id)) return "a live body's id is not valid";
-    const Vec2 p = w.position(id), v = w.velocity(id);
-    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(v.x) || !std::isfinite(v.y)) {
-      return "a position or velocity is not finite";
-    }
-    // The whole ball, give or take rounding (a few ulps of the coordinates).
-    const float r = std::max(0.0f, w.radius(id) * 0.999f - def_.bounds.max.x * 1e-6f);
-    if (def_.boundary == Boundary::Closed && w.type(id) == BodyType::Ball &&
-        !(def_.bounds.min.x <= p.x - r && p.x + r <= def_.bounds.max.x &&
-          def_.bounds.min.y <= p.y - r && p.y + r <= def_.bounds.max.y)) {
-      return "a ball is outside a closed world";
-    }
-    if (w.userData(id) != userData_[i]) return "userData differs from the model";
-  }
-  for (const BodyId id : dead_) {
-    if (w.isValid(id)) return "a destroyed body's id is valid";
-  }
-  if (w.isValid(foreign_) || w.isValid(BodyId{})) return "a foreign or null id is valid";
-  return {};
-}
-
 inline std::string Program::run(std::uint32_t calls, std::vector<std::byte>& finalState) {
   def_.logLevel = LogLevel::Off;
   const float size = src_.below(2) ? 100.0f : 1e4f;
@@ -805,3 +591,6 @@ inline std::string runWorld(Source& src, std::uint32_t calls, std::uint32_t maxB
 }
 
 }  // namespace quadbin::test::fuzz
+
+// Program's checks, defined apart.
+#include "world_fuzz_checks.hpp"  // IWYU pragma: keep
