@@ -8,6 +8,7 @@ namespace quadbin {
 
 struct AutoBroadPhase::Impl {
   AutoOptions options;
+  BroadPhaseOptions picks;  // what the structures it switches to are made with
   std::unique_ptr<BroadPhase> active;
   AABB bounds{};
   bool haveBounds = false;
@@ -27,7 +28,16 @@ AutoBroadPhase::AutoBroadPhase(const AutoOptions& options) : impl_(std::make_uni
                 " must be in [0, 1)");
   }
   impl_->options = options;
-  impl_->active = makeBroadPhase(options.small);
+  impl_->active = makeBroadPhase(options.small, impl_->picks);
+}
+AutoBroadPhase::AutoBroadPhase(const BroadPhaseOptions& options)
+    : AutoBroadPhase(options.autoSelect) {
+  impl_->picks = options;
+  // The picks' options are checked now, not at the first switch (a step).
+  for (auto type : {options.autoSelect.medium, options.autoSelect.large}) {
+    (void)makeBroadPhase(type, options);
+  }
+  impl_->active = makeBroadPhase(options.autoSelect.small, options);
 }
 AutoBroadPhase::~AutoBroadPhase() = default;
 
@@ -63,7 +73,7 @@ void AutoBroadPhase::update(std::span<const AABB> boxes) {
     // Checked before the switch, so that refused boxes change nothing (the
     // structure checks them again in its own update otherwise).
     detail::requireValidBoxes(boxes, "AutoBroadPhase::update");
-    active = makeBroadPhase(pick);
+    active = makeBroadPhase(pick, impl_->picks);
     if (impl_->haveBounds) active->setBounds(impl_->bounds);
     active->setTaskSystem(sharedTasks());
   }

@@ -61,27 +61,31 @@ void BroadPhase::queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const
 }
 
 std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type) {
+  return makeBroadPhase(type, BroadPhaseOptions{});
+}
+
+std::unique_ptr<BroadPhase> makeBroadPhase(BroadPhaseType type, const BroadPhaseOptions& options) {
   switch (type) {
     case BroadPhaseType::BruteForce:
       return std::make_unique<BruteForce>();
     case BroadPhaseType::Quadtree:
-      return std::make_unique<QuadtreeBroadPhase>();
+      return std::make_unique<QuadtreeBroadPhase>(options.quadtree);
     case BroadPhaseType::BinGrid:
-      return std::make_unique<BinGrid>();
+      return std::make_unique<BinGrid>(options.binGrid);
     case BroadPhaseType::Auto:
-      return std::make_unique<AutoBroadPhase>();
+      return std::make_unique<AutoBroadPhase>(options);
     case BroadPhaseType::SweepAndPrune:
-      return std::make_unique<SweepAndPrune>();
+      return std::make_unique<SweepAndPrune>(options.sweepAndPrune);
     case BroadPhaseType::DynamicAabbTree:
-      return std::make_unique<DynamicAabbTree>();
+      return std::make_unique<DynamicAabbTree>(options.dynamicAabbTree);
     case BroadPhaseType::LeafQuadtree:
-      return std::make_unique<LeafQuadtree>();
+      return std::make_unique<LeafQuadtree>(options.leafQuadtree);
     case BroadPhaseType::DynamicCentreQuadtree:
-      return std::make_unique<DynamicCentreQuadtree>();
+      return std::make_unique<DynamicCentreQuadtree>(options.dynamicCentreQuadtree);
     case BroadPhaseType::NonaTree:
-      return std::make_unique<NonaTree>();
+      return std::make_unique<NonaTree>(options.nonaTree);
     case BroadPhaseType::DiagonalBsp:
-      return std::make_unique<DiagonalBsp>();
+      return std::make_unique<DiagonalBsp>(options.diagonalBsp);
   }
   return std::make_unique<BruteForce>();
 }

@@ -25,6 +25,13 @@ World::World(const WorldDef& def) {
     logger()->warn("refused input: {}", why);
     throw Error(why);
   }
+  try {
+    (void)makeBroadPhase(def.broadPhase, def.broadPhaseOptions);  // its options, checked
+  } catch (const Error& e) {
+    const std::string why = std::string("WorldDef.broadPhaseOptions: ") + e.what();
+    logger()->warn("refused input: {}", why);
+    throw Error(why);
+  }
   impl_ = std::make_unique<Impl>(def);
   // Only now that the world exists: a refused def changes nothing.
   if (def.logLevel) setLogLevel(*def.logLevel);
@@ -96,7 +103,12 @@ void World::setBroadPhase(BroadPhaseType type) {
   Impl& w = live("setBroadPhase");
   const auto use = w.claimChange("setBroadPhase");
   w.check(validate::broadPhaseType(type, "setBroadPhase type"));
-  auto broad = w.freshBroadPhase(type);
+  std::unique_ptr<BroadPhase> broad;
+  try {
+    broad = w.freshBroadPhase(type);
+  } catch (const Error& e) {
+    w.refuse(std::string("setBroadPhase: WorldDef.broadPhaseOptions: ") + e.what());
+  }
   w.spareBroad = nullptr;  // of the old type: the next step makes one
   w.broad = std::move(broad);
   w.def.broadPhase = type;
@@ -166,13 +178,14 @@ void World::restore(std::span<const std::byte> buffer) {
   def.threadCount = w.def.threadCount;
   def.taskSystem = w.def.taskSystem;
   def.logLevel = w.def.logLevel;
+  def.broadPhaseOptions = w.def.broadPhaseOptions;
   if (const std::string why = validate::worldDef(def); !why.empty()) {
     w.refuse("World::restore: the snapshot's " + why);
   }
   // The broad phase is rebuilt from the bodies at the next step: the narrow
   // phase puts its pairs in canonical order, so its history does not matter.
   const std::uint64_t pairCount = w.checkRestoredPairs(s.bodies);
-  auto broad = makeBroadPhase(def.broadPhase);
+  auto broad = makeBroadPhase(def.broadPhase, def.broadPhaseOptions);
   broad->setBounds(def.bounds);
   broad->setTaskSystem(w.tasks);
   w.commit(std::move(s), std::move(def), std::move(broad));

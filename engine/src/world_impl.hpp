@@ -155,7 +155,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   BroadPhaseType lastActive = BroadPhaseType::Auto;
 
   [[nodiscard]] std::unique_ptr<BroadPhase> freshBroadPhase(BroadPhaseType type) const {
-    auto made = makeBroadPhase(type);
+    auto made = makeBroadPhase(type, def.broadPhaseOptions);
     made->setBounds(def.bounds);
     made->setTaskSystem(tasks);
     return made;

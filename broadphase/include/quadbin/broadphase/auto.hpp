@@ -13,23 +13,18 @@
 #include <cstdint>
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/options.hpp>
 
 namespace quadbin {
-
-struct AutoOptions {
-  std::uint32_t smallBelow = 32;      ///< use `small` below this many boxes
-  std::uint32_t mediumBelow = 20000;  ///< use `medium` below this many, `large` above
-  BroadPhaseType small = BroadPhaseType::BruteForce;
-  BroadPhaseType medium = BroadPhaseType::SweepAndPrune;
-  BroadPhaseType large = BroadPhaseType::BinGrid;
-  float hysteresis = 0.2f;  ///< fraction of a threshold to go below before switching down
-};
 
 class AutoBroadPhase final : public BroadPhase {
  public:
   /// Throws quadbin::Error when smallBelow > mediumBelow, a structure is
   /// Auto itself, or hysteresis is not in [0, 1).
   explicit AutoBroadPhase(const AutoOptions& options = {});
+  /// options.autoSelect for the rule; the structures it picks are made
+  /// with their own members of `options` (each checked here, once).
+  explicit AutoBroadPhase(const BroadPhaseOptions& options);
   ~AutoBroadPhase() override;
 
   [[nodiscard]] BroadPhaseType type() const noexcept override { return BroadPhaseType::Auto; }

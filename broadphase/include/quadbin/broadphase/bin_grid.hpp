@@ -38,20 +38,10 @@
 #include <cstdint>
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/options.hpp>
 #include <vector>
 
 namespace quadbin {
-
-struct BinGridOptions {
-  /// Side of the finest cells. 0 = automatic: `cellSizeFactor` times the
-  /// median box extent (max of width and height) of the frame.
-  float cellSize = 0.0f;
-  float cellSizeFactor = 3.0f;
-  /// Put boxes larger than the finest cells on coarser levels (cells
-  /// doubling in size). With false, one level whose cells fit the largest
-  /// box (a plain uniform grid).
-  bool multiLevel = true;
-};
 
 class BinGrid final : public BroadPhase {
  public:

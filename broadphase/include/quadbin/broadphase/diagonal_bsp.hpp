@@ -20,23 +20,10 @@
 
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/options.hpp>
 #include <quadbin/broadphase/region_tree_stats.hpp>
 
 namespace quadbin {
-
-struct DiagonalBspOptions {
-  /// A leaf holding more boxes than this splits (at least 1).
-  std::uint32_t threshold = 16;
-  /// Depth of the deepest leaf; the root rectangle is depth 0 and its two
-  /// triangles depth 1 (at most 64). 16 binary cuts make leaves of the size
-  /// of a depth-8 quadtree's.
-  std::uint32_t maxDepth = 16;
-  /// Growth allowed for a four-way split (in [1, 4]); one binary cut may
-  /// grow by its square root (two cuts per quadtree level). Whatever it is,
-  /// a tree of n boxes holds at most 8n leaf entries and 8n + 1 nodes
-  /// (docs/broadphase-limits.md).
-  float maxSplitGrowth = 2.0f;
-};
 
 class DiagonalBsp final : public BroadPhase {
  public:

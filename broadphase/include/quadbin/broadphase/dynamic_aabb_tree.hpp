@@ -37,15 +37,10 @@
 #include <cstdint>
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/options.hpp>
 #include <vector>
 
 namespace quadbin {
-
-struct DynamicAabbTreeOptions {
-  float margin = 0.25f;
-  float absoluteMargin = 0.0f;
-  float rebuildFraction = 0.1f;
-};
 
 class DynamicAabbTree final : public BroadPhase {
  public:

@@ -16,24 +16,10 @@
 
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/options.hpp>
 #include <quadbin/broadphase/region_tree_stats.hpp>
 
 namespace quadbin {
-
-struct DynamicCentreQuadtreeOptions {
-  /// A leaf holding more boxes than this splits (at least 1).
-  std::uint32_t threshold = 16;
-  /// Depth of the deepest leaf; the root is depth 0 (at most 32).
-  std::uint32_t maxDepth = 8;
-  /// 0: split at the mean of all the node's centres; k > 0: at the mean of
-  /// k centres drawn (with replacement) from the node.
-  std::uint32_t sampleSize = 0;
-  /// A split is made only if the four children together would hold at most
-  /// this many times the parent's boxes (in [1, 4]; 4 = no limit per split).
-  /// Whatever it is, a tree of n boxes holds at most 8n leaf entries and
-  /// 8n + 1 nodes (docs/broadphase-limits.md).
-  float maxSplitGrowth = 2.0f;
-};
 
 class DynamicCentreQuadtree final : public BroadPhase {
  public:

@@ -11,23 +11,10 @@
 
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/options.hpp>
 #include <quadbin/broadphase/region_tree_stats.hpp>
 
 namespace quadbin {
-
-struct NonaTreeOptions {
-  /// A leaf holding more boxes than this splits (at least 1).
-  std::uint32_t threshold = 16;
-  /// Depth of the deepest leaf; the root is depth 0 (at most 32). Depth 8
-  /// cuts each side into 6,561.
-  std::uint32_t maxDepth = 8;
-  /// Growth allowed for a four-way split (in [1, 4]); a nine-way split cuts
-  /// as finely as log4(9) = 1.6 quadtree levels, so it may grow by
-  /// maxSplitGrowth^1.6 (3 for the default). Whatever it is, a tree of n
-  /// boxes holds at most 8n leaf entries and 8n + 1 nodes
-  /// (docs/broadphase-limits.md).
-  float maxSplitGrowth = 2.0f;
-};
 
 class NonaTree final : public BroadPhase {
  public:

@@ -41,16 +41,10 @@
 #include <cstdint>
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/options.hpp>
 #include <vector>
 
 namespace quadbin {
-
-struct QuadtreeOptions {
-  std::uint32_t threshold = 16;  ///< values a leaf holds before it splits (>= 1)
-  std::uint32_t maxDepth = 8;    ///< root is depth 0 (<= 24)
-  float looseness = 1.0f;        ///< node boxes grown by this factor, in [1, 4]; 1: strict
-  bool incremental = true;       ///< false: clear and re-insert everything each frame
-};
 
 class QuadtreeBroadPhase final : public BroadPhase {
  public:

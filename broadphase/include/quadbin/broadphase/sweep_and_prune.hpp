@@ -33,16 +33,10 @@
 #include <cstdint>
 #include <memory>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/options.hpp>
 #include <vector>
 
 namespace quadbin {
-
-struct SweepAndPruneOptions {
-  enum class Axis : std::uint8_t { Auto, X, Y };
-  Axis axis = Axis::Auto;
-  std::uint32_t maxShiftsPerProxy = 32;
-  float fullSortFraction = 0.25f;
-};
 
 class SweepAndPrune final : public BroadPhase {
  public:

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/broadphase/options.hpp>
 #include <quadbin/engine/limits.hpp>
 #include <quadbin/engine/log.hpp>
 #include <quadbin/geometry/aabb.hpp>
@@ -53,6 +54,11 @@ struct WorldDef {
   /// call back into the world.
   std::shared_ptr<TaskSystem> taskSystem;
   BroadPhaseType broadPhase = BroadPhaseType::Auto;  ///< Auto: picked from the bodies
+  /// The options of the structure `broadPhase` names (and of those Auto
+  /// picks), for this world and every setBroadPhase after: a value out of
+  /// range refuses the World's construction (quadbin::Error). Not in a
+  /// snapshot: restore keeps the world's own.
+  BroadPhaseOptions broadPhaseOptions;
   /// Iterations of the contact solver (sequential impulses with warm
   /// starting) over the contacts that touch at the start of a step: resting
   /// contacts, stacks and crowds (docs/physics.md). In [1, 256].
