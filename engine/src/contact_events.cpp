@@ -3,12 +3,28 @@
 #include "contact_events.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <iterator>
 
 namespace quadbin {
 
 namespace {
+
+// Whether keys is in ascending order: chunks checked in parallel, each to
+// the first key of the next.
+bool sortedInParallel(TaskSystem& ts, const std::vector<std::uint64_t>& keys) {
+  constexpr std::uint32_t kChunk = 16384;
+  const auto n = static_cast<std::uint32_t>(keys.size());
+  std::atomic<bool> sorted{true};
+  forEachChunk(ts, n, kChunk, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+    const std::uint32_t last = std::min(end + 1, n);  // and the next chunk's first
+    if (!std::is_sorted(keys.begin() + begin, keys.begin() + last)) {
+      sorted.store(false, std::memory_order_relaxed);
+    }
+  });
+  return sorted.load(std::memory_order_relaxed);
+}
 
 ContactEvent toEvent(const TouchKey& k, std::uint32_t worldId) {
   return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
@@ -46,7 +62,7 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   // the TouchKey order.
   const auto count = static_cast<std::uint32_t>(in.contacts.size());
   const auto slotBits = static_cast<unsigned>(std::bit_width(in.denseOf.size()));
-  constexpr std::uint32_t kChunk = 16384;
+  constexpr std::uint32_t kChunk = 4096;
   touchBuffers_.reset(chunkCount(count, kChunk));
   forEachChunk(ts, count, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t k = begin; k < end; ++k) {
@@ -61,7 +77,7 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   touchBuffers_.appendTo(ts, touchKeys_);
   // While slots and dense indices are in the same order (no body destroyed
   // out of order) the keys come out of the canonical contacts sorted.
-  if (!std::is_sorted(touchKeys_.begin(), touchKeys_.end())) {
+  if (!sortedInParallel(ts, touchKeys_)) {
     parallelRadixSort(ts, touchKeys_, touchScratch_, touchCounts_, 2 * slotBits);
   }
   nextTouching_.resize(touchKeys_.size());
@@ -82,9 +98,17 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
     return in.bodies.awake[i] == 0 && in.bodies.isBall(i);
   };
   sleepingTouch_.clear();
-  for (std::size_t k = 0; in.mayHaveSleepers && k < touching_.size(); ++k) {
-    const TouchKey& key = touching_[k];
-    if (asleep(key.slotA) && asleep(key.slotB)) sleepingTouch_.push_back(key);
+  if (in.mayHaveSleepers) {
+    const auto previous = static_cast<std::uint32_t>(touching_.size());
+    sleepingBuffers_.reset(chunkCount(previous, kChunk));
+    forEachChunk(ts, previous, kChunk,
+                 [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                   for (std::uint32_t k = begin; k < end; ++k) {
+                     const TouchKey& key = touching_[k];
+                     if (asleep(key.slotA) && asleep(key.slotB)) sleepingBuffers_[c].push_back(key);
+                   }
+                 });
+    sleepingBuffers_.appendTo(ts, sleepingTouch_);
   }
   if (!sleepingTouch_.empty()) {
     // (A pair that fell asleep in this step is in both lists.)
@@ -101,7 +125,7 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
 // before its end, in parallel; the chunks' events joined in order are the
 // one walk's.
 void ContactEvents::diffTouching(std::uint32_t worldId, TaskSystem& tasks) {
-  constexpr std::uint32_t kChunk = 16384;
+  constexpr std::uint32_t kChunk = 4096;
   const auto now = static_cast<std::uint32_t>(nextTouching_.size());
   const std::uint32_t chunks = std::max(1u, chunkCount(now, kChunk));
   beginBuffers_.reset(chunks);

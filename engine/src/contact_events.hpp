@@ -79,6 +79,7 @@ class ContactEvents {
   std::vector<ContactHitEvent> nextHits_;
   // Working space, kept so that a warm step allocates nothing.
   std::vector<TouchKey> sleepingTouch_, merged_;
+  OrderedBuffers<TouchKey> sleepingBuffers_;
   OrderedBuffers<std::uint64_t> touchBuffers_;
   std::vector<std::uint64_t> touchKeys_, touchScratch_;
   std::vector<std::uint32_t> touchCounts_;
