@@ -16,12 +16,12 @@ namespace quadbin {
 
 namespace {
 // Work split: constants, never the thread count.
-constexpr std::uint32_t kBodyGrain = 4096;      // bodies per range of element-wise loops
-constexpr std::uint32_t kBodyChunk = 16384;     // bodies per task with an ordered output
-constexpr std::uint32_t kPairChunk = 16384;     // candidate pairs per filtering task
-constexpr std::uint32_t kContactChunk = 16384;  // contacts per task
-constexpr std::uint32_t kEscapeeChunk = 64;     // escapees per re-query task
-constexpr std::uint8_t kNewContact = 0xff;      // colour of a contact not yet coloured
+constexpr std::uint32_t kBodyGrain = 4096;     // bodies per range of element-wise loops
+constexpr std::uint32_t kBodyChunk = 4096;     // bodies per task with an ordered output
+constexpr std::uint32_t kPairChunk = 4096;     // candidate pairs per filtering task
+constexpr std::uint32_t kContactChunk = 4096;  // contacts per task
+constexpr std::uint32_t kEscapeeChunk = 64;    // escapees per re-query task
+constexpr std::uint8_t kNewContact = 0xff;     // colour of a contact not yet coloured
 constexpr float kSlop = ContactSolver::kSlop;
 constexpr std::uint32_t kGroups = ContactSolver::kGroups;
 constexpr std::uint32_t kBuckets = kGroups * (ContactSolver::kColours + 1);
