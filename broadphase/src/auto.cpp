@@ -14,7 +14,19 @@ struct AutoBroadPhase::Impl {
   bool haveBounds = false;
 };
 
-AutoBroadPhase::AutoBroadPhase(const AutoOptions& options) : impl_(std::make_unique<Impl>()) {
+namespace {
+// The defaults for the picks, `options` for the rule.
+BroadPhaseOptions withRule(const AutoOptions& options) {
+  BroadPhaseOptions all;
+  all.autoSelect = options;
+  return all;
+}
+}  // namespace
+
+AutoBroadPhase::AutoBroadPhase(const AutoOptions& options) : AutoBroadPhase(withRule(options)) {}
+
+AutoBroadPhase::AutoBroadPhase(const BroadPhaseOptions& all) : impl_(std::make_unique<Impl>()) {
+  const AutoOptions& options = all.autoSelect;
   if (options.smallBelow > options.mediumBelow) {
     throw Error("AutoOptions.smallBelow = " + std::to_string(options.smallBelow) +
                 " must be <= mediumBelow = " + std::to_string(options.mediumBelow));
@@ -28,16 +40,12 @@ AutoBroadPhase::AutoBroadPhase(const AutoOptions& options) : impl_(std::make_uni
                 " must be in [0, 1)");
   }
   impl_->options = options;
-  impl_->active = makeBroadPhase(options.small, impl_->picks);
-}
-AutoBroadPhase::AutoBroadPhase(const BroadPhaseOptions& options)
-    : AutoBroadPhase(options.autoSelect) {
-  impl_->picks = options;
+  impl_->picks = all;
   // The picks' options are checked now, not at the first switch (a step).
-  for (auto type : {options.autoSelect.medium, options.autoSelect.large}) {
-    (void)makeBroadPhase(type, options);
+  for (auto type : {options.medium, options.large}) {
+    if (type != options.small) (void)makeBroadPhase(type, all);
   }
-  impl_->active = makeBroadPhase(options.autoSelect.small, options);
+  impl_->active = makeBroadPhase(options.small, all);
 }
 AutoBroadPhase::~AutoBroadPhase() = default;
 
