@@ -1,4 +1,4 @@
-// Incremental spatial queries (engine/src/query_delta.hpp): a query after a
+// Incremental spatial queries (engine/src/queries/query_delta.hpp): a query after a
 // few changes answers from the bodies of the last refill (the delta's own
 // index of them for a small query, the broad phase for a large one) plus
 // the changed bodies. Every answer must equal that of a twin world whose

@@ -1,0 +1,325 @@
+#include "bodies/body_store.hpp"
+
+#include <algorithm>
+
+#include <cmath>
+
+namespace quadbin {
+
+namespace {
+constexpr std::uint32_t kBodyGrain = 4096;  // bodies per range: a constant, never the thread count
+}  // namespace
+
+void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, float mu,
+                     float roll) {
+  px.push_back(p.x);
+  py.push_back(p.y);
+  vx.push_back(v.x);
+  vy.push_back(v.y);
+  w.push_back(0.0f);
+  angle.push_back(0.0f);
+  friction.push_back(mu);
+  rolling.push_back(roll);
+  if (t == BodyType::Ball && mu > 0.0f) ++frictionBalls;
+  hx.push_back(half.x);
+  hy.push_back(half.y);
+  radius.push_back(r);
+  maxRadius = std::max(maxRadius, r);
+  if (t != BodyType::Ball) ++boxCount;
+  mass.push_back(m);
+  invMass.push_back(t == BodyType::Ball ? 1.0f / m : 0.0f);
+  type.push_back(t);
+  awake.push_back(t == BodyType::Ball ? 1 : 0);
+  restTime.push_back(0.0f);
+  islandNext.push_back(kNoBody);
+  islandPrev.push_back(kNoBody);
+  sensor.push_back(0);
+  // Materials: World::Impl::insert sets them (setMaterial) right after.
+  for (auto* column : {&restitution, &linearDamping, &angularDamping, &fx, &fy}) {
+    column->push_back(0.0f);
+  }
+  gravityScale.push_back(1.0f);
+}
+
+void BodyStore::reserve(std::size_t count) {
+  forEachColumn([count](auto& v) { v.reserve(count); });
+}
+
+void BodyStore::resize(std::size_t count) {
+  forEachColumn([count](auto& v) { v.resize(count); });
+}
+
+void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m,
+                    float mu, float roll) noexcept {
+  px[i] = p.x;
+  py[i] = p.y;
+  vx[i] = v.x;
+  vy[i] = v.y;
+  w[i] = 0.0f;
+  angle[i] = 0.0f;
+  friction[i] = mu;
+  rolling[i] = roll;
+  hx[i] = half.x;
+  hy[i] = half.y;
+  radius[i] = r;
+  mass[i] = m;
+  invMass[i] = t == BodyType::Ball ? 1.0f / m : 0.0f;
+  type[i] = t;
+  awake[i] = t == BodyType::Ball ? 1 : 0;
+  restTime[i] = 0.0f;
+  islandNext[i] = kNoBody;
+  islandPrev[i] = kNoBody;
+  sensor[i] = 0;
+  restitution[i] = 0.0f;
+  linearDamping[i] = 0.0f;
+  angularDamping[i] = 0.0f;
+  fx[i] = 0.0f;
+  fy[i] = 0.0f;
+  gravityScale[i] = 1.0f;
+}
+
+void BodyStore::finishBulk(std::size_t from) noexcept {
+  for (std::size_t i = from; i < px.size(); ++i) {
+    maxRadius = std::max(maxRadius, radius[i]);
+    if (type[i] != BodyType::Ball) ++boxCount;
+    if (type[i] == BodyType::Ball && friction[i] > 0.0f) ++frictionBalls;
+    sensorCount += sensor[i];
+    if (linearDamping[i] > 0.0f || angularDamping[i] > 0.0f) ++dampedBalls;
+    if (type[i] == BodyType::Ball && gravityScale[i] != 1.0f) ++scaledBalls;
+  }
+}
+
+validate::BodyValues BodyStore::values(std::uint32_t i) const noexcept {
+  validate::BodyValues v;
+  v.type = type[i];
+  v.position = {px[i], py[i]};
+  v.velocity = {vx[i], vy[i]};
+  v.radius = radius[i];
+  v.halfExtents = {hx[i], hy[i]};
+  v.mass = mass[i];
+  v.angularVelocity = w[i];
+  v.angle = angle[i];
+  v.friction = friction[i];
+  v.rolling = rolling[i];
+  v.restitution = restitution[i];
+  v.linearDamping = linearDamping[i];
+  v.angularDamping = angularDamping[i];
+  v.force = {fx[i], fy[i]};
+  v.gravityScale = gravityScale[i];
+  return v;
+}
+
+void BodyStore::permute(std::span<const std::uint32_t> order,
+                        std::span<const std::uint32_t> newIndex) {
+  auto apply = [order](auto& v) {
+    std::remove_reference_t<decltype(v)> out(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) out[k] = v[order[k]];
+    v.swap(out);
+  };
+  forEachColumn(apply);
+  for (auto* links : {&islandNext, &islandPrev}) {
+    for (std::uint32_t& l : *links) l = l == kNoBody ? kNoBody : newIndex[l];
+  }
+}
+
+void BodyStore::swapRemove(std::uint32_t i) {
+  const auto last = static_cast<std::uint32_t>(px.size() - 1);
+  // The last body moves to i: its island neighbours must point at i.
+  if (last != i && islandNext[last] != kNoBody) {
+    const std::uint32_t next = islandNext[last], prev = islandPrev[last];
+    if (next == last) {  // alone in its island: a loop to itself, at i after the move
+      islandNext[last] = i;
+      islandPrev[last] = i;
+    } else {
+      islandNext[prev] = i;
+      islandPrev[next] = i;
+    }
+  }
+  const float gone = radius[i];
+  if (!isBall(i)) --boxCount;
+  setFriction(i, 0.0f);
+  setSensor(i, false);
+  setMaterial(i, 0.0f, 0.0f, 0.0f);
+  setGravityScale(i, 1.0f);
+  auto remove = [i](auto& v) {
+    v[i] = v.back();
+    v.pop_back();
+  };
+  forEachColumn(remove);
+  if (gone >= maxRadius)
+    maxRadius = radius.empty() ? 0.0f : *std::max_element(radius.begin(), radius.end());
+}
+
+std::uint32_t BodyStore::wakeIsland(std::uint32_t i) noexcept {
+  if (islandNext[i] == kNoBody) return 0;
+  std::uint32_t woke = 0;
+  std::uint32_t k = i;
+  do {
+    const std::uint32_t next = islandNext[k];
+    islandNext[k] = kNoBody;
+    islandPrev[k] = kNoBody;
+    awake[k] = 1;
+    restTime[k] = 0.0f;
+    ++woke;
+    k = next;
+  } while (k != i);
+  return woke;
+}
+
+void BodyStore::wakeAll() noexcept {
+  for (std::size_t i = 0; i < px.size(); ++i) {
+    if (islandNext[i] == kNoBody) continue;
+    islandNext[i] = kNoBody;
+    islandPrev[i] = kNoBody;
+    awake[i] = 1;
+    restTime[i] = 0.0f;
+  }
+}
+
+void BodyStore::sleepIsland(const std::uint32_t* members, std::uint32_t count) noexcept {
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const std::uint32_t i = members[k];
+    islandNext[i] = members[k + 1 == count ? 0 : k + 1];
+    islandPrev[i] = members[k == 0 ? count - 1 : k - 1];
+    awake[i] = 0;
+    vx[i] = 0.0f;
+    vy[i] = 0.0f;
+    w[i] = 0.0f;
+  }
+}
+
+void BodyStore::setFriction(std::uint32_t i, float mu) noexcept {
+  if (isBall(i)) frictionBalls += (mu > 0.0f ? 1u : 0u) - (friction[i] > 0.0f ? 1u : 0u);
+  friction[i] = mu;
+}
+
+void BodyStore::setMaterial(std::uint32_t i, float e, float linear, float angular) noexcept {
+  const bool was = linearDamping[i] > 0.0f || angularDamping[i] > 0.0f;
+  const bool is = linear > 0.0f || angular > 0.0f;
+  dampedBalls += (is ? 1u : 0u) - (was ? 1u : 0u);
+  restitution[i] = e;
+  linearDamping[i] = linear;
+  angularDamping[i] = angular;
+}
+
+void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) {
+  if (g == Vec2{}) return;
+  tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      for (std::uint32_t i = begin; i < end; ++i) {
+                        if (awake[i] == 0) continue;
+                        vx[i] += g.x * dt;
+                        vy[i] += g.y * dt;
+                      }
+                    });
+}
+
+void BodyStore::sweptBoxes(float dt, float staticMargin, bool kinematic, std::vector<AABB>& out,
+                           TaskSystem& tasks) const {
+  out.resize(px.size());
+  // The arrays as local pointers: the stores to `out` could alias the
+  // vectors, which would then be reloaded for every body.
+  AABB* box = out.data();
+  const float *x = px.data(), *y = py.data(), *u = vx.data(), *v = vy.data();
+  const float *halfX = hx.data(), *halfY = hy.data();
+  const std::uint8_t* moving = awake.data();
+  const BodyType* kind = type.data();
+  tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
+                    [=](std::uint32_t begin, std::uint32_t end) {
+                      for (std::uint32_t i = begin; i < end; ++i) {
+                        float travel = moving[i] != 0              ? length(Vec2{u[i], v[i]}) * dt
+                                       : kind[i] == BodyType::Ball ? 0.0f
+                                                                   : staticMargin;
+                        // A kinematic body's box covers its whole path.
+                        if (kinematic && kind[i] == BodyType::Kinematic) {
+                          travel += length(Vec2{u[i], v[i]}) * dt;
+                        }
+                        box[i] = {{x[i] - halfX[i] - travel, y[i] - halfY[i] - travel},
+                                  {x[i] + halfX[i] + travel, y[i] + halfY[i] + travel}};
+                      }
+                    });
+}
+
+void BodyStore::tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const {
+  out.resize(px.size());
+  tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      for (std::uint32_t i = begin; i < end; ++i) out[i] = tightBox(i);
+                    });
+}
+
+void BodySnapshot::save(const BodyStore& b, Parts parts, TaskSystem& tasks) {
+  const std::size_t n = b.size();
+  saved = {false, false, false, false};  // nothing optional is valid until it is copied
+  // Sized first (the only step that may allocate), then copied in parallel.
+  for (auto* v : {&px, &py, &vx, &vy}) v->resize(n);
+  awake.resize(n);
+  if (parts.spin) {
+    w.resize(n);
+    angle.resize(n);
+  }
+  if (parts.rest) restTime.resize(n);
+  if (parts.islands) {
+    islandNext.resize(n);
+    islandPrev.resize(n);
+  }
+  tasks.parallelFor(static_cast<std::uint32_t>(n), kBodyGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      auto copy = [&](const auto& from, auto& to) {
+                        std::copy(from.begin() + begin, from.begin() + end, to.begin() + begin);
+                      };
+                      if (parts.positions) {
+                        copy(b.px, px);
+                        copy(b.py, py);
+                      }
+                      copy(b.vx, vx);
+                      copy(b.vy, vy);
+                      copy(b.awake, awake);
+                      if (parts.spin) {
+                        copy(b.w, w);
+                        copy(b.angle, angle);
+                      }
+                      if (parts.rest) copy(b.restTime, restTime);
+                      if (parts.islands) {
+                        copy(b.islandNext, islandNext);
+                        copy(b.islandPrev, islandPrev);
+                      }
+                    });
+  saved = parts;
+}
+
+void BodySnapshot::saveIslands(const BodyStore& b) {
+  if (!saved.rest) {
+    restTime.resize(b.size());
+    std::copy(b.restTime.begin(), b.restTime.end(), restTime.begin());
+    saved.rest = true;
+  }
+  if (saved.islands) return;
+  islandNext.resize(b.size());
+  islandPrev.resize(b.size());
+  std::copy(b.islandNext.begin(), b.islandNext.end(), islandNext.begin());
+  std::copy(b.islandPrev.begin(), b.islandPrev.end(), islandPrev.begin());
+  saved.islands = true;
+}
+
+void BodySnapshot::restore(BodyStore& b) const noexcept {
+  // Serial: the task system may be what failed.
+  if (saved.positions) {
+    std::copy(px.begin(), px.end(), b.px.begin());
+    std::copy(py.begin(), py.end(), b.py.begin());
+  }
+  std::copy(vx.begin(), vx.end(), b.vx.begin());
+  std::copy(vy.begin(), vy.end(), b.vy.begin());
+  std::copy(awake.begin(), awake.end(), b.awake.begin());
+  if (saved.spin) {
+    std::copy(w.begin(), w.end(), b.w.begin());
+    std::copy(angle.begin(), angle.end(), b.angle.begin());
+  }
+  if (saved.rest) std::copy(restTime.begin(), restTime.end(), b.restTime.begin());
+  if (saved.islands) {
+    std::copy(islandNext.begin(), islandNext.end(), b.islandNext.begin());
+    std::copy(islandPrev.begin(), islandPrev.end(), b.islandPrev.begin());
+  }
+}
+
+}  // namespace quadbin

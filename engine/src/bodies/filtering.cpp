@@ -1,0 +1,82 @@
+// Collision filters and user data (filtering.hpp, docs/filtering.md).
+#include "bodies/filtering.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace quadbin {
+
+namespace {
+constexpr std::uint32_t kPairChunk = 16384;  // pairs per filtering task: a constant
+bool isCustom(const Filter& f) noexcept { return !(f == Filter{}); }
+}  // namespace
+
+void BodyFilters::push(const Filter& f, std::uint64_t user) {
+  filter.push_back(f);
+  userData.push_back(user);
+  custom += isCustom(f) ? 1u : 0u;
+}
+
+void BodyFilters::reserve(std::size_t count) {
+  filter.reserve(count);
+  userData.reserve(count);
+}
+
+void BodyFilters::resize(std::size_t count) {
+  filter.resize(count);
+  userData.resize(count);
+}
+
+void BodyFilters::finishBulk(std::size_t from) noexcept {
+  for (std::size_t i = from; i < filter.size(); ++i) custom += isCustom(filter[i]) ? 1u : 0u;
+}
+
+void BodyFilters::setFilter(std::uint32_t i, const Filter& f) noexcept {
+  custom -= isCustom(filter[i]) ? 1u : 0u;
+  filter[i] = f;
+  custom += isCustom(f) ? 1u : 0u;
+}
+
+void BodyFilters::swapRemove(std::uint32_t i) noexcept {
+  custom -= isCustom(filter[i]) ? 1u : 0u;
+  filter[i] = filter.back();
+  userData[i] = userData.back();
+  filter.pop_back();
+  userData.pop_back();
+}
+
+void BodyFilters::permute(std::span<const std::uint32_t> order) {
+  std::vector<Filter> f(order.size());
+  std::vector<std::uint64_t> u(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    f[k] = filter[order[k]];
+    u[k] = userData[order[k]];
+  }
+  filter.swap(f);
+  userData.swap(u);
+}
+
+void BodyFilters::assign(BodyFilters&& other) noexcept {
+  filter = std::move(other.filter);
+  userData = std::move(other.userData);
+  custom = 0;
+  finishBulk(0);
+}
+
+void BodyFilters::filterPairs(std::vector<Pair>& pairs, TaskSystem& tasks) {
+  if (!active()) return;
+  const auto count = static_cast<std::uint32_t>(pairs.size());
+  kept_.reset(chunkCount(count, kPairChunk));
+  forEachChunk(tasks, count, kPairChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 std::vector<Pair>& out = kept_[c];
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   if (collide(pairs[k].a, pairs[k].b)) out.push_back(pairs[k]);
+                 }
+               });
+  if (kept_.totalSize() == pairs.size()) return;  // nothing rejected: no copy
+  pairs.clear();
+  kept_.appendTo(tasks, pairs);
+}
+
+}  // namespace quadbin

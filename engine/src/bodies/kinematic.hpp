@@ -1,0 +1,78 @@
+#pragma once
+// Internal to the engine: kinematic bodies (BodyType::Kinematic).
+//
+// A kinematic body is a ball (radius > 0) or an axis-aligned box (radius 0)
+// that moves at the velocity the game gives it: infinite mass, no gravity,
+// never moved by a collision. In the BodyStore it sits beside the static
+// boxes (invMass 0, awake 0, not a ball), with its velocity in vx, vy; the
+// step moves it by v dt at the end. The solver treats its contacts like a
+// static box's, but against the shape where it is at the time in question
+// and with its velocity: time of impact in relative motion, so a fast
+// paddle cannot pass through a ball (docs/physics.md, "Kinematic bodies").
+// A kinematic ball may also spin at the rate the game sets (w; a box never
+// turns): friction then drives what it touches with its surface speed.
+
+#include <cstdint>
+#include <optional>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/geometry/circle.hpp>
+#include <span>
+
+#include "bodies/body_store.hpp"
+#include "solver/contact_solver.hpp"
+
+namespace quadbin::kinematic {
+
+[[nodiscard]] inline bool isKinematic(const BodyStore& b, std::uint32_t i) noexcept {
+  return b.type[i] == BodyType::Kinematic;
+}
+/// A kinematic body with a nonzero velocity, or a kinematic ball that spins
+/// (its surface drives what touches it through friction).
+[[nodiscard]] inline bool isMoving(const BodyStore& b, std::uint32_t i) noexcept {
+  return b.type[i] == BodyType::Kinematic && (b.vx[i] != 0.0f || b.vy[i] != 0.0f || b.w[i] != 0.0f);
+}
+/// The radius a def gives its body: a kinematic def with radius > 0 is a
+/// ball, otherwise (or a static box) a box.
+[[nodiscard]] inline float radiusOf(const BodyDef& d) noexcept {
+  return d.type == BodyType::Ball || (d.type == BodyType::Kinematic && d.radius > 0.0f) ? d.radius
+                                                                                        : 0.0f;
+}
+/// The velocity a def gives its body (zero for static boxes).
+[[nodiscard]] inline Vec2 velocityOf(const BodyDef& d) noexcept {
+  return d.type == BodyType::StaticBox ? Vec2{} : d.velocity;
+}
+
+/// How a ball (centre p, radius r) lies against kinematic body k placed
+/// with its centre at `center`: unit normal from the ball towards the
+/// shape, and the gap (negative: overlap).
+struct Touch {
+  Vec2 normal{1.0f, 0.0f};
+  float gap = 0.0f;
+};
+[[nodiscard]] Touch touch(const BodyStore& b, std::uint32_t k, Vec2 center, Vec2 p,
+                          float r) noexcept;
+
+/// Earliest t in [0, tMax] at which the ball (moving at v) touches
+/// kinematic body k that starts with its centre at `center` and moves at
+/// vk; 0 when they already touch.
+[[nodiscard]] std::optional<float> timeOfImpact(const BodyStore& b, std::uint32_t k, Vec2 center,
+                                                Vec2 vk, const Circle& ball, Vec2 v,
+                                                float tMax) noexcept;
+
+/// The guard of the end of the step (ContactSolver::guardBoxes) against a
+/// kinematic body that moved from center0 to center1: in the body's frame
+/// the ball's path from p0 to p1 must not enter it. Where it does, the ball
+/// ends where it first touched, carried with the body, and its velocity
+/// relative to the body is reflected (v' = v - (1 + e) ((v - vk) . n) n).
+void guard(const BodyStore& b, const SolverSettings& s, std::uint32_t a, std::uint32_t k,
+           Vec2 center0, Vec2 center1, Vec2 p0, Vec2& p1, Vec2& v) noexcept;
+
+/// Wakes the sleeping balls that a moving kinematic body can reach within
+/// the step (from the candidate pairs); returns how many balls woke.
+std::uint32_t wakeTouched(BodyStore& b, float dt, std::span<const Pair> pairs) noexcept;
+
+/// Resets the rest time of the balls that touch a moving kinematic body,
+/// so that they do not fall asleep on it.
+void keepAwake(BodyStore& b, std::span<const ContactSolver::Contact> contacts) noexcept;
+
+}  // namespace quadbin::kinematic

@@ -1,0 +1,541 @@
+// The narrow phase: contacts from candidate pairs, persistent from step to
+// step, coloured incrementally (see contact_solver.hpp).
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <quadbin/narrowphase/contact.hpp>
+
+#include "bodies/ball_geometry.hpp"
+#include "bodies/kinematic.hpp"
+#include "solver/contact_solver.hpp"
+
+namespace quadbin {
+
+namespace {
+// Work split: constants, never the thread count.
+constexpr std::uint32_t kBodyGrain = 4096;     // bodies per range of element-wise loops
+constexpr std::uint32_t kBodyChunk = 4096;     // bodies per task with an ordered output
+constexpr std::uint32_t kPairChunk = 4096;     // candidate pairs per filtering task
+constexpr std::uint32_t kContactChunk = 4096;  // contacts per task
+constexpr std::uint32_t kEscapeeChunk = 64;    // escapees per re-query task
+constexpr std::uint8_t kNewContact = 0xff;     // colour of a contact not yet coloured
+constexpr float kSlop = ContactSolver::kSlop;
+constexpr std::uint32_t kGroups = ContactSolver::kGroups;
+constexpr std::uint32_t kBuckets = kGroups * (ContactSolver::kColours + 1);
+
+// False when addWalls would add nothing (its tests negated: a NaN position
+// adds nothing either way), so that the balls far from every wall cost no
+// call.
+bool nearWall(const BodyStore& bodies, const SolverSettings& s, std::uint32_t i, float margin) {
+  const float reach = bodies.radius[i] * (1.0f + kSlop) + margin;
+  const float x = bodies.px[i], y = bodies.py[i];
+  return !(x - reach > s.bounds.min.x && x + reach < s.bounds.max.x && y - reach > s.bounds.min.y &&
+           y + reach < s.bounds.max.y);
+}
+}  // namespace
+
+std::uint32_t ContactSolver::wakeTouched(BodyStore& bodies, float dt, std::span<const Pair> pairs,
+                                         TaskSystem& tasks) {
+  const auto pairCount = static_cast<std::uint32_t>(pairs.size());
+  indexBuffers_.reset(chunkCount(pairCount, kPairChunk));
+  forEachChunk(
+      tasks, pairCount, kPairChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t k = begin; k < end; ++k) {
+          std::uint32_t i = pairs[k].a, j = pairs[k].b;
+          if (bodies.awake[i] == bodies.awake[j]) continue;
+          if ((bodies.sensor[i] | bodies.sensor[j]) != 0) continue;  // a sensor touches nothing
+          if (bodies.awake[j] != 0) std::swap(i, j);                 // i awake, j not
+          if (!bodies.isBall(j)) continue;                           // a static box sleeps forever
+          const float gap = length(Vec2{bodies.px[j] - bodies.px[i], bodies.py[j] - bodies.py[i]}) -
+                            bodies.radius[i] - bodies.radius[j];
+          const float reach =
+              length(Vec2{bodies.vx[i], bodies.vy[i]}) * dt + kSlop * bodies.radius[j];
+          if (gap <= reach) indexBuffers_[c].push_back(j);
+        }
+      });
+  std::uint32_t woke = 0;
+  for (std::uint32_t c = 0; c < indexBuffers_.size(); ++c) {
+    for (const std::uint32_t j : indexBuffers_[c]) woke += bodies.wakeIsland(j);
+  }
+  return woke;
+}
+
+template <class Emit>
+void ContactSolver::addCandidate(const BodyStore& bodies, std::uint32_t i, std::uint32_t j,
+                                 bool keepSleeping, Emit&& emit) const {
+  if (!bodies.isBall(i)) std::swap(i, j);
+  if (!bodies.isBall(i)) return;  // two static boxes
+  const bool ballJ = bodies.isBall(j);
+  // Only pairs with an awake ball; of two balls both awake, unless the
+  // other is kept (an escapee's contacts: the sleeping ball wakes).
+  const bool awakeI = bodies.awake[i] != 0, awakeJ = !ballJ || bodies.awake[j] != 0;
+  if (keepSleeping ? !(awakeI || awakeJ) : !(awakeI && awakeJ)) return;
+  const Vec2 c{bodies.px[i], bodies.py[i]};
+  const float r = bodies.radius[i];
+  float gap = 0.0f, reach = 0.0f;
+  if (ballJ) {
+    if (j < i) std::swap(i, j);
+    gap = length(Vec2{bodies.px[j], bodies.py[j]} - c) - r - bodies.radius[j];
+    reach = margin_[i] + margin_[j];
+    if ((crowded_[i] | crowded_[j]) != 0) reach += kShiftReach * std::min(r, bodies.radius[j]);
+  } else {
+    gap = length(c - closestPoint(bodies.tightBox(j), c)) - r;
+    reach = margin_[i] + margin_[j] + kEscapeTolerance * r;  // margin_[j]: a kinematic body's
+  }
+  // Keep the pair when the gap can close within the step (with a little
+  // slack for rounding, and the slop under which resting contacts count as
+  // touching), for two balls in a crowd also by the shift passes.
+  if (gap <= reach * 1.001f + kSlop * r) {
+    if (filter.allows != nullptr && !filter.allows(filter.context, i, j)) return;
+    emit(i, j);
+  }
+}
+
+template <class Emit>
+void ContactSolver::addWalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t i,
+                             Emit&& emit) const {
+  const float reach = bodies.radius[i] * (1.0f + kSlop) + margin_[i];
+  if (bodies.px[i] - reach <= s.bounds.min.x) emit(i, wall(0));
+  if (bodies.px[i] + reach >= s.bounds.max.x) emit(i, wall(1));
+  if (bodies.py[i] - reach <= s.bounds.min.y) emit(i, wall(2));
+  if (bodies.py[i] + reach >= s.bounds.max.y) emit(i, wall(3));
+}
+
+void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings& s,
+                                  std::span<const Pair> pairs, TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  margin_.resize(n);
+  markCrowded(s, n, tasks);
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      const bool moves = bodies.awake[i] != 0 || bodies.type[i] == BodyType::Kinematic;
+      margin_[i] = moves ? length(Vec2{bodies.vx[i], bodies.vy[i]}) * s.dt : 0.0f;
+    }
+  });
+  // Contacts as sortable keys a << codeBits | code(b): bodies are coded as
+  // themselves, walls as n + side, so the key order is the canonical order.
+  codeBits_ = static_cast<unsigned>(std::bit_width(std::uint64_t{n} + 3));
+  const unsigned codeBits = codeBits_;
+  auto makeKey = [n, codeBits](std::uint32_t a, std::uint32_t b) {
+    const std::uint64_t code = isWall(b) ? std::uint64_t{n} + wallSide(b) : b;
+    return (std::uint64_t{a} << codeBits) | code;
+  };
+  const auto pairCount = static_cast<std::uint32_t>(pairs.size());
+  const std::uint32_t pairTasks = chunkCount(pairCount, kPairChunk);
+  const std::uint32_t wallTasks = s.closedWorld ? chunkCount(n, kBodyChunk) : 0;
+  keyBuffers_.reset(pairTasks + wallTasks);
+  tasks.forkJoin(pairTasks + wallTasks, [&](std::uint32_t t) {
+    std::vector<std::uint64_t>& out = keyBuffers_[t];
+    auto emit = [&](std::uint32_t a, std::uint32_t b) { out.push_back(makeKey(a, b)); };
+    if (t < pairTasks) {
+      const std::uint32_t begin = t * kPairChunk, end = std::min(pairCount, begin + kPairChunk);
+      for (std::uint32_t k = begin; k < end; ++k)
+        addCandidate(bodies, pairs[k].a, pairs[k].b, false, emit);
+    } else {
+      const std::uint32_t begin = (t - pairTasks) * kBodyChunk,
+                          end = std::min(n, begin + kBodyChunk);
+      for (std::uint32_t i = begin; i < end; ++i) {
+        if (bodies.awake[i] != 0 && nearWall(bodies, s, i, margin_[i])) {
+          addWalls(bodies, s, i, emit);
+        }
+      }
+    }
+  });
+  keys_.clear();
+  keyBuffers_.appendTo(tasks, keys_);
+  parallelRadixSort(tasks, keys_, keyScratch_, radixCounts_, 2 * codeBits_);
+  // A broad phase reports each pair once, so the keys are unique.
+  previous_.swap(contacts_);
+  setAside_ = true;
+  const auto count = static_cast<std::uint32_t>(keys_.size());
+  contacts_.resize(count);
+  const std::uint64_t mask = (std::uint64_t{1} << codeBits_) - 1;
+  tasks.parallelFor(count, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const std::uint64_t key = keys_[k];
+      const auto code = static_cast<std::uint32_t>(key & mask);
+      const std::uint32_t b = code >= n ? wall(code - n) : code;
+      contacts_[k] = {static_cast<std::uint32_t>(key >> codeBits), b, 0.0f, kNewContact, 0, 0.0f};
+    }
+  });
+  used_.resize(n, 0);
+  carryOver(tasks);
+  colourNew(bodies);
+  buildRows(bodies, s, tasks);
+}
+
+// Contacts that were there in the last step keep their impulse and colour;
+// those that ended give their colour back. Both lists are canonical, so
+// each chunk finds its start by binary search and then walks, marking the
+// last step's contacts it finds (each at most once: the keys are unique)
+// and listing the new ones, in order, for colourNew; the unmarked ones
+// ended.
+void ContactSolver::carryOver(TaskSystem& tasks) {
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  const auto before = static_cast<std::uint32_t>(previous_.size());
+  carried_.assign(before, 0);
+  freshBuffers_.reset(chunkCount(count, kContactChunk));
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t chunk, std::uint32_t begin, std::uint32_t end) {
+                 std::vector<std::uint32_t>& fresh = freshBuffers_[chunk];
+                 auto it = std::lower_bound(previous_.begin(), previous_.end(), contacts_[begin]);
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   while (it != previous_.end() && *it < contacts_[k]) ++it;
+                   if (it == previous_.end() || !sameBodies(*it, contacts_[k])) {
+                     fresh.push_back(k);
+                     continue;
+                   }
+                   contacts_[k].lambda = it->lambda;
+                   contacts_[k].shift = it->shift;
+                   contacts_[k].tangent = it->tangent;
+                   contacts_[k].rolling = it->rolling;
+                   contacts_[k].colour = it->colour;
+                   carried_[static_cast<std::size_t>(it - previous_.begin())] = 1;
+                 }
+               });
+  // A colour given back is a bit cleared: an atomic AND, in any order.
+  std::uint64_t* used = used_.data();
+  const std::size_t balls = used_.size();
+  forEachChunk(
+      tasks, before, kContactChunk, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t k = begin; k < end; ++k) {
+          if (carried_[k] != 0) continue;
+          const Contact& gone = previous_[k];
+          if (gone.colour >= kColours) continue;
+          const std::uint64_t keep = ~(std::uint64_t{1} << gone.colour);
+          if (gone.a < balls) {
+            std::atomic_ref<std::uint64_t>(used[gone.a]).fetch_and(keep, std::memory_order_relaxed);
+          }
+          if (gone.b < balls) {
+            std::atomic_ref<std::uint64_t>(used[gone.b]).fetch_and(keep, std::memory_order_relaxed);
+          }
+        }
+      });
+}
+
+std::uint8_t ContactSolver::firstFreeColour(const BodyStore& bodies, std::uint32_t a,
+                                            std::uint32_t b) {
+  const bool ballB = !isWall(b) && bodies.isBall(b);
+  const std::uint64_t taken = used_[a] | (ballB ? used_[b] : 0);
+  if (taken == ~std::uint64_t{0}) return static_cast<std::uint8_t>(kColours);
+  const auto colour = static_cast<std::uint32_t>(std::countr_zero(~taken));
+  const std::uint64_t bit = std::uint64_t{1} << colour;
+  used_[a] |= bit;
+  if (ballB) used_[b] |= bit;
+  return static_cast<std::uint8_t>(colour);
+}
+
+// Only the contacts that began this step (carryOver's lists) are coloured,
+// serially in canonical order: the lowest colour neither ball holds
+// (static boxes and walls are never written by the solver, so they hold
+// no colour).
+void ContactSolver::colourNew(const BodyStore& bodies) {
+  for (std::uint32_t chunk = 0; chunk < freshBuffers_.size(); ++chunk) {
+    for (const std::uint32_t k : freshBuffers_[chunk]) {
+      Contact& c = contacts_[k];
+      c.colour = firstFreeColour(bodies, c.a, c.b);
+    }
+  }
+}
+
+namespace {
+// Where a ball (centre pa, radius ra) meets a static or kinematic body b:
+// the rare kinds, out of line so that makeRow stays small enough to inline.
+struct BodyTouch {
+  Vec2 n;
+  float gap = 0.0f;
+  Vec2 vb;
+};
+[[gnu::noinline]] BodyTouch touchBody(const BodyStore& bodies, std::uint32_t b, Vec2 pa, float ra) {
+  if (bodies.type[b] == BodyType::Kinematic) {
+    const kinematic::Touch t = kinematic::touch(bodies, b, {bodies.px[b], bodies.py[b]}, pa, ra);
+    return {t.normal, t.gap, {bodies.vx[b], bodies.vy[b]}};
+  }
+  const AABB box = bodies.tightBox(b);
+  const Vec2 d = closestPoint(box, pa) - pa;
+  const float dist = length(d);
+  if (dist > 0.0f) return {d / dist, dist - ra, {}};
+  // Centre inside the box: out through the nearest face.
+  const Vec2 out = outwardNormal(box, pa);
+  const float toFace = out.x != 0.0f ? (out.x > 0.0f ? box.max.x - pa.x : pa.x - box.min.x)
+                                     : (out.y > 0.0f ? box.max.y - pa.y : pa.y - box.min.y);
+  return {-out, -(ra + toFace), {}};
+}
+}  // namespace
+
+// Inlined into the row loop and written in place, every field once: a
+// call per contact, its prologue and the copy of a returned row cost as
+// much as the row itself.
+[[gnu::always_inline]] inline void ContactSolver::makeRow(const BodyStore& bodies,
+                                                          const SolverSettings& s, const Contact& c,
+                                                          std::uint32_t k, Row& r) const {
+  const std::uint32_t a = c.a, b = c.b;
+  const Vec2 pa{bodies.px[a], bodies.py[a]};
+  const float ra = bodies.radius[a];
+  r.a = a;
+  r.b = b;
+  r.contact = k;
+  r.checked = 0;
+  r.ima = bodies.invMass[a];
+  r.imb = 0.0f;
+  Vec2 n{1.0f, 0.0f}, vb{};
+  float gap = 0.0f, slop = kSlop * ra;
+  if (isWall(b)) {
+    const std::uint32_t side = wallSide(b);
+    r.kind = kWall;
+    const float sign = side % 2 == 0 ? -1.0f : 1.0f;
+    n = side < 2 ? Vec2{sign, 0.0f} : Vec2{0.0f, sign};
+    gap = s.wallGap(pa, ra, side);
+  } else if (bodies.isBall(b)) {
+    r.kind = kBall;
+    r.imb = bodies.invMass[b];
+    const Vec2 d = Vec2{bodies.px[b], bodies.py[b]} - pa;
+    const float dist = length(d);
+    n = dist > 0.0f ? d / dist : apartDirection(a, b);
+    gap = dist - ra - bodies.radius[b];
+    slop = kSlop * std::min(ra, bodies.radius[b]);
+    vb = {bodies.vx[b], bodies.vy[b]};
+  } else {
+    r.kind = bodies.type[b] == BodyType::Kinematic ? kKinematic : kBox;
+    const BodyTouch t = touchBody(bodies, b, pa, ra);
+    n = t.n;
+    gap = t.gap;
+    vb = t.vb;
+  }
+  r.nx = n.x;
+  r.ny = n.y;
+  r.mEff = 1.0f / (r.ima + r.imb);
+  const float vn = dot(vb - Vec2{bodies.vx[a], bodies.vy[a]}, n);
+  // Touching contacts that approach slower than the restitution threshold
+  // are the iterations'; collisions (faster) are impacts, exact.
+  const bool touching = gap <= slop;
+  // A contact that held something up in the last step (a pile, a stack)
+  // stays resting whatever its speed: losing its impulse would drop what
+  // it carries.
+  const bool collision = vn < 0.0f && s.restitutionFor(-vn, s.restitutionOf(bodies, a, b)) > 0.0f &&
+                         !(c.lambda > 0.0f);
+  r.group = touching ? (collision ? kTouchingCollision : kResting) : kApart;
+  r.touched = touching ? 1 : 0;
+  r.target = gap > 0.0f ? -gap / s.dt : 0.0f;  // may close the gap, no more
+  r.lambda = r.group == kResting ? c.lambda : 0.0f;
+  r.shift = c.shift;
+}
+
+// Rows in colour order and, within a colour, by group (resting, touching
+// collision, apart: the iterations visit only the first one or two): a
+// stable counting sort by bucket kGroups colour + group, per-chunk counts,
+// deterministic.
+void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  const std::uint32_t chunks = chunkCount(count, kContactChunk);
+  canonicalRows_.resize(count);
+  chunkCounts_.assign(std::size_t{chunks} * kBuckets, 0);
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 std::uint32_t* h = chunkCounts_.data() + std::size_t{c} * kBuckets;
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   Row& r = canonicalRows_[k];
+                   makeRow(bodies, s, contacts_[k], k, r);
+                   ++h[kGroups * contacts_[k].colour + r.group];
+                 }
+               });
+  bucketStart_.assign(kBuckets + 1, 0);
+  bucketStart_[kBuckets] =
+      chunkedBucketOffsets(chunkCounts_.data(), chunks, kBuckets, kBuckets, bucketStart_.data());
+  colourCount_ = 0;
+  for (std::uint32_t colour = 0; colour <= kColours; ++colour) {
+    if (bucketStart_[std::size_t{kGroups} * (colour + 1)] >
+        bucketStart_[std::size_t{kGroups} * colour]) {
+      colourCount_ = colour + 1;
+    }
+  }
+  rows_.resize(count);
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 std::uint32_t* cursor = chunkCounts_.data() + std::size_t{c} * kBuckets;
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   const Row& r = canonicalRows_[k];
+                   rows_[cursor[kGroups * contacts_[k].colour + r.group]++] = r;
+                 }
+               });
+}
+
+// The balls grown[firstNew..] outran their boxes: bigger boxes, queried
+// against the broad phase (read-only, so in parallel); the contacts found
+// that the step does not have yet become extra contacts, coloured and
+// solved (serially, they are few) with the others from now on.
+// (Part of the narrow phase, called from solve().)
+void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
+                              std::vector<AABB>& boxes, std::size_t firstNew, TaskSystem& tasks) {
+  const std::vector<std::uint32_t>& grown = escapees_;
+  const auto fresh = static_cast<std::uint32_t>(grown.size() - firstNew);
+  const std::uint32_t* newcomers = grown.data() + firstNew;
+  // First every new box, then the queries, so that each query sees all of them.
+  tasks.parallelFor(fresh, kEscapeeChunk, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const std::uint32_t i = newcomers[k];
+      margin_[i] = maxSpeed_[i] * s.dt;
+      boxes[i] = AABB::fromCircle({bodies.px[i], bodies.py[i]}, bodies.radius[i] + margin_[i]);
+    }
+  });
+  extraBuffers_.reset(chunkCount(fresh, kEscapeeChunk));
+  forEachChunk(
+      tasks, fresh, kEscapeeChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+        std::vector<Contact>& out = extraBuffers_[c];
+        auto emit = [&](std::uint32_t a, std::uint32_t b) { out.push_back({a, b, 0.0f, 0, 0}); };
+        std::vector<std::uint32_t> found;
+        const bool filtered = filters != nullptr && filters->active();
+        auto collide = [&](std::uint32_t i, std::uint32_t j) {
+          return !filtered || filters->collide(i, j);
+        };
+        for (std::uint32_t k = begin; k < end; ++k) {
+          const std::uint32_t i = newcomers[k];
+          found.clear();
+          broad.query(boxes[i], found);
+          for (const std::uint32_t j : found) {
+            if (j != i && collide(i, j)) addCandidate(bodies, i, j, true, emit);
+          }
+          if (s.closedWorld) addWalls(bodies, s, i, emit);
+          // The broad phase still holds the old boxes of balls grown earlier.
+          for (const std::uint32_t other : grown) {
+            if (other != i && touches(boxes[i], boxes[other]) && collide(i, other)) {
+              addCandidate(bodies, i, other, true, emit);
+            }
+          }
+        }
+      });
+  std::vector<Contact>& batch = batch_;
+  batch.clear();
+  extraBuffers_.appendTo(tasks, batch);
+  std::sort(batch.begin(), batch.end());
+  batch.erase(std::unique(batch.begin(), batch.end(), sameBodies), batch.end());
+  std::erase_if(batch, [&](const Contact& c) {
+    auto known = [&c](const std::vector<Contact>& v) {
+      const auto it = std::lower_bound(v.begin(), v.end(), c);
+      return it != v.end() && sameBodies(*it, c);
+    };
+    return known(contacts_) || known(extraSorted_);
+  });
+  for (Contact& c : batch) {
+    // A sleeping ball in the way wakes with its island (at rest, it moves
+    // only if struck).
+    if (!isWall(c.b) && bodies.isBall(c.b)) bodies.wakeIsland(c.b);
+    c.colour = firstFreeColour(bodies, c.a, c.b);
+    Row r{};
+    makeRow(bodies, s, c, 0, r);
+    r.group = kApart;  // too late for the iterations: impacts only
+    r.lambda = 0.0f;
+    extra_.push_back(c);
+    extraRows_.push_back(r);
+  }
+  const auto mid = static_cast<std::ptrdiff_t>(extraSorted_.size());
+  extraSorted_.insert(extraSorted_.end(), batch.begin(), batch.end());
+  std::inplace_merge(extraSorted_.begin(), extraSorted_.begin() + mid, extraSorted_.end());
+}
+
+// A read-only scan finds the few contacts that name either body: the
+// removed body's are dropped, the moved body's are renamed and set aside
+// (their place in the canonical order changes; a pair of balls whose order
+// flips swaps its ends, as World::optimizeLayout's renumbering does), and
+// the runs of others between them close up in order, block by block; then
+// the few set aside are merged back in, from the end.
+void ContactSolver::removeBody(const BodyStore& bodies, std::uint32_t removed,
+                               std::uint32_t last) noexcept {
+  auto now = [=](std::uint32_t i) { return i == last ? removed : i; };  // index after the move
+  auto isBall = [&](std::uint32_t i) { return !isWall(i) && bodies.isBall(now(i)); };
+  auto giveBack = [&](std::uint32_t i, std::uint8_t colour) {
+    if (colour < kColours && i != removed && i < used_.size() && isBall(i)) {
+      used_[i] &= ~(std::uint64_t{1} << colour);
+    }
+  };
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  try {
+    affected_.clear();
+    for (std::uint32_t k = 0; k < count; ++k) {
+      const Contact& c = contacts_[k];
+      if (c.a == removed || c.b == removed || c.a == last || c.b == last) affected_.push_back(k);
+    }
+    renamed_.clear();
+    renamed_.reserve(affected_.size());
+  } catch (...) {  // std::bad_alloc: nothing has changed yet
+    forget();
+    return;
+  }
+  std::uint32_t kept = affected_.empty() ? count : affected_[0];
+  for (std::size_t j = 0; j < affected_.size(); ++j) {
+    Contact c = contacts_[affected_[j]];
+    if (c.a == removed || c.b == removed) {
+      giveBack(c.a == removed ? c.b : c.a, c.colour);
+    } else {
+      c.a = now(c.a);
+      c.b = isWall(c.b) ? c.b : now(c.b);
+      orient(c, bodies);
+      renamed_.push_back(c);  // reserved: no allocation
+    }
+    const std::uint32_t begin = affected_[j] + 1;
+    const std::uint32_t end = j + 1 < affected_.size() ? affected_[j + 1] : count;
+    std::copy(contacts_.begin() + begin, contacts_.begin() + end, contacts_.begin() + kept);
+    kept += end - begin;
+  }
+  std::sort(renamed_.begin(), renamed_.end());
+  contacts_.resize(kept + renamed_.size());  // no larger than before: no allocation
+  auto out = contacts_.end();
+  auto from = contacts_.begin() + static_cast<std::ptrdiff_t>(kept);
+  for (auto r = renamed_.end(); r != renamed_.begin();) {
+    *--out = from != contacts_.begin() && r[-1] < from[-1] ? *--from : *--r;
+  }
+  if (removed != last && removed < used_.size())
+    used_[removed] = last < used_.size() ? used_[last] : 0;
+  if (used_.size() > last) used_.resize(last);
+  assert(consistent(bodies));
+}
+
+void ContactSolver::orient(Contact& c, const BodyStore& bodies) noexcept {
+  if (!isWall(c.b) && bodies.isBall(c.b) && c.b < c.a) {
+    std::swap(c.a, c.b);
+    c.rolling = -c.rolling;
+  }
+}
+
+void ContactSolver::colourUseOf(std::span<const Contact> contacts, const BodyStore& bodies,
+                                std::span<std::uint64_t> used) noexcept {
+  std::fill(used.begin(), used.end(), std::uint64_t{0});
+  for (const Contact& c : contacts) {
+    if (c.colour >= kColours) continue;
+    const std::uint64_t bit = std::uint64_t{1} << c.colour;
+    if (c.a < used.size()) used[c.a] |= bit;
+    if (!isWall(c.b) && c.b < used.size() && bodies.isBall(c.b)) used[c.b] |= bit;
+  }
+}
+
+bool ContactSolver::consistent(const BodyStore& bodies) const {
+  const std::size_t n = bodies.size();
+  for (std::size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
+    if (c.a >= n || (!isWall(c.b) && c.b >= n)) return false;
+    if (k > 0 && !(contacts_[k - 1] < c)) return false;
+  }
+  std::vector<std::uint64_t> held(used_.size());
+  colourUseOf(contacts_, bodies, held);
+  return held == used_;
+}
+
+void ContactSolver::rollBack(const BodyStore& bodies) noexcept {
+  if (!setAside_) return;  // the step failed before it replaced them
+  contacts_.swap(previous_);
+  setAside_ = false;
+  colourUseOf(contacts_, bodies, used_);  // as after every step
+  assert(consistent(bodies));
+}
+
+void ContactSolver::forget() noexcept {
+  setAside_ = false;
+  contacts_.clear();
+  previous_.clear();
+  std::fill(used_.begin(), used_.end(), std::uint64_t{0});
+}
+
+}  // namespace quadbin

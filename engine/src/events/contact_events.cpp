@@ -1,0 +1,198 @@
+// Contact events: the touching pairs after a step and their begin, end and
+// hit events (contact_events.hpp).
+#include "events/contact_events.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <iterator>
+
+namespace quadbin {
+
+namespace {
+
+// Whether keys is in ascending order: chunks checked in parallel, each to
+// the first key of the next.
+bool sortedInParallel(TaskSystem& ts, const std::vector<std::uint64_t>& keys) {
+  constexpr std::uint32_t kChunk = 16384;
+  const auto n = static_cast<std::uint32_t>(keys.size());
+  std::atomic<bool> sorted{true};
+  forEachChunk(ts, n, kChunk, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+    const std::uint32_t last = std::min(end + 1, n);  // and the next chunk's first
+    if (!std::is_sorted(keys.begin() + begin, keys.begin() + last)) {
+      sorted.store(false, std::memory_order_relaxed);
+    }
+  });
+  return sorted.load(std::memory_order_relaxed);
+}
+
+ContactEvent toEvent(const TouchKey& k, std::uint32_t worldId) {
+  return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
+}
+
+}  // namespace
+
+void ContactEvents::clearNext() noexcept {
+  nextBegin_.clear();
+  nextEnd_.clear();
+  nextHits_.clear();
+  touchingChanged_ = false;
+}
+
+std::uint32_t ContactEvents::sameAsLastStep(std::uint32_t worldId) {
+  clearNext();
+  addPendingEnds(worldId);
+  return static_cast<std::uint32_t>(touching_.size());
+}
+
+std::uint32_t ContactEvents::update(const Touching& in, TaskSystem& tasks) {
+  clearNext();
+  findTouching(in, tasks);
+  diffTouching(in.worldId, tasks);
+  touchingChanged_ = true;
+  addPendingEnds(in.worldId);
+  return static_cast<std::uint32_t>(nextTouching_.size());
+}
+
+// The pairs touching at the end of the step, sorted, into nextTouching_
+// (with the pairs that sleep touching).
+void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
+  // Touching pairs as keys slotA << bits | slotB (slotA < slotB), gathered
+  // per chunk of contacts, radix-sorted: a slot pair is unique, so this is
+  // the TouchKey order.
+  const auto count = static_cast<std::uint32_t>(in.contacts.size());
+  const auto slotBits = static_cast<unsigned>(std::bit_width(in.denseOf.size()));
+  constexpr std::uint32_t kChunk = 4096;
+  touchBuffers_.reset(chunkCount(count, kChunk));
+  forEachChunk(ts, count, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const ContactSolver::Contact& con = in.contacts[k];
+      if (!con.touched || ContactSolver::isWall(con.b)) continue;
+      std::uint32_t sa = in.slotOf[con.a], sb = in.slotOf[con.b];
+      if (sb < sa) std::swap(sa, sb);
+      touchBuffers_[c].push_back((std::uint64_t{sa} << slotBits) | sb);
+    }
+  });
+  touchKeys_.clear();
+  touchBuffers_.appendTo(ts, touchKeys_);
+  // While slots and dense indices are in the same order (no body destroyed
+  // out of order) the keys come out of the canonical contacts sorted.
+  if (!sortedInParallel(ts, touchKeys_)) {
+    parallelRadixSort(ts, touchKeys_, touchScratch_, touchCounts_, 2 * slotBits);
+  }
+  nextTouching_.resize(touchKeys_.size());
+  const std::uint64_t lowMask = (std::uint64_t{1} << slotBits) - 1;
+  ts.parallelFor(static_cast<std::uint32_t>(touchKeys_.size()), 4096,
+                 [&](std::uint32_t begin, std::uint32_t end) {
+                   for (std::uint32_t k = begin; k < end; ++k) {
+                     const auto sa = static_cast<std::uint32_t>(touchKeys_[k] >> slotBits);
+                     const auto sb = static_cast<std::uint32_t>(touchKeys_[k] & lowMask);
+                     nextTouching_[k] = {sa, in.generation[sa], sb, in.generation[sb]};
+                   }
+                 });
+  // Pairs that touched when they fell asleep still touch: no end event.
+  // (No ball sleeps when none slept as the step began and none may fall
+  // asleep in it: then there is nothing to look for.)
+  auto asleep = [&](std::uint32_t slot) {
+    const std::uint32_t i = in.denseOf[slot];
+    return in.bodies.awake[i] == 0 && in.bodies.isBall(i);
+  };
+  sleepingTouch_.clear();
+  if (in.mayHaveSleepers) {
+    const auto previous = static_cast<std::uint32_t>(touching_.size());
+    sleepingBuffers_.reset(chunkCount(previous, kChunk));
+    forEachChunk(ts, previous, kChunk,
+                 [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                   for (std::uint32_t k = begin; k < end; ++k) {
+                     const TouchKey& key = touching_[k];
+                     if (asleep(key.slotA) && asleep(key.slotB)) sleepingBuffers_[c].push_back(key);
+                   }
+                 });
+    sleepingBuffers_.appendTo(ts, sleepingTouch_);
+  }
+  if (!sleepingTouch_.empty()) {
+    // (A pair that fell asleep in this step is in both lists.)
+    merged_.clear();
+    std::set_union(nextTouching_.begin(), nextTouching_.end(), sleepingTouch_.begin(),
+                   sleepingTouch_.end(), std::back_inserter(merged_));
+    nextTouching_.swap(merged_);
+  }
+}
+
+// Begin and end events: the pairs in only one of nextTouching_ and
+// touching_, in TouchKey order. A merge walk per chunk of nextTouching_ (a
+// constant size, never the thread count), each with the part of touching_
+// before its end, in parallel; the chunks' events joined in order are the
+// one walk's.
+void ContactEvents::diffTouching(std::uint32_t worldId, TaskSystem& tasks) {
+  constexpr std::uint32_t kChunk = 4096;
+  const auto now = static_cast<std::uint32_t>(nextTouching_.size());
+  const std::uint32_t chunks = std::max(1u, chunkCount(now, kChunk));
+  beginBuffers_.reset(chunks);
+  endBuffers_.reset(chunks);
+  // Where chunk c's part of touching_ starts (the last: its end).
+  auto previousAt = [&](std::uint32_t c) {
+    if (c == 0) return touching_.cbegin();
+    if (c == chunks) return touching_.cend();
+    return std::lower_bound(touching_.cbegin(), touching_.cend(),
+                            nextTouching_[std::size_t{c} * kChunk]);
+  };
+  tasks.forkJoin(chunks, [&](std::uint32_t c) {
+    auto i = nextTouching_.cbegin() + std::min(now, c * kChunk);
+    const auto iEnd = nextTouching_.cbegin() + std::min(now, (c + 1) * kChunk);
+    auto j = previousAt(c);
+    const auto jEnd = previousAt(c + 1);
+    std::vector<ContactEvent>& begins = beginBuffers_[c];
+    std::vector<ContactEvent>& ends = endBuffers_[c];
+    while (i != iEnd && j != jEnd) {
+      if (*i < *j) {
+        begins.push_back(toEvent(*i++, worldId));
+      } else if (*j < *i) {
+        ends.push_back(toEvent(*j++, worldId));
+      } else {
+        ++i;
+        ++j;
+      }
+    }
+    for (; i != iEnd; ++i) begins.push_back(toEvent(*i, worldId));
+    for (; j != jEnd; ++j) ends.push_back(toEvent(*j, worldId));
+  });
+  beginBuffers_.appendTo(tasks, nextBegin_);
+  endBuffers_.appendTo(tasks, nextEnd_);
+}
+
+// The contacts of bodies destroyed since the last step end now, in order.
+void ContactEvents::addPendingEnds(std::uint32_t worldId) {
+  if (pendingEnd_.empty()) return;
+  for (const TouchKey& k : pendingEnd_) nextEnd_.push_back(toEvent(k, worldId));
+  std::sort(nextEnd_.begin(), nextEnd_.end(), [](const ContactEvent& l, const ContactEvent& r) {
+    return TouchKey{l.a.index, l.a.generation, l.b.index, l.b.generation} <
+           TouchKey{r.a.index, r.a.generation, r.b.index, r.b.generation};
+  });
+}
+
+void ContactEvents::commit() noexcept {
+  begin_.swap(nextBegin_);
+  end_.swap(nextEnd_);
+  if (touchingChanged_) touching_.swap(nextTouching_);
+  hits_.swap(nextHits_);
+  pendingEnd_.clear();
+}
+
+void ContactEvents::bodyDestroyed(std::uint32_t slot) {
+  auto gone = [&](const TouchKey& k) { return k.slotA == slot || k.slotB == slot; };
+  for (const TouchKey& k : touching_) {
+    if (gone(k)) pendingEnd_.insert(std::upper_bound(pendingEnd_.begin(), pendingEnd_.end(), k), k);
+  }
+  std::erase_if(touching_, gone);
+}
+
+void ContactEvents::restore(std::vector<TouchKey> touching, std::vector<TouchKey> pendingEnd) {
+  touching_ = std::move(touching);
+  pendingEnd_ = std::move(pendingEnd);
+  begin_.clear();
+  end_.clear();
+  hits_.clear();
+}
+
+}  // namespace quadbin

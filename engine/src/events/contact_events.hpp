@@ -1,0 +1,91 @@
+#pragma once
+// Contact events: the pairs of bodies touching after each step (by slot and
+// generation, sorted), and the begin, end and hit events that the step
+// makes by comparing them with the last step's. A step builds its events
+// and touching set apart; commit() makes them the world's once nothing can
+// fail any more, so a step that throws leaves the last ones in place.
+#include <cstdint>
+#include <quadbin/engine/events.hpp>
+#include <quadbin/tasks/parallel.hpp>
+#include <quadbin/tasks/task_system.hpp>
+#include <span>
+#include <vector>
+
+#include "bodies/body_store.hpp"
+#include "events/sensor_set.hpp"
+#include "solver/contact_solver.hpp"
+
+namespace quadbin {
+
+class ContactEvents {
+ public:
+  // What the touching pairs are found from: the solver's contacts at the
+  // end of the step and the world's ids.
+  struct Touching {
+    const BodyStore& bodies;
+    std::span<const ContactSolver::Contact> contacts;
+    std::span<const std::uint32_t> slotOf;      // dense -> slot
+    std::span<const std::uint32_t> denseOf;     // slot -> dense
+    std::span<const std::uint32_t> generation;  // slot -> generation
+    std::uint32_t worldId = 0;
+    // Whether a pair may sleep touching (a ball slept as the step began or
+    // may fall asleep in it): such pairs touch still, with no end event.
+    bool mayHaveSleepers = true;
+  };
+
+  // The step's events: cleared, then (nothing moved) the last step's pairs
+  // kept, or (something moved) the touching pairs found and compared with
+  // the last step's; with the ends of destroyed bodies' contacts. Returns
+  // the number of touching pairs.
+  std::uint32_t sameAsLastStep(std::uint32_t worldId);
+  std::uint32_t update(const Touching& in, TaskSystem& tasks);
+  // The step's begin events, for their geometry (filled in place).
+  [[nodiscard]] std::span<ContactEvent> nextBegin() noexcept { return nextBegin_; }
+  // The step's hit events, from the solver's contacts.
+  void findHits(const EventGeometry& geometry, std::span<const ContactSolver::Contact> contacts,
+                const IdMap& ids, float threshold, TaskSystem& tasks) {
+    geometry.hits(contacts, ids, threshold, hitBuffers_, hitSort_, nextHits_, tasks);
+  }
+  // The step's events and touching set become the world's (cannot fail).
+  void commit() noexcept;
+
+  // A body was destroyed: its contacts end with events at the next step
+  // (they name its old id).
+  void bodyDestroyed(std::uint32_t slot);
+  // A restored snapshot's touching pairs and pending ends; no events.
+  void restore(std::vector<TouchKey> touching, std::vector<TouchKey> pendingEnd);
+
+  [[nodiscard]] std::span<const ContactEvent> begins() const noexcept { return begin_; }
+  [[nodiscard]] std::span<const ContactEvent> ends() const noexcept { return end_; }
+  [[nodiscard]] std::span<const ContactHitEvent> hits() const noexcept { return hits_; }
+  // The pairs touching after the last step, sorted; what a snapshot keeps.
+  [[nodiscard]] const std::vector<TouchKey>& touching() const noexcept { return touching_; }
+  // Contacts of destroyed bodies that end at the next step, sorted.
+  [[nodiscard]] const std::vector<TouchKey>& pendingEnd() const noexcept { return pendingEnd_; }
+
+ private:
+  void clearNext() noexcept;
+  void findTouching(const Touching& in, TaskSystem& tasks);
+  void diffTouching(std::uint32_t worldId, TaskSystem& tasks);
+  void addPendingEnds(std::uint32_t worldId);
+
+  std::vector<TouchKey> touching_, pendingEnd_;
+  std::vector<ContactEvent> begin_, end_;
+  std::vector<ContactHitEvent> hits_;
+  // The step's, swapped in by commit().
+  std::vector<TouchKey> nextTouching_;
+  bool touchingChanged_ = false;
+  std::vector<ContactEvent> nextBegin_, nextEnd_;
+  std::vector<ContactHitEvent> nextHits_;
+  // Working space, kept so that a warm step allocates nothing.
+  std::vector<TouchKey> sleepingTouch_, merged_;
+  OrderedBuffers<TouchKey> sleepingBuffers_;
+  OrderedBuffers<std::uint64_t> touchBuffers_;
+  std::vector<std::uint64_t> touchKeys_, touchScratch_;
+  std::vector<std::uint32_t> touchCounts_;
+  OrderedBuffers<ContactEvent> beginBuffers_, endBuffers_;  // diffTouching's, per chunk
+  OrderedBuffers<ContactHitEvent> hitBuffers_;
+  HitSortSpace hitSort_;
+};
+
+}  // namespace quadbin

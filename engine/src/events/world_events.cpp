@@ -1,0 +1,65 @@
+// Contact events: the events stage of the step and their accessors.
+#include "world/world_impl.hpp"
+
+namespace quadbin {
+
+// The events stage: the step's contact events (made apart: step() commits
+// them at the end), their geometry, hit events and sensor events.
+void World::Impl::updateEvents() {
+  if (stats.awakeBodies == 0) {  // nothing moved: the same pairs touch
+    stats.contacts = events.sameAsLastStep(worldId);
+    sensors.updateAsleep(worldId);
+    return;
+  }
+  stats.contacts = events.update({bodies, solver.contacts(), slotOf, denseOf, generation, worldId,
+                                  someAsleep || def.enableSleep},
+                                 *tasks);
+  // Begin events' geometry and hit events, from the velocities the step
+  // started with (saved for the strong guarantee, before gravity).
+  const EventGeometry geometry{bodies,    undo.vx, undo.vy, undo.awake, def.gravity * stepDt,
+                               def.bounds};
+  const std::span<ContactEvent> begins = events.nextBegin();
+  tasks->parallelFor(static_cast<std::uint32_t>(begins.size()), 1024,
+                     [&](std::uint32_t begin, std::uint32_t end) {
+                       for (std::uint32_t k = begin; k < end; ++k) {
+                         ContactEvent& e = begins[k];
+                         geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
+                       }
+                     });
+  events.findHits(geometry, solver.contacts(), idMap(), def.hitEventThreshold, *tasks);
+  sensors.update(bodies, undo.px, undo.py, pairs, idMap(), *tasks);
+}
+
+// The noexcept accessors answer for a moved-from world as for an empty one.
+std::span<const ContactEvent> World::contactBeginEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->events.begins();
+}
+std::span<const ContactEvent> World::contactEndEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->events.ends();
+}
+std::span<const ContactHitEvent> World::contactHitEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->events.hits();
+}
+std::span<const SensorEvent> World::sensorBeginEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->sensors.beginEvents();
+}
+std::span<const SensorEvent> World::sensorEndEvents() const noexcept {
+  if (!impl_) return {};
+  return impl_->sensors.endEvents();
+}
+bool World::isSensor(BodyId id) const {
+  Impl& w = live("isSensor");
+  const auto use = w.claimRead("isSensor");
+  return w.bodies.sensor[w.denseIndex(id, "isSensor")] != 0;
+}
+void World::setPreSolve(PreSolveFn fn) {
+  Impl& w = live("setPreSolve");
+  const auto use = w.claimChange("setPreSolve");
+  w.preSolve = std::move(fn);
+}
+
+}  // namespace quadbin

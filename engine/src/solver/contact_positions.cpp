@@ -1,0 +1,515 @@
+// Position correction, the static-box guard and the end of the step's
+// positions (see contact_solver.hpp).
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <cmath>
+#include <quadbin/narrowphase/contact.hpp>
+
+#include "bodies/kinematic.hpp"
+#include "bodies/state_range.hpp"
+#include "solver/contact_solver.hpp"
+#include "solver/contact_solver_rows.hpp"
+
+namespace quadbin {
+
+namespace {
+// Position correction, two parts. The shift passes aim to remove each
+// overlap whole in a step (at most kMaxShift of the smaller radius), warm
+// started from the last step's shift impulses. Calm contacts (one that
+// carried a load in the last step, or, in a world with a restitution
+// threshold, one resting) only hold there: settle() then lifts a loaded
+// overlap by kGentle of it per pass and another by all of it (at most
+// kMaxLift of the smaller radius per pass), cold, since lifting a loaded
+// ball out of an overlap at once turns into kinetic energy when it falls
+// back, and warm started lifts make a tall pile pop.
+constexpr float kMaxShift = 1.0f;
+// Without a restitution threshold (gases, crowds) the shift passes aim for
+// this clearance, a fraction of the smaller radius, beyond touching where a
+// pair overlaps or was pushed apart in the last step: a pair
+// left exactly touching is overlapped again by the next step's motion,
+// while one left a hair apart is not, and a packed crowd spreads faster
+// (docs/perf.md, issue 10). With a threshold (piles) they aim for
+// touching, as a resting pile's contacts must.
+constexpr float kClearance = 0.02f;
+constexpr float kGentle = 0.2f;
+constexpr float kMaxLift = 0.5f;
+// An overlap under this fraction of the smaller radius does not keep the
+// settling passes going.
+constexpr float kSettled = 1e-3f;
+// guardBoxes(): a path that only grazes a box (by this fraction of the
+// radius) does not enter it.
+constexpr float kGuardTolerance = 1e-3f;
+constexpr float kTwoPi = 6.28318530717958647692f;
+}  // namespace
+
+// One pass of nonlinear Gauss-Seidel on a calm contact: the pair is moved
+// apart along the line of centres by kGentle of its overlap if it is
+// loaded, else by all of it (at most kMaxLift of the smaller radius), in
+// inverse proportion to the masses.
+bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row& r) {
+  const std::uint32_t a = r.a;
+  const Vec2 pa = state_[a].p;
+  const float ra = bodies.radius[a];
+  const float share = r.lambda > 0.0f ? kGentle : 1.0f;
+  auto lift = [share](float overlap, float radius) {
+    return std::min(overlap * share, kMaxLift * radius);
+  };
+  if (r.kind == kBall) {
+    const float rb = bodies.radius[r.b];
+    const Vec2 d = state_[r.b].p - pa;
+    const float dist = length(d);
+    const float overlap = ra + rb - dist;
+    if (!(overlap > 0.0f)) return false;
+    const float smaller = std::min(ra, rb);
+    const Vec2 n = dist > 0.0f ? d / dist : Vec2{r.nx, r.ny};
+    const float push = lift(overlap, smaller) * r.mEff;
+    state_[a].p -= n * (push * r.ima);
+    state_[r.b].p += n * (push * r.imb);
+    return overlap > kSettled * smaller;
+  }
+  if (r.kind == kKinematic) {  // where the body ends the step
+    const kinematic::Touch t = kinematic::touch(bodies, r.b, state_[r.b].p, pa, ra);
+    if (!(t.gap < 0.0f)) return false;
+    state_[a].p -= t.normal * lift(-t.gap, ra);
+    return -t.gap > kSettled * ra;
+  }
+  if (r.kind == kBox) {
+    const auto hit = collide(Circle{pa, ra}, bodies.tightBox(r.b));
+    if (!hit || !(hit->depth > 0.0f)) return false;
+    state_[a].p -= hit->normal * lift(hit->depth, ra);
+    return hit->depth > kSettled * ra;
+  }
+  const float gap = s.wallGap(pa, ra, wallSide(r.b));
+  if (!(gap < 0.0f)) return false;
+  state_[a].p += Vec2{r.nx, r.ny} * gap;  // back inside, all the way: a wall does not give
+  return false;
+}
+
+// A ball is in a crowd when one of its contacts came out of the last step
+// with a shift impulse: the shift passes pushed it, and will again. Read
+// from the contacts (a snapshot keeps them), in chunks in parallel: every
+// write stores the same 1, so the order does not matter.
+void ContactSolver::markCrowded(const SolverSettings& s, std::uint32_t n, TaskSystem& tasks) {
+  crowded_.assign(n, 0);
+  if (s.restitutionThreshold > 0.0f) return;  // piles: the shift passes aim for touching
+  std::uint8_t* crowded = crowded_.data();
+  const Contact* contacts = contacts_.data();
+  forEachChunk(
+      tasks, static_cast<std::uint32_t>(contacts_.size()), kContactChunk,
+      [=](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t k = begin; k < end; ++k) {
+          const Contact& c = contacts[k];
+          if (!(c.shift > 0.0f) || c.a >= n) continue;
+          std::atomic_ref<std::uint8_t>(crowded[c.a]).store(1, std::memory_order_relaxed);
+          if (c.b < n) {
+            std::atomic_ref<std::uint8_t>(crowded[c.b]).store(1, std::memory_order_relaxed);
+          }
+        }
+      });
+}
+
+ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
+                                                    const SolverSettings& s, Row& r,
+                                                    std::uint32_t staticSlot) const {
+  const Vec2 pa = state_[r.a].p;
+  const float ra = bodies.radius[r.a];
+  Vec2 n{r.nx, r.ny};
+  float gap = 0.0f, smaller = ra;
+  if (r.kind == kBall) {
+    const float rb = bodies.radius[r.b];
+    const Vec2 d = state_[r.b].p - pa;
+    const float dist = length(d);
+    if (dist > 0.0f) n = d / dist;
+    gap = dist - ra - rb;
+    smaller = std::min(ra, rb);
+  } else if (r.kind == kKinematic) {  // where the body ends the step
+    const kinematic::Touch t = kinematic::touch(bodies, r.b, state_[r.b].p, pa, ra);
+    n = t.normal;
+    gap = t.gap;
+  } else if (r.kind == kBox) {
+    const AABB box = bodies.tightBox(r.b);
+    const auto hit = collide(Circle{pa, ra}, box);
+    if (hit && hit->depth > 0.0f) {
+      n = hit->normal;
+      gap = -hit->depth;
+    } else {
+      const Vec2 d = closestPoint(box, pa) - pa;
+      const float dist = length(d);
+      if (dist > 0.0f) n = d / dist;
+      gap = dist - ra;
+    }
+  } else {
+    gap = s.wallGap(pa, ra, wallSide(r.b));
+  }
+  const bool calm = isCalm(s, r);
+  ShiftRow out{};
+  out.a = r.a;
+  out.b = r.kind == kBall ? r.b : staticSlot;
+  out.nx = n.x;
+  out.ny = n.y;
+  out.ima = r.ima;
+  out.imb = r.imb;
+  out.mEff = r.mEff;
+  if (gap < 0.0f) {
+    r.touched = 1;
+    // A calm contact only holds (its overlap grows no deeper); settle()
+    // lifts it out afterwards.
+    out.goal = calm ? 0.0f : std::min(-gap, kMaxShift * smaller);
+  } else {
+    out.goal = -gap;  // may close the gap, no more
+  }
+  // The clearance only for a pair that overlaps or was pushed apart in the
+  // last step (a crowd's): a free collision's geometry is left exact.
+  if (!calm && !(s.restitutionThreshold > 0.0f) && (gap < 0.0f || r.shift > 0.0f)) {
+    out.goal = std::min(out.goal + kClearance * smaller, kMaxShift * smaller);
+  }
+  // Warm started, except where it would pull an open gap shut (the shift
+  // impulse only lessens after a warm start): in a world with a restitution
+  // threshold only overlapping contacts keep theirs, or a resting pile would
+  // jitter; without one (gases, crowds) near-touching contacts keep theirs
+  // too, and a crowd's "pressure" carries across them.
+  const bool warm = !calm && (gap < 0.0f || !(s.restitutionThreshold > 0.0f));
+  out.shift = warm ? r.shift : 0.0f;
+  return out;
+}
+
+// Sequential impulses on position shifts: each contact aims for its goal
+// (its normal shift) with a non-negative total impulse, mass-weighted, so
+// the shifts keep the centre of mass; velocities are untouched, so no
+// kinetic energy is added.
+std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const SolverSettings& s,
+                                              TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  const auto rowCount = static_cast<std::uint32_t>(rows_.size());
+  const auto extraCount = static_cast<std::uint32_t>(extraRows_.size());
+  shiftRows_.resize(std::size_t{rowCount} + extraCount);
+  // Rows with work: an overlap to remove or a shift impulse to start from.
+  auto acts = [](const ShiftRow& r) { return r.goal > 0.0f || r.shift > 0.0f; };
+  // Rows in the colour loop's order and split (each thread makes the rows
+  // it solved and wrote: handing cache lines from core to core costs more
+  // than the work on them); the hits are the calm rows.
+  std::atomic<bool> active{false};
+  const std::uint32_t calm = forEachRow(tasks, kApart, [&](Row& r) {
+    ShiftRow& out = shiftRows_[rowIndex(r)];
+    out = makeShiftRow(bodies, s, r, n);
+    if (acts(out) && !active.load(std::memory_order_relaxed)) {
+      active.store(true, std::memory_order_relaxed);
+    }
+    return isCalm(s, r);
+  });
+  bool any = active.load(std::memory_order_relaxed);
+  for (std::uint32_t e = 0; e < extraCount; ++e) {
+    shiftRows_[rowCount + e] = makeShiftRow(bodies, s, extraRows_[e], n);
+    any = any || acts(shiftRows_[rowCount + e]);
+  }
+  if (!any) return calm;  // nothing overlaps: no shift
+  shift_.assign(std::size_t{n} + 1, Vec2{});
+  Vec2* sh = shift_.data();
+  // Colour after colour like the rows; the extra rows follow the overflow
+  // group (serially).
+  auto forEachShiftRow = [&](auto&& f) {
+    return forEachRowIn(tasks, kApart, shiftRows_.data(), extraCount, f);
+  };
+  forEachShiftRow([sh](ShiftRow& r) {  // warm start
+    if (r.shift == 0.0f) return false;
+    const Vec2 p{r.nx * r.shift, r.ny * r.shift};
+    sh[r.a] -= p * r.ima;
+    if (r.imb != 0.0f) sh[r.b] += p * r.imb;
+    return false;
+  });
+  // The passes in one parallel region, until one changes nothing. Where
+  // no contact is calm the settling passes have nothing to do, and these
+  // take their passes too (a crowd: docs/physics.md).
+  const std::uint32_t calmRows = calm;
+  const std::uint32_t passes = calmRows == 0 ? 2 * s.positionPasses : s.positionPasses;
+  passesOverRows(
+      tasks, kApart, shiftRows_.data(), extraCount, passes,
+      [sh](ShiftRow& r) {
+        const Vec2 sa = sh[r.a], sb = sh[r.b];
+        const float u = (sb.x - sa.x) * r.nx + (sb.y - sa.y) * r.ny;
+        const float total = std::max(r.shift + r.mEff * (r.goal - u), 0.0f);
+        const float d = total - r.shift;
+        if (d == 0.0f) return false;
+        r.shift = total;
+        const Vec2 p{r.nx * d, r.ny * d};
+        sh[r.a] = sa - p * r.ima;
+        if (r.imb != 0.0f) sh[r.b] = sb + p * r.imb;
+        return true;
+      },
+      [sh](const ShiftRow& r) {
+        prefetch(&sh[r.a]);
+        prefetch(&sh[r.b]);
+      },
+      untilUnchanged);
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) state_[i].p += shift_[i];
+  });
+  // The rows' shift impulses are read from shiftRows_ when the contacts
+  // are stored (storeContacts); the extra rows keep theirs here.
+  for (std::uint32_t e = 0; e < extraCount; ++e) {
+    extraRows_[e].shift = shiftRows_[rowCount + e].shift;
+  }
+  return calmRows;
+}
+
+// The last word on static boxes: a ball's straight path from where it
+// started the step to where it ends must not enter a box it has a contact
+// with. In a crowd, a collision after the ball's impact with the box,
+// impact passes that ran out or a position shift could carry it in or
+// through. Where the path enters, the ball stops where it first touches
+// the box and its velocity into the box is reflected as in an impact.
+// Serially, in row order: the box contacts are few, and one ball's box
+// contacts are guarded one after the other.
+void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
+                               TaskSystem& tasks) {
+  const auto rowCount = static_cast<std::uint32_t>(rows_.size());
+  indexBuffers_.reset(chunkCount(rowCount, kContactChunk));
+  forEachChunk(tasks, rowCount, kContactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   if (rows_[k].kind == kBox || rows_[k].kind == kKinematic) {
+                     indexBuffers_[c].push_back(k);
+                   }
+                 }
+               });
+  auto guard = [&](const Row& r) {
+    const std::uint32_t a = r.a;
+    if (r.kind == kKinematic) {
+      const Vec2 start{bodies.px[r.b], bodies.py[r.b]};
+      kinematic::guard(bodies, s, a, r.b, start, state_[r.b].p, {bodies.px[a], bodies.py[a]},
+                       state_[a].p, state_[a].v);
+      return;
+    }
+    const float ra = bodies.radius[a];
+    const AABB box = bodies.tightBox(r.b);
+    const Vec2 p0{bodies.px[a], bodies.py[a]};
+    Vec2& p1 = state_[a].p;
+    const float inner = ra * (1.0f - kGuardTolerance);  // grazing is not entering
+    if (collide(Circle{p0, inner}, box)) {
+      // It started the step overlapping the box: only its end is guarded.
+      const auto hit = collide(Circle{p1, inner}, box);
+      if (!hit) return;
+      p1 -= hit->normal * (hit->depth + ra - inner);
+    } else {
+      const auto t = timeOfImpact(Circle{p0, inner}, p1 - p0, box, 1.0f);
+      if (!t || !(*t < 1.0f)) return;
+      p1 = p0 + (p1 - p0) * *t;  // touching with the inner radius
+      p1 += outwardNormal(box, p1) * (ra - inner);
+    }
+    Vec2& v = state_[a].v;
+    const Vec2 n = outwardNormal(box, p1);
+    const float vn = dot(v, n);
+    if (vn < 0.0f) v -= n * ((1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, r.b))) * vn);
+  };
+  for (std::uint32_t c = 0; c < indexBuffers_.size(); ++c) {
+    for (const std::uint32_t k : indexBuffers_[c]) guard(rows_[k]);
+  }
+  for (const Row& r : extraRows_) {
+    if (r.kind == kBox || r.kind == kKinematic) guard(r);
+  }
+}
+
+void ContactSolver::integratePositions(const BodyStore& bodies, const SolverSettings& s,
+                                       TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  if (s.kinematic) {
+    tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t i = begin; i < end; ++i) {
+        if (bodies.awake[i] != 0) state_[i].p += state_[i].corr + state_[i].v * s.dt;
+        if (kinematic::isKinematic(bodies, i)) state_[i].p += state_[i].v * s.dt;
+      }
+    });
+    return;
+  }
+  const float dt = s.dt;  // locals: the stores could alias them
+  const std::uint8_t* awake = bodies.awake.data();
+  BallState* state = state_.data();
+  tasks.parallelFor(n, kBodyGrain, [=](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (awake[i] != 0) state[i].p += state[i].corr + state[i].v * dt;
+    }
+  });
+}
+
+void ContactSolver::correctOverlaps(const BodyStore& bodies, const SolverSettings& s,
+                                    TaskSystem& tasks) {
+  const bool corrected = s.positionPasses > 0;
+  const std::uint32_t calm = corrected ? correctPositions(bodies, s, tasks) : 0;
+  // Calm contacts (a pile's): nonlinear passes, each overlap measured from
+  // the current positions.
+  if (calm == 0) return;
+  passesOverRows(
+      tasks, kResting, rows_.data(), 0, s.positionPasses,
+      [&](Row& r) { return isCalm(s, r) && settle(bodies, s, r); }, [](const Row&) {},
+      untilUnchanged);
+}
+
+void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                                   TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  // A closed world's walls first, then the boxes: a ball whose impact
+  // passes ran out may end outside the world, and its path to the clamped
+  // end is the one that must not cross a box.
+  auto clampToWalls = [&](std::uint32_t i) {
+    Vec2& p = state_[i].p;
+    const float r = bodies.radius[i];
+    p.x = std::clamp(p.x, s.bounds.min.x + r, s.bounds.max.x - r);
+    p.y = std::clamp(p.y, s.bounds.min.y + r, s.bounds.max.y - r);
+  };
+  if (bodies.boxCount != 0) {
+    if (s.closedWorld) {
+      tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t i = begin; i < end; ++i) {
+          if (bodies.awake[i] != 0) clampToWalls(i);
+        }
+      });
+    }
+    guardBoxes(bodies, s, tasks);
+  }
+  if (!s.kinematic && !s.spin) {  // the common case: positions and velocities only
+    writeBack(bodies, s, undo, tasks);
+    return;
+  }
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (kinematic::isKinematic(bodies, i)) {  // where its velocity took it
+        Vec2 p = state_[i].p, held = state_[i].v;
+        range::holdInside(p, held, bodies.radius[i]);  // its velocity is the game's
+        state_[i].p = p;
+        bodies.px[i] = p.x;
+        bodies.py[i] = p.y;
+        if (bodies.w[i] != 0.0f) {  // a spinning kinematic ball turns at the game's rate
+          bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
+        }
+      }
+      if (bodies.awake[i] == 0) continue;
+      if (s.closedWorld) clampToWalls(i);  // after a guard's last push
+      Vec2 p = state_[i].p, v = state_[i].v;
+      range::holdInside(p, v, bodies.radius[i]);
+      range::capSpeed(v);
+      state_[i].p = p;
+      state_[i].v = v;
+      bodies.px[i] = p.x;
+      bodies.py[i] = p.y;
+      bodies.vx[i] = v.x;
+      bodies.vy[i] = v.y;
+      if (s.friction) bodies.w[i] = spin_[i];
+      range::capSpin(bodies.w[i], bodies.radius[i]);
+      if (bodies.w[i] != 0.0f) {
+        bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
+      }
+    }
+  });
+}
+
+// clampPositions' last pass in a world without kinematic bodies in which
+// nothing spins: w and angle stay as they are (0 and unchanged). The
+// positions of every body go to undo's arrays, swapped in at the end: the
+// old ones become the step's save (a failure before the swap left the
+// bodies' untouched). Everything the loop reads is a local: the stores to
+// float arrays could otherwise alias the settings and the vectors, which
+// would be reloaded for every body.
+void ContactSolver::writeBack(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                              TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  const bool closed = s.closedWorld;
+  const AABB bounds = s.bounds;
+  const std::uint8_t* awake = bodies.awake.data();
+  const float* radius = bodies.radius.data();
+  BallState* state = state_.data();
+  assert(!undo.saved.positions && undo.px.size() == n && undo.py.size() == n);
+  const float* oldX = bodies.px.data();
+  const float* oldY = bodies.py.data();
+  float* px = undo.px.data();
+  float* py = undo.py.data();
+  float* vx = bodies.vx.data();
+  float* vy = bodies.vy.data();
+  tasks.parallelFor(n, kBodyGrain, [=](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (awake[i] == 0) {
+        px[i] = oldX[i];
+        py[i] = oldY[i];
+        continue;
+      }
+      Vec2 p = state[i].p;
+      Vec2 v = state[i].v;
+      const float r = radius[i];
+      if (closed) {  // after a guard's last push, as clampToWalls
+        p.x = std::clamp(p.x, bounds.min.x + r, bounds.max.x - r);
+        p.y = std::clamp(p.y, bounds.min.y + r, bounds.max.y - r);
+      }
+      range::holdInside(p, v, r);
+      range::capSpeed(v);
+      state[i].p = p;
+      px[i] = p.x;
+      py[i] = p.y;
+      vx[i] = v.x;
+      vy[i] = v.y;
+    }
+  });
+  bodies.px.swap(undo.px);
+  bodies.py.swap(undo.py);
+  undo.saved.positions = true;
+}
+
+void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
+  const bool corrected = s.positionPasses > 0;
+  // What persists: the iterations' impulses and whether the pair touched;
+  // then the extra contacts join the canonical list.
+  // In the colour loop's split, as the rows were solved (correctPositions);
+  // the hits are the pushed rows.
+  pushed_ = forEachRow(tasks, kApart, [&](const Row& r) {
+    const std::size_t k = rowIndex(r);
+    Contact& c = contacts_[r.contact];
+    const float im = std::max(r.ima, r.imb);
+    c.lambda = warmable(r.lambda, im);
+    c.shift = warmable(corrected ? shiftRows_[k].shift : r.shift, im);
+    c.tangent = s.friction ? frictionRows_[k].lambda : 0.0f;
+    c.rolling = s.friction ? frictionRows_[k].rollLambda : 0.0f;
+    c.touched = r.touched;
+    return r.lambda > 0.0f;
+  });
+  if (extra_.empty()) return;
+  for (std::size_t k = 0; k < extra_.size(); ++k) {
+    extra_[k].touched = extraRows_[k].touched;
+    extra_[k].shift = warmable(extraRows_[k].shift, std::max(extraRows_[k].ima, extraRows_[k].imb));
+  }
+  mergeExtra(tasks);
+}
+
+// The extra contacts (few) into the canonical list: each goes where its
+// pair belongs (no extra pair is in the list), and the contacts between two
+// of them move up by the number of extras before them, copied in parallel
+// into merged_, which then becomes the list (previous_ is kept for rollBack):
+// what std::inplace_merge gives, without its serial pass and its buffer
+// allocated every step.
+void ContactSolver::mergeExtra(TaskSystem& tasks) {
+  std::sort(extra_.begin(), extra_.end());
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  const auto extras = static_cast<std::uint32_t>(extra_.size());
+  extraAt_.resize(extras);
+  for (std::uint32_t j = 0; j < extras; ++j) {
+    extraAt_[j] = static_cast<std::uint32_t>(
+        std::lower_bound(contacts_.begin(), contacts_.end(), extra_[j]) - contacts_.begin());
+  }
+  merged_.resize(std::size_t{count} + extras);
+  const Contact* from = contacts_.data();
+  Contact* to = merged_.data();
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+                 // Contact k moves up by the extras that go before it: at <= k.
+                 auto j = static_cast<std::uint32_t>(
+                     std::upper_bound(extraAt_.begin(), extraAt_.end(), begin) - extraAt_.begin());
+                 for (std::uint32_t k = begin; k < end;) {
+                   while (j < extras && extraAt_[j] <= k) ++j;
+                   const std::uint32_t stop = j < extras ? std::min(end, extraAt_[j]) : end;
+                   std::copy(from + k, from + stop, to + k + j);
+                   k = stop;
+                 }
+               });
+  for (std::uint32_t j = 0; j < extras; ++j) to[extraAt_[j] + j] = extra_[j];
+  contacts_.swap(merged_);
+}
+
+}  // namespace quadbin

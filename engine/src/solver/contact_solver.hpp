@@ -1,0 +1,459 @@
+#pragma once
+// Internal to the engine: contacts and the solver that resolves them.
+//
+// Narrow phase (contact_set.cpp). The broad phase's candidate pairs that
+// can touch within the step, plus the walls a ball can reach, become the
+// step's contacts, in canonical order (a, then b). Contacts persist from
+// step to step: one that was there in the last step keeps its accumulated
+// impulse (warm starting) and its colour; only new contacts are coloured,
+// and ended ones give their colour back. Colours are batches of contacts
+// that share no ball, so a batch is one parallel loop.
+//
+// Solve (contact_solver.cpp), three parts with a bounded cost each:
+//  1. Contact iterations: sequential impulses with warm starting on the
+//     contacts that touch at the start of the step and approach slower
+//     than the restitution threshold (resting contacts, stacks, piles):
+//     perfectly inelastic, a fixed number of sweeps.
+//  2. Impacts: the exact time of impact and elastic impulse for every
+//     other contact that closes during the step (a fast ball meeting
+//     another, a wall or a box; a collision inside a crowd; momentum along
+//     a chain, Newton's cradle), a bounded number of passes. Each impulse
+//     is the textbook collision of two bodies, so e = 1 keeps kinetic
+//     energy. Balls made faster than their swept box are queried again.
+//     If the passes run out in a world with a restitution threshold, the
+//     touching pairs still approaching stop, inelastically (piles rest).
+//  3. Position correction: end-of-step overlaps removed by moving positions
+//     only (no velocity change: no kinetic energy added): sequential
+//     impulses on position shifts, a fixed number of passes, warm started
+//     from the last step's shift impulses so that a crowd packed too tight
+//     builds up the "pressure" that spreads it over a few steps.
+//
+// Determinism: every loop is over bodies or over one colour's contacts
+// (disjoint balls), serial parts are in canonical order, and nothing
+// depends on the thread count.
+
+#include <algorithm>
+#include <cstdint>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/tasks/parallel.hpp>
+#include <quadbin/tasks/staged_loop.hpp>
+#include <span>
+#include <vector>
+
+#include "bodies/body_store.hpp"
+#include "bodies/filtering.hpp"
+
+namespace quadbin {
+
+struct SolverSettings {
+  float dt = 0.0f;
+  float restitution = 1.0f;
+  float restitutionThreshold = 0.0f;
+  bool closedWorld = true;
+  AABB bounds{};
+  std::uint32_t velocityIterations = 8;
+  std::uint32_t impactPasses = 8;
+  std::uint32_t positionPasses = 4;
+  bool friction = false;      // some ball has friction: the iterations solve it
+  float wallFriction = 0.0f;  // the walls' coefficient
+  // What the world holds this step (off: the stages skip that work).
+  bool kinematic = true;  // some kinematic body
+  bool spin = true;       // some body spins, or friction may make one spin
+  Vec2 gravity{};         // with a restitution threshold: the shock pass's "up"
+  /// Restitution for a collision at relative normal speed `approach` (> 0)
+  /// between bodies whose combined restitution is `e` (restitutionOf).
+  [[nodiscard]] float restitutionFor(float approach, float e) const noexcept {
+    return approach < restitutionThreshold ? 0.0f : e;
+  }
+  /// The combined restitution of ball a and body b (a ball, a box, or a
+  /// wall when b is past the bodies): the larger one, Box2D's rule; a
+  /// wall's is the world's.
+  [[nodiscard]] float restitutionOf(const BodyStore& bodies, std::uint32_t a,
+                                    std::uint32_t b) const noexcept {
+    const float eb = b < bodies.size() ? bodies.restitution[b] : restitution;
+    return std::max(bodies.restitution[a], eb);
+  }
+  /// Gap between a ball (centre p, radius r) and wall `side` (0: min x,
+  /// 1: max x, 2: min y, 3: max y); negative when it overlaps the wall.
+  [[nodiscard]] float wallGap(Vec2 p, float r, std::uint32_t side) const noexcept {
+    const float toWall = side == 0   ? p.x - bounds.min.x
+                         : side == 1 ? bounds.max.x - p.x
+                         : side == 2 ? p.y - bounds.min.y
+                                     : bounds.max.y - p.y;
+    return toWall - r;
+  }
+};
+
+/// Asked about each ball-and-body pair the narrow phase keeps, before it
+/// becomes a contact (sensors, World::setPreSolve; sensor_set.hpp); unset:
+/// every pair is kept. Called from worker threads.
+struct ContactFilter {
+  const void* context = nullptr;
+  bool (*allows)(const void* context, std::uint32_t a, std::uint32_t b) = nullptr;
+};
+
+struct SolverResult {
+  std::uint32_t impulses = 0;
+  std::uint32_t unresolvedEscapes = 0;
+};
+
+/// A pair of touching bodies by (slot, generation), for contact events.
+struct TouchKey {
+  std::uint32_t slotA, genA, slotB, genB;
+  friend constexpr bool operator<(const TouchKey& l, const TouchKey& r) noexcept {
+    if (l.slotA != r.slotA) return l.slotA < r.slotA;
+    if (l.slotB != r.slotB) return l.slotB < r.slotB;
+    if (l.genA != r.genA) return l.genA < r.genA;
+    return l.genB < r.genB;
+  }
+};
+
+class ContactSolver {
+ public:
+  /// A closed world's walls are a contact kind of their own: a contact's b
+  /// is a body or one of the four walls, asked with isWall and wallSide and
+  /// made with wall(side), never by arithmetic on b. Encoded past every body
+  /// index (kWallBase + side), so that the canonical order (a, b) lists a
+  /// ball's walls after its bodies and a snapshot stores b as one word.
+  static constexpr std::uint32_t kWallBase = UINT32_MAX - 4;
+  /// True when b names a wall rather than a body.
+  [[nodiscard]] static constexpr bool isWall(std::uint32_t b) noexcept { return b >= kWallBase; }
+  /// The wall b names: 0 min x, 1 max x, 2 min y, 3 max y (b a wall).
+  [[nodiscard]] static constexpr std::uint32_t wallSide(std::uint32_t b) noexcept {
+    return b - kWallBase;
+  }
+  /// The b of a contact with wall `side` (0..3).
+  [[nodiscard]] static constexpr std::uint32_t wall(std::uint32_t side) noexcept {
+    return kWallBase + side;
+  }
+  /// Colours with a bit per ball; contacts that find them all taken go to
+  /// one more group, solved serially.
+  static constexpr std::uint32_t kColours = 64;
+  /// Overlap, as a fraction of the smaller radius, under which a contact
+  /// still counts as touching (resting contacts hover around zero gap).
+  static constexpr float kSlop = 0.005f;
+  /// A ball may outrun its swept box by this fraction of its radius before
+  /// it is looked at again: less than a radius cannot carry it through
+  /// anything, an overlap with a ball is separated at the end of the step,
+  /// and static boxes are grown by it for the broad phase (their contacts
+  /// are there, and guardBoxes keeps the ball out).
+  static constexpr float kEscapeTolerance = 0.5f;
+  /// Without a restitution threshold, two balls whose gap is under this
+  /// fraction of the smaller radius (beyond what their velocities can
+  /// close) still get a contact where one of them is in a crowd (markCrowded):
+  /// the shift passes of a packed crowd move balls that far, and a pair with
+  /// no contact is pushed into overlap unseen (docs/physics.md, "Position
+  /// correction").
+  static constexpr float kShiftReach = 0.3f;
+  /// The most a stored impulse may move either end when it is warm started:
+  /// lambda / m in units/s (a million times kMaxSpeed), shift / m in units.
+  /// Stored impulses are held under it (storeContacts), so that a restored
+  /// one, however crafted, keeps every step's arithmetic finite; only a
+  /// stack whose masses differ by more than about 1e12 carries that much.
+  static constexpr float kMaxWarmChange = 1e14f;
+  /// `impulse`, held under kMaxWarmChange for an end of inverse mass `im`.
+  [[nodiscard]] static float warmable(float impulse, float im) noexcept {
+    return impulse * im > kMaxWarmChange ? kMaxWarmChange * (1.0f - 0x1p-20f) / im : impulse;
+  }
+  /// What a contact is at the start of the step: touching and approaching
+  /// slower than the restitution threshold (resting: the iterations'),
+  /// touching and faster (a collision: an impact), or apart.
+  enum Group : std::uint8_t { kResting, kTouchingCollision, kApart };
+  static constexpr std::uint32_t kGroups = 3;
+
+  /// A contact of the step, in canonical order; persists to the next step.
+  /// Uninitialised by default: the contact arrays are resized every step
+  /// and every field is written before it is read.
+  struct Contact {        // NOLINT(cppcoreguidelines-pro-type-member-init)
+    std::uint32_t a;      // an awake ball
+    std::uint32_t b;      // a ball (> a), a static or kinematic body, or a wall (isWall)
+    float lambda;         // accumulated normal impulse of the contact iterations
+    std::uint8_t colour;  // < kColours, or kColours: the serial group
+    std::uint8_t touched;
+    float shift = 0.0f;    // accumulated impulse of the position correction
+    float tangent = 0.0f;  // accumulated friction impulse of the iterations
+    float rolling = 0.0f;  // accumulated rolling-resistance impulse
+    friend constexpr bool operator<(const Contact& l, const Contact& r) noexcept {
+      return l.a != r.a ? l.a < r.a : l.b < r.b;
+    }
+  };
+  [[nodiscard]] static constexpr bool sameBodies(const Contact& l, const Contact& r) noexcept {
+    return l.a == r.a && l.b == r.b;
+  }
+  /// A contact whose bodies were renumbered, back in canonical form: of two
+  /// balls, the lower index is a. Swapping the ends turns the normal and
+  /// tangent round, so the normal, shift and tangent impulses stay and the
+  /// rolling one changes sign (it acts on a's spin as -, on b's as +).
+  static void orient(Contact& c, const BodyStore& bodies) noexcept;
+  /// Each ball's colours as `contacts` hold them, into `used` (zeroed
+  /// first; static boxes and walls hold none).
+  static void colourUseOf(std::span<const Contact> contacts, const BodyStore& bodies,
+                          std::span<std::uint64_t> used) noexcept;
+
+  /// Wakes the sleeping islands that an awake ball can reach within the
+  /// step (from the candidate pairs); returns how many balls woke.
+  std::uint32_t wakeTouched(BodyStore& bodies, float dt, std::span<const Pair> pairs,
+                            TaskSystem& tasks);
+  /// The narrow phase: keeps the candidate pairs that can touch within the
+  /// step, adds wall contacts, puts them in canonical order, carries over
+  /// the last step's impulses and colours and colours the new ones.
+  void buildContacts(const BodyStore& bodies, const SolverSettings& s, std::span<const Pair> pairs,
+                     TaskSystem& tasks);
+  /// Contact iterations and impacts: changes the balls' velocities and
+  /// remembers their end-of-step positions. `boxes` are the swept boxes
+  /// the broad phase holds; balls that end up faster than their box allowed
+  /// are queried again with a bigger box.
+  SolverResult solve(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
+                     std::vector<AABB>& boxes, TaskSystem& tasks);
+  /// After solve, the step's last four stages, in this order.
+  /// Moves the awake balls and the kinematic bodies to their end-of-step
+  /// positions (the solved velocities and the impacts' corrections).
+  void integratePositions(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// Removes overlaps by moving positions only (shift passes, then the
+  /// settling passes of calm contacts).
+  void correctOverlaps(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// Clamps the balls to the walls of a closed world, keeps them out of
+  /// static boxes (guardBoxes) and writes positions, velocities, spin and
+  /// angles back to the bodies. Where neither kinematic bodies nor spin
+  /// are (s.kinematic, s.spin off) the new positions go to undo's arrays,
+  /// which are then swapped with the bodies': the step's save of them,
+  /// without a copy (undo.saved.positions).
+  void clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                      TaskSystem& tasks);
+  /// Stores the contacts for the next step: impulses, shifts, whether they
+  /// touched; the contacts found by looking again join the canonical list.
+  void storeContacts(const SolverSettings& s, TaskSystem& tasks);
+  /// Forgets the persistent contacts (body indices changed).
+  void forget() noexcept;
+  /// A step that failed (World::Impl::rollBack): the contacts and colours
+  /// as the step found them, from the list buildContacts set aside, so that
+  /// the next step is the one a world whose step never failed takes.
+  void rollBack(const BodyStore& bodies) noexcept;
+  /// The step went through: what buildContacts set aside is scratch again.
+  void commit() noexcept { setAside_ = false; }
+  /// The persistent contacts after `bodies.swapRemove(removed)` moved the
+  /// body at index `last` to `removed`: the removed body's contacts end and
+  /// give their colours back, the moved body's keep their impulses and
+  /// colours under its new index, in canonical order (World::destroyBody).
+  /// Forgets them all instead where the memory for it is not there.
+  void removeBody(const BodyStore& bodies, std::uint32_t removed, std::uint32_t last) noexcept;
+  /// True when the contacts are in canonical order, name bodies below `n`
+  /// and hold exactly the colours used_ records (debug checks).
+  [[nodiscard]] bool consistent(const BodyStore& bodies) const;
+  /// The colours each ball's contacts hold (for World::snapshot).
+  [[nodiscard]] std::span<const std::uint64_t> colourUse() const noexcept { return used_; }
+  /// Replaces what persists from step to step, the contacts and the colours
+  /// they hold (World::restore; snapshot.cpp); the rest is the next step's
+  /// scratch.
+  void restoreState(std::vector<Contact> contacts, std::vector<std::uint64_t> colourUse) noexcept;
+
+  /// The contacts of the last step, in canonical order.
+  [[nodiscard]] std::span<const Contact> contacts() const noexcept { return contacts_; }
+  /// Colours the last step used (for tests and statistics).
+  [[nodiscard]] std::uint32_t colourCount() const noexcept { return colourCount_; }
+  /// Contacts the iterations pushed apart in the last step.
+  [[nodiscard]] std::uint32_t pushedContacts() const noexcept { return pushed_; }
+
+  bool warnedEscapes = false;
+  ContactFilter filter;  // set by the world before each step
+  /// The world's collision filters (set once by the world): the step's
+  /// pairs come filtered, and the pairs found by looking again are
+  /// filtered against them. Null: everything collides.
+  const BodyFilters* filters = nullptr;
+
+ private:
+  enum Kind : std::uint8_t { kBall, kBox, kWall, kKinematic };  // kKinematic: kinematic.hpp
+  // A contact prepared for solving, stored in colour order.
+  struct Row {
+    std::uint32_t a, b;
+    float nx, ny;           // unit normal from a to b at the start of the step
+    float ima, imb;         // inverse masses (imb = 0: static box or wall)
+    float mEff;             // 1 / (ima + imb)
+    float target;           // the normal relative speed the iterations aim for
+    float lambda;           // accumulated impulse
+    float shift;            // accumulated position impulse (mass x length)
+    std::uint32_t contact;  // index into contacts_
+    std::uint32_t checked;  // sweep clock of its last impact check
+    std::uint8_t kind;
+    std::uint8_t group;    // kResting, kTouchingCollision or kApart
+    std::uint8_t touched;  // touching, struck or separated in this step
+  };
+  // A contact prepared for the position correction (same order as rows_):
+  // the normal and overlap at the end of the step, compact for the passes.
+  struct ShiftRow {
+    std::uint32_t a, b;  // b = the last entry of shift_ (always zero) for walls and boxes
+    float nx, ny;
+    float ima, imb, mEff;
+    float goal;   // normal shift the pair aims for: + separates, - may close a gap
+    float shift;  // accumulated position impulse
+    float pad;
+  };
+  // The friction of a row (same index as rows_), made only when some ball
+  // has friction. Balls are solid discs: inverse inertia 2 / (m r^2).
+  struct FrictionRow {
+    float mu;          // combined coefficient; 0 for rows that are not resting
+    float tMass;       // 1 / (ima + imb + ra^2 ia + rb^2 ib)
+    float ra, rb;      // lever arms to the contact point (rb = 0: wall or box)
+    float ia, ib;      // inverse moments of inertia (ib = 0: wall or box)
+    float lambda;      // accumulated tangent impulse
+    float roll;        // most rolling-resistance impulse per unit of normal impulse
+    float rollMass;    // 1 / (ia + ib)
+    float rollLambda;  // accumulated rolling-resistance (angular) impulse
+  };
+  // A ball's state during the solve, in one cache line with its neighbours;
+  // every field is written before it is read.
+  struct BallState {  // NOLINT(cppcoreguidelines-pro-type-member-init)
+    Vec2 p;           // position at the start of the step; at the end after integratePositions
+    Vec2 v;           // velocity
+    Vec2 corr;        // end-of-step position shift from impacts
+    float tLast;      // time of the ball's last impact in this step
+    // Clock of its last change (an impact): beside what an impact check
+    // reads anyway, so that skipping an unchanged row costs no other line.
+    std::uint32_t changed;
+  };
+
+  template <class Emit>
+  void addCandidate(const BodyStore& bodies, std::uint32_t i, std::uint32_t j, bool keepSleeping,
+                    Emit&& emit) const;
+  template <class Emit>
+  void addWalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t i,
+                Emit&& emit) const;
+  void carryOver(TaskSystem& tasks);
+  void mergeExtra(TaskSystem& tasks);
+  void colourNew(const BodyStore& bodies);
+  std::uint8_t firstFreeColour(const BodyStore& bodies, std::uint32_t a, std::uint32_t b);
+  void buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  void makeRow(const BodyStore& bodies, const SolverSettings& s, const Contact& c, std::uint32_t k,
+               Row& r) const;
+  /// Runs f(row) over the rows of groups up to `lastGroup`, colour after
+  /// colour, the rows of a colour in parallel; returns how many calls
+  /// returned true.
+  template <class F>
+  std::uint32_t forEachRow(TaskSystem& tasks, Group lastGroup, F&& f);
+  /// The same over an array laid out like rows_ (rows_'s buckets), with
+  /// `tail` more rows after the overflow group's, visited with it.
+  template <class R, class F>
+  std::uint32_t forEachRowIn(TaskSystem& tasks, Group lastGroup, R* rows, std::uint32_t tail,
+                             F&& f);
+  /// The same, calling pre(row) a few rows ahead of f (prefetching the
+  /// balls the row names).
+  template <class R, class F, class P>
+  std::uint32_t forEachRowIn(TaskSystem& tasks, Group lastGroup, R* rows, std::uint32_t tail, F&& f,
+                             P&& pre);
+  template <class F, class P>
+  std::uint32_t forEachRow(TaskSystem& tasks, Group lastGroup, F&& f, P&& pre);
+  /// Up to `passes` passes of forEachRowIn in one parallel region;
+  /// endPass(hits) after each pass says whether to go on.
+  template <class R, class F, class P, class E>
+  void passesOverRows(TaskSystem& tasks, Group lastGroup, R* rows, std::uint32_t tail,
+                      std::uint32_t passes, F&& f, P&& pre, E&& endPass);
+  void sweep(TaskSystem& tasks, Group lastGroup, std::uint32_t iterations, bool friction);
+  void buildFriction(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  std::uint32_t impactPasses(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  bool impact(const BodyStore& bodies, const SolverSettings& s, Row& r);
+  bool impactBalls(const BodyStore& bodies, const SolverSettings& s, const Row& r);
+  bool impactBox(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
+                 std::uint32_t box);
+  bool impactWall(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
+                  std::uint32_t side);
+  bool impactKinematic(const BodyStore& bodies, const SolverSettings& s, std::uint32_t a,
+                       std::uint32_t k);
+  void applyImpulse(std::uint32_t i, Vec2 dv, float t);
+  /// The Coulomb friction of an impact at time t: the tangent impulse that
+  /// stops the contact point's sliding, at most mu times the normal impulse
+  /// jn, on ball a and, where b is a ball, on b (solid discs; n points from
+  /// a to b; b's velocity and spin are read where it has them: a kinematic
+  /// body's, never changed). Only where the pair has friction.
+  struct ImpactOther {
+    std::uint32_t index;  // kNoBody: a wall or a static box
+    float radius;         // 0: a box or a wall (no lever)
+    float invMass;        // 0: infinite mass
+    bool moves;           // a ball or a kinematic body: its velocity and spin count
+  };
+  void rub(const BodyStore& bodies, std::uint32_t a, const ImpactOther& b, Vec2 n, float jn,
+           float mu, float t);
+  void lookAgain(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
+                 std::vector<AABB>& boxes, std::size_t firstNew, TaskSystem& tasks);
+  [[nodiscard]] ShiftRow makeShiftRow(const BodyStore& bodies, const SolverSettings& s, Row& r,
+                                      std::uint32_t staticSlot) const;
+  bool settle(const BodyStore& bodies, const SolverSettings& s, Row& r);
+  // crowded_ from the last step's contacts (all 0 where there is a
+  // restitution threshold): where kShiftReach applies.
+  void markCrowded(const SolverSettings& s, std::uint32_t n, TaskSystem& tasks);
+  // contact_shock.cpp: the resting rows once more, bottom-up, lower bodies fixed.
+  bool orderForShock(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  void propagateShock(const SolverSettings& s);
+  /// Index in rows_ of a row the colour loop hands out (for the arrays
+  /// parallel to rows_: shiftRows_, frictionRows_).
+  [[nodiscard]] std::size_t rowIndex(const Row& r) const noexcept {
+    return static_cast<std::size_t>(&r - rows_.data());
+  }
+  // Held by the shift passes and lifted by settle(): a contact that carried
+  // a load, or a resting one where there is a restitution threshold.
+  [[nodiscard]] static bool isCalm(const SolverSettings& s, const Row& r) noexcept {
+    return r.lambda > 0.0f || (r.group == kResting && s.restitutionThreshold > 0.0f);
+  }
+  void guardBoxes(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  // clampPositions without kinematic bodies and spin: p and v written back.
+  void writeBack(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo, TaskSystem& tasks);
+  /// Returns how many calm contacts there are (settle()'s work).
+  std::uint32_t correctPositions(const BodyStore& bodies, const SolverSettings& s,
+                                 TaskSystem& tasks);
+  [[nodiscard]] Vec2 positionAt(std::uint32_t i, float t) const noexcept {
+    const BallState& b = state_[i];
+    return b.p + b.corr + b.v * t;
+  }
+
+  // Persistent: this step's contacts (the last step's until buildContacts).
+  // previous_: the last step's contacts, set aside by buildContacts for
+  // carryOver and, until the step is committed, for rollBack; merged_:
+  // storeContacts' list with the extra contacts.
+  std::vector<Contact> contacts_, previous_, merged_;
+  std::vector<std::uint64_t> used_;    // per ball: the colours its contacts hold
+  std::vector<std::uint8_t> carried_;  // per last-step contact: still there (carryOver)
+  std::uint32_t colourCount_ = 0;
+  std::uint32_t pushed_ = 0;
+  bool impactsLeft_ = false;  // the impact passes of this step ran out
+  bool setAside_ = false;     // previous_ holds the contacts the step began with
+
+  // Step scratch.
+  std::vector<float> margin_;  // per ball: the travel its swept box allows
+  // Per ball: 1 where one of its last step's contacts kept a shift impulse
+  // (markCrowded, before buildContacts replaces the contacts).
+  std::vector<std::uint8_t> crowded_;
+  std::vector<BallState> state_;
+  std::vector<float> maxSpeed_;  // fastest the ball went in this step
+  // Impact passes skip a row whose balls have not changed since they last
+  // checked it: each ball's last change (BallState::changed) and each row's
+  // last check on one clock that ticks once per colour of every sweep.
+  std::uint32_t clock_ = 0;
+  std::vector<Row> rows_;                   // by colour, contacts that touch first in each
+  std::vector<std::uint32_t> bucketStart_;  // kGroups (kColours + 1) + 1 offsets into rows_
+  StagedLoop stages_;                       // the colour loop's stages (contact_solver_rows.hpp)
+  std::vector<Contact> extra_;              // contacts found by looking again
+  std::vector<Row> extraRows_;              // their rows, in the same order
+  std::vector<Row> canonicalRows_;          // rows in contact order, before the counting sort
+  std::vector<Contact> batch_;              // one look-again's new contacts
+  std::vector<Contact> renamed_;            // removeBody: the moved body's contacts
+  std::vector<std::uint32_t> affected_;     // removeBody: where the two bodies' contacts are
+  std::vector<Contact> extraSorted_;
+  std::vector<std::uint32_t> escapees_;
+  std::vector<FrictionRow> frictionRows_;  // beside rows_, when friction is on
+  std::vector<float> spin_;                // per ball: angular velocity during the solve
+  std::vector<ShiftRow> shiftRows_;        // rows_ then extraRows_, for the position passes
+  std::vector<Vec2> shift_;             // per ball (+ one zero for static things): position shift
+  std::vector<std::uint32_t> extraAt_;  // mergeExtra: where each extra contact goes
+  OrderedBuffers<std::uint64_t> keyBuffers_;
+  std::vector<std::uint64_t> keys_, keyScratch_;
+  std::vector<std::uint32_t> radixCounts_;
+  unsigned codeBits_ = 0;  // key = a << codeBits_ | code(b)
+  OrderedBuffers<std::uint32_t> indexBuffers_;
+  OrderedBuffers<std::uint32_t> freshBuffers_;  // carryOver: the new contacts, by chunk
+  OrderedBuffers<Contact> extraBuffers_;
+  std::vector<std::uint32_t> chunkCounts_;
+  std::vector<std::uint64_t> shockKeys_, shockScratch_;  // contact_shock.cpp
+  std::vector<std::uint32_t> shockCounts_;
+  unsigned shockRowBits_ = 0;  // shock key = height bits << shockRowBits_ | row
+};
+
+}  // namespace quadbin

@@ -1,0 +1,308 @@
+// World::Impl::step and its stages (docs/architecture.md).
+#include "world/world_impl.hpp"
+
+namespace quadbin {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double millisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+SolverSettings World::Impl::settingsFor(float dt) const {
+  SolverSettings s;
+  s.dt = dt;
+  s.restitution = def.restitution;
+  s.restitutionThreshold = def.restitutionThreshold.value_or(2.0f * length(def.gravity) * dt);
+  s.closedWorld = def.boundary == Boundary::Closed;
+  s.bounds = def.bounds;
+  s.velocityIterations = def.velocityIterations;
+  s.impactPasses = def.solverPasses;
+  s.positionPasses = def.positionPasses;
+  s.friction = bodies.frictionBalls > 0;
+  s.wallFriction = def.wallFriction;
+  s.kinematic = hasKinematic;
+  s.spin = spinning;
+  s.gravity = def.gravity;
+  return s;
+}
+
+// The step, as the pipeline docs/architecture.md draws: each stage a
+// function with its own timer in StepStats.
+void World::Impl::step(float dt) {
+  const auto start = Clock::now();
+  std::optional<TraceStage> traced(std::in_place, *tasks, "setup");  // for quadbin-perf predict
+  const auto n = static_cast<std::uint32_t>(slotOf.size());
+  if (!warnedBruteForce && def.broadPhase == BroadPhaseType::BruteForce && n > 5000) {
+    logger()->warn(
+        "BruteForce broad phase with {} bodies costs n^2/2 box tests per step; "
+        "pick a spatial structure in WorldDef.broadPhase",
+        n);
+    warnedBruteForce = true;
+  }
+  // One pass that vectorizes: what moves, what the world holds.
+  std::uint32_t awake = 0;
+  std::uint32_t balls = 0;
+  std::uint32_t kinematics = 0;
+  std::uint32_t spinBits = 0;  // any bit of any w: -0 counts, as sleepIsland writes +0
+  for (std::uint32_t i = 0; i < n; ++i) {
+    awake += bodies.awake[i];
+    balls += bodies.type[i] == BodyType::Ball ? 1u : 0u;
+    kinematics += bodies.type[i] == BodyType::Kinematic ? 1u : 0u;
+    spinBits |= std::bit_cast<std::uint32_t>(bodies.w[i]);
+  }
+  movingKinematic = 0;
+  for (std::uint32_t i = 0; kinematics > 0 && i < n; ++i) {
+    movingKinematic += kinematic::isMoving(bodies, i) ? 1u : 0u;
+  }
+  hasKinematic = kinematics > 0;
+  spinning = spinBits != 0 || bodies.frictionBalls > 0;
+  someAsleep = awake < balls;
+  const bool active = awake > 0 || movingKinematic > 0;  // something moves
+  const StepStats before = stats;
+  const SolverSettings settings = settingsFor(dt);
+  stepDt = dt;
+  if (active) {
+    // Strong guarantee: everything the step may change is saved (or made
+    // aside and swapped in at the end), before it changes anything; these
+    // may allocate, but only while the world grows. Spin and angle are
+    // saved only where something spins, rest times where balls may sleep
+    // or wake, the island links where a ball may wake (the sleep stage
+    // saves them before it links an island).
+    const bool wakes = someAsleep || movingKinematic > 0;
+    const bool writeBack = !hasKinematic && !spinning;  // clampPositions saves px, py
+    undo.save(bodies, {!writeBack, spinning, def.enableSleep || wakes, wakes}, *tasks);
+    if (!spareBroad) spareBroad = freshBroadPhase(def.broadPhase);
+  }
+  try {
+    stats = {};
+    stats.awakeBodies = awake;
+    if (active) {  // a world that sleeps whole costs (almost) nothing
+      markChanged();
+      runStages(settings);
+      const TraceStage traceOutside(*tasks, "count outside");
+      countOutside();
+    }
+    const auto t0 = Clock::now();
+    traced.emplace(*tasks, "events");
+    updateEvents();
+    stats.eventsMs = millisSince(t0);
+  } catch (...) {
+    rollBack(before, active);
+    throw;
+  }
+  // Nothing fails from here on: the step's events become the world's.
+  traced.emplace(*tasks, "finish");
+  if (active) knownPairs = stats.candidatePairs;
+  solver.commit();
+  events.commit();
+  sensors.commit();
+  forces::clearForces(bodies);  // used by this step (or by none: the ball slept)
+  stats.totalMs = millisSince(start);
+}
+
+// The stages of a step in which something moves, in order, each timed.
+void World::Impl::runStages(const SolverSettings& s) {
+  // Each stage timed, and named for a task trace (quadbin-perf predict).
+  auto timed = [this](double& ms, std::string_view name, auto&& stage) {
+    const TraceStage traced(*tasks, name);
+    const auto t0 = Clock::now();
+    stage();
+    ms = millisSince(t0);
+  };
+  timed(stats.integrateMs, "integrate", [&] { integrate(s); });
+  timed(stats.sweptBoxesMs, "swept boxes", [&] { sweptBoxes(s); });
+  timed(stats.broadPhaseMs, "broad phase", [&] { findPairs(); });
+  timed(stats.contactsMs, "contacts", [&] { buildContacts(s); });
+  timed(stats.solverMs, "solve", [&] { solve(s); });
+  timed(stats.integratePositionsMs, "integrate positions", [&] { integratePositions(s); });
+  timed(stats.positionCorrectionMs, "position correction", [&] { correctPositions(s); });
+  timed(stats.wallClampMs, "wall clamp", [&] { clampPositions(s); });
+  stats.positionMs = stats.integratePositionsMs + stats.positionCorrectionMs + stats.wallClampMs;
+  if (def.enableSleep) timed(stats.sleepMs, "sleep", [&] { sleep(s); });
+}
+
+// A step threw (out of memory, the task system, a refused state): the world
+// as before the call. The bodies come back bit for bit, the solver's
+// persistent contacts and colours too (ContactSolver::rollBack), and a
+// broad phase whose update failed is replaced by an empty one, refilled by
+// the next step or query: the steps after a failed one are those of a world
+// whose step never failed.
+void World::Impl::rollBack(const StepStats& before, bool moved) noexcept {
+  stats = before;
+  if (!moved) return;  // only the events were being made, aside
+  assert(undo.px.size() == bodies.size());
+  undo.restore(bodies);
+  solver.rollBack(bodies);
+  if (broadUpdating && spareBroad) broad = std::move(spareBroad);
+  broadUpdating = false;
+  markChanged();
+}
+
+// Gravity, forces and damping into the velocities (symplectic Euler: the
+// positions move with the solved velocities, in integratePositions).
+void World::Impl::integrate(const SolverSettings& s) {
+  forces::integrateVelocities(bodies, def.gravity, s.dt, *tasks);
+}
+
+// Each ball's box grows by the distance it can travel this step, in every
+// direction: a ball that bounces keeps its speed and so stays inside its
+// box.
+void World::Impl::sweptBoxes(const SolverSettings& s) {
+  // Static boxes are grown by what a ball may outrun its own box by before
+  // it is looked at again, so that every box such a ball can reach has a
+  // contact (and the guard against entering it).
+  bodies.sweptBoxes(s.dt, ContactSolver::kEscapeTolerance * bodies.maxRadius, s.kinematic, boxes,
+                    *tasks);
+}
+
+void World::Impl::findPairs() {
+  const std::uint64_t limit = limits::maxPairs(boxes.size());
+  checkCrowding(limit);
+  broadUpdating = true;  // a failure from here on may leave it half updated
+  broad->update(boxes);
+  if (const BroadPhaseType now = activeType(); now != lastActive) {
+    if (def.broadPhase == BroadPhaseType::Auto && lastActive != BroadPhaseType::Auto) {
+      logger()->info("broad phase Auto switched from {} to {} at {} bodies", toString(lastActive),
+                     toString(now), boxes.size());
+    }
+    lastActive = now;
+  }
+  pairs.clear();
+  broad->findPairs(pairs);
+  broadUpdating = false;
+  // TODO: hand the limit to BroadPhase::findPairs, so that a crowd
+  // checkCrowding misses stops at the limit instead of after all its pairs.
+  if (pairs.size() > limit) {
+    refuse(fmt::format(
+        "step: the broad phase found {} candidate pairs among {} bodies, more than the limit of "
+        "{} (limits::maxPairs: {} per body, at least {}; docs/limits.md); the step was not "
+        "taken and the world is unchanged: spread the bodies out or remove some",
+        pairs.size(), boxes.size(), limit, limits::kMaxPairsPerBody, limits::kMinPairLimit));
+  }
+  stats.candidatePairs = static_cast<std::uint32_t>(pairs.size());
+  filters.filterPairs(pairs, *tasks);  // rejected pairs never reach the narrow phase
+}
+
+// Refuses, before the broad phase runs, a step whose swept boxes already
+// prove it would pass the pair limit: k boxes that all contain one point
+// overlap pairwise, k (k - 1) / 2 pairs. A few sample points (centres of
+// bodies spread over the dense order) are counted in one pass over the
+// boxes: a crowd piled on one spot (a million balls at one point) is
+// refused in O(n), not after enumerating its n^2 / 2 pairs.
+void World::Impl::checkCrowding(std::uint64_t limit) {
+  const std::uint64_t n = boxes.size();
+  if (n * (n - 1) / 2 <= limit) return;  // too few bodies to pass it
+  constexpr std::uint32_t kSamples = 4;
+  std::array<Vec2, kSamples> at{};
+  for (std::uint32_t k = 0; k < kSamples; ++k) {
+    at[k] = boxes[(2 * std::uint64_t{k} + 1) * n / (2 * std::uint64_t{kSamples})].center();
+  }
+  std::array<std::atomic<std::uint64_t>, kSamples> inside{};
+  tasks->parallelFor(
+      static_cast<std::uint32_t>(n), 16384, [&](std::uint32_t begin, std::uint32_t end) {
+        std::array<std::uint32_t, kSamples> count{};
+        for (std::uint32_t i = begin; i < end; ++i) {
+          const AABB& b = boxes[i];
+          for (std::uint32_t k = 0; k < kSamples; ++k) {
+            count[k] +=
+                b.min.x < at[k].x && at[k].x < b.max.x && b.min.y < at[k].y && at[k].y < b.max.y
+                    ? 1u
+                    : 0u;
+          }
+        }
+        for (std::uint32_t k = 0; k < kSamples; ++k) {
+          if (count[k] != 0) inside[k].fetch_add(count[k], std::memory_order_relaxed);
+        }
+      });
+  for (std::uint32_t k = 0; k < kSamples; ++k) {
+    const std::uint64_t c = inside[k].load(std::memory_order_relaxed);
+    if (c * (c - (c > 0 ? 1 : 0)) / 2 <= limit) continue;
+    refuse(fmt::format(
+        "step: {} of the {} bodies' swept boxes contain the point ({}, {}), so the broad phase "
+        "would find at least {} candidate pairs, more than the limit of {} (limits::maxPairs: {} "
+        "per body, at least {}; docs/limits.md); the step was not taken and the world is "
+        "unchanged: spread the bodies out or remove some",
+        c, n, at[k].x, at[k].y, c * (c - 1) / 2, limit, limits::kMaxPairsPerBody,
+        limits::kMinPairLimit));
+  }
+}
+
+// The step's contacts from the candidate pairs: sleeping islands within
+// reach wake, then the pairs that can touch within the step (a distance
+// test on the swept gap) and the walls become contacts, in canonical order,
+// with the last step's impulses and colours. The exact shape tests (time of
+// impact) run in the solve stage.
+void World::Impl::buildContacts(const SolverSettings& s) {
+  if (someAsleep) {
+    stats.awakeBodies += solver.wakeTouched(bodies, s.dt, pairs, *tasks);
+    if (movingKinematic > 0) stats.awakeBodies += kinematic::wakeTouched(bodies, s.dt, pairs);
+  }
+  gate = {&bodies, idMap(), &preSolve};
+  solver.filter = gate.filter();
+  solver.buildContacts(bodies, s, pairs, *tasks);
+  stats.colours = solver.colourCount();
+}
+
+void World::Impl::solve(const SolverSettings& s) {
+  const SolverResult result = solver.solve(bodies, s, *broad, boxes, *tasks);
+  stats.impulses = result.impulses;
+  if (result.unresolvedEscapes > 0 && !solver.warnedEscapes) {
+    logger()->warn(
+        "{} balls gained speed in collisions faster than the step could follow; "
+        "overlaps are corrected next step. Consider a smaller dt.",
+        result.unresolvedEscapes);
+    solver.warnedEscapes = true;
+  }
+}
+
+void World::Impl::integratePositions(const SolverSettings& s) {
+  solver.integratePositions(bodies, s, *tasks);
+}
+
+void World::Impl::correctPositions(const SolverSettings& s) {
+  solver.correctOverlaps(bodies, s, *tasks);
+}
+
+// The walls of a closed world and the static-box guard, then the bodies
+// and the contacts written back for the next step.
+void World::Impl::clampPositions(const SolverSettings& s) {
+  solver.clampPositions(bodies, s, undo, *tasks);
+  solver.storeContacts(s, *tasks);
+  stats.impulses += solver.pushedContacts();
+}
+
+void World::Impl::sleep(const SolverSettings& s) {
+  if (movingKinematic > 0) kinematic::keepAwake(bodies, solver.contacts());
+  islands.update(bodies, solver.contacts(), s.dt, def.sleepThreshold, def.timeToSleep, undo,
+                 *tasks);
+}
+
+// Bodies outside the bounds (open worlds only: closed worlds clamp balls).
+// Counted per range (one atomic add each); the first one is logged once.
+void World::Impl::countOutside() {
+  std::atomic<std::uint32_t> outside{0};
+  tasks->parallelFor(static_cast<std::uint32_t>(bodies.size()), 4096,
+                     [&](std::uint32_t begin, std::uint32_t end) {
+                       std::uint32_t count = 0;
+                       for (std::uint32_t i = begin; i < end; ++i) {
+                         count += contains(def.bounds, Vec2{bodies.px[i], bodies.py[i]}) ? 0u : 1u;
+                       }
+                       if (count != 0) outside.fetch_add(count, std::memory_order_relaxed);
+                     });
+  stats.bodiesOutside = outside.load(std::memory_order_relaxed);
+  if (stats.bodiesOutside > 0 && !warnedOutside) {
+    std::uint32_t i = 0;
+    while (contains(def.bounds, Vec2{bodies.px[i], bodies.py[i]})) ++i;
+    logger()->warn(
+        "body {} left the world bounds at ({}, {}); it is still simulated "
+        "(reported once per world)",
+        slotOf[i], bodies.px[i], bodies.py[i]);
+    warnedOutside = true;
+  }
+}
+
+}  // namespace quadbin

@@ -1,0 +1,427 @@
+// World: creating, destroying, reading and changing bodies.
+#include "world/world_impl.hpp"
+
+namespace quadbin {
+
+BodyId World::createBody(const BodyDef& d) {
+  Impl& w = live("createBody");
+  const auto use = w.claimChange("createBody");
+  w.check(w.refusal(d));
+  w.admitBody(d);
+  return w.insert(d);
+}
+
+BodyId World::Impl::insert(const BodyDef& d) {
+  const bool ball = d.type == BodyType::Ball;
+  const float radius = kinematic::radiusOf(d);
+  const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
+  const Vec2 half = radius > 0.0f ? Vec2{radius, radius} : d.halfExtents;
+  std::uint32_t slot = 0;
+  if (!freeSlots.empty()) {
+    slot = freeSlots.back();
+    freeSlots.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(denseOf.size());
+    denseOf.push_back(kNone);
+    generation.push_back(0);
+  }
+  const auto dense = static_cast<std::uint32_t>(slotOf.size());
+  bodies.push(d.type, d.position, kinematic::velocityOf(d), half, radius, mass, d.friction,
+              d.rollingResistance);
+  filters.push(d.filter, d.userData);
+  bodies.setMaterial(dense, d.restitution.value_or(def.restitution), ball ? d.linearDamping : 0.0f,
+                     ball ? d.angularDamping : 0.0f);
+  bodies.setGravityScale(dense, d.gravityScale);
+  slotOf.push_back(slot);
+  denseOf[slot] = dense;
+  bodies.setSensor(dense, d.isSensor);
+  markBodiesChanged(dense, dense + 1);
+  return {slot, generation[slot], worldId};
+}
+
+void World::destroyBody(BodyId id) {
+  Impl& w = live("destroyBody");
+  const auto use = w.claimChange("destroyBody");
+  const std::uint32_t dense = w.denseIndex(id, "destroyBody");
+  const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
+  w.forgetBody(dense);
+  w.wake(dense);  // what rested on it must fall
+  w.bodies.swapRemove(dense);
+  w.filters.swapRemove(dense);
+  w.solver.removeBody(w.bodies, dense, last);  // the last body is at dense now
+  const std::uint32_t movedSlot = w.slotOf[last];
+  w.slotOf[dense] = movedSlot;
+  w.denseOf[movedSlot] = dense;
+  w.slotOf.pop_back();
+  w.denseOf[id.index] = kNone;
+  ++w.generation[id.index];
+  w.freeSlots.push_back(id.index);
+  w.markBodiesChanged(dense, dense + 1);  // the last body took its place
+  // A destroyed body's contacts and sensor overlaps end with events at the
+  // next step (they name its old id).
+  w.events.bodyDestroyed(id.index);
+  w.sensors.forgetBody(id.index);
+}
+
+BodyType World::type(BodyId id) const {
+  Impl& w = live("type");
+  const auto use = w.claimRead("type");
+  return w.bodies.type[w.denseIndex(id, "type")];
+}
+Vec2 World::position(BodyId id) const {
+  Impl& w = live("position");
+  const auto use = w.claimRead("position");
+  const std::uint32_t i = w.denseIndex(id, "position");
+  return {w.bodies.px[i], w.bodies.py[i]};
+}
+Vec2 World::velocity(BodyId id) const {
+  Impl& w = live("velocity");
+  const auto use = w.claimRead("velocity");
+  const std::uint32_t i = w.denseIndex(id, "velocity");
+  return {w.bodies.vx[i], w.bodies.vy[i]};
+}
+float World::radius(BodyId id) const {
+  Impl& w = live("radius");
+  const auto use = w.claimRead("radius");
+  return w.bodies.radius[w.denseIndex(id, "radius")];
+}
+float World::mass(BodyId id) const {
+  Impl& w = live("mass");
+  const auto use = w.claimRead("mass");
+  return w.bodies.mass[w.denseIndex(id, "mass")];
+}
+AABB World::bounds(BodyId id) const {
+  Impl& w = live("bounds");
+  const auto use = w.claimRead("bounds");
+  return w.bodies.tightBox(w.denseIndex(id, "bounds"));
+}
+
+void World::setPosition(BodyId id, Vec2 p) {
+  Impl& w = live("setPosition");
+  const auto use = w.claimChange("setPosition");
+  const std::uint32_t i = w.denseIndex(id, "setPosition");
+  w.check(validate::position(p, w.bodies.radius[i], "setPosition position"));
+  if (w.bodies.type[i] == BodyType::Ball) {
+    w.requireInside(p, w.bodies.radius[i], "setPosition position");
+  }
+  const Vec2 half{w.bodies.hx[i], w.bodies.hy[i]};
+  w.admitMove(i, {p - half, p + half});
+  w.wake(i);
+  w.bodies.px[i] = p.x;
+  w.bodies.py[i] = p.y;
+  w.markBodiesChanged(i, i + 1);
+}
+
+void World::setVelocity(BodyId id, Vec2 v) {
+  Impl& w = live("setVelocity");
+  const auto use = w.claimChange("setVelocity");
+  const std::uint32_t i = w.denseIndex(id, "setVelocity");
+  w.check(validate::velocity(v, "setVelocity velocity"));
+  if (w.bodies.type[i] == BodyType::StaticBox) {
+    w.refuse(fmt::format("setVelocity: {} is a static box and cannot move", describe(id)));
+  }
+  // A kinematic body wakes the balls in its way when it reaches them.
+  if (w.bodies.isBall(i)) w.wake(i);
+  w.bodies.vx[i] = v.x;
+  w.bodies.vy[i] = v.y;
+  w.markMoved();
+}
+
+float World::angularVelocity(BodyId id) const {
+  Impl& w = live("angularVelocity");
+  const auto use = w.claimRead("angularVelocity");
+  return w.bodies.w[w.denseIndex(id, "angularVelocity")];
+}
+
+void World::setAngularVelocity(BodyId id, float angularVelocity) {
+  Impl& w = live("setAngularVelocity");
+  const auto use = w.claimChange("setAngularVelocity");
+  const std::uint32_t i = w.denseIndex(id, "setAngularVelocity");
+  w.check(validate::angularVelocity(angularVelocity, w.bodies.radius[i],
+                                    "setAngularVelocity angularVelocity"));
+  if (w.bodies.type[i] == BodyType::StaticBox) {
+    w.refuse(fmt::format("setAngularVelocity: {} is a static box and cannot turn", describe(id)));
+  }
+  if (!w.bodies.isCircle(i)) {
+    w.refuse(
+        fmt::format("setAngularVelocity: {} is a kinematic box and cannot turn; only balls "
+                    "and kinematic balls spin",
+                    describe(id)));
+  }
+  w.wake(i);
+  w.bodies.w[i] = angularVelocity;
+}
+
+float World::angle(BodyId id) const {
+  Impl& w = live("angle");
+  const auto use = w.claimRead("angle");
+  return w.bodies.angle[w.denseIndex(id, "angle")];
+}
+
+float World::friction(BodyId id) const {
+  Impl& w = live("friction");
+  const auto use = w.claimRead("friction");
+  return w.bodies.friction[w.denseIndex(id, "friction")];
+}
+
+void World::setFriction(BodyId id, float friction) {
+  Impl& w = live("setFriction");
+  const auto use = w.claimChange("setFriction");
+  const std::uint32_t i = w.denseIndex(id, "setFriction");
+  w.check(validate::friction(friction, "setFriction friction"));
+  w.bodies.setFriction(i, friction);
+}
+
+std::uint64_t World::userData(BodyId id) const {
+  Impl& w = live("userData");
+  const auto use = w.claimRead("userData");
+  return w.filters.userData[w.denseIndex(id, "userData")];
+}
+
+void World::setUserData(BodyId id, std::uint64_t value) {
+  Impl& w = live("setUserData");
+  const auto use = w.claimChange("setUserData");
+  w.filters.userData[w.denseIndex(id, "setUserData")] = value;
+}
+
+Filter World::filter(BodyId id) const {
+  Impl& w = live("filter");
+  const auto use = w.claimRead("filter");
+  return w.filters.filter[w.denseIndex(id, "filter")];
+}
+
+void World::setFilter(BodyId id, const Filter& filter) {
+  Impl& w = live("setFilter");
+  const auto use = w.claimChange("setFilter");
+  const std::uint32_t i = w.denseIndex(id, "setFilter");
+  if (w.filters.filter[i] == filter) return;
+  w.wake(i);  // what rested on it may now fall through
+  w.filters.setFilter(i, filter);
+}
+
+bool World::isAwake(BodyId id) const {
+  Impl& w = live("isAwake");
+  const auto use = w.claimRead("isAwake");
+  return w.bodies.awake[w.denseIndex(id, "isAwake")] != 0;
+}
+
+void World::setAwake(BodyId id, bool awake) {
+  Impl& w = live("setAwake");
+  const auto use = w.claimChange("setAwake");
+  const std::uint32_t i = w.denseIndex(id, "setAwake");
+  if (!w.bodies.isBall(i)) return;
+  w.markMoved();  // falling asleep zeroes the velocity
+  if (awake) {
+    w.bodies.wakeIsland(i);
+  } else if (w.bodies.awake[i] != 0) {
+    w.bodies.sleepIsland(&i, 1);
+  }
+}
+
+// ---- materials, damping and forces (forces.cpp) -----------------------------
+
+float World::restitution(BodyId id) const {
+  Impl& w = live("restitution");
+  const auto use = w.claimRead("restitution");
+  return w.bodies.restitution[w.denseIndex(id, "restitution")];
+}
+float World::linearDamping(BodyId id) const {
+  Impl& w = live("linearDamping");
+  const auto use = w.claimRead("linearDamping");
+  return w.bodies.linearDamping[w.denseIndex(id, "linearDamping")];
+}
+float World::angularDamping(BodyId id) const {
+  Impl& w = live("angularDamping");
+  const auto use = w.claimRead("angularDamping");
+  return w.bodies.angularDamping[w.denseIndex(id, "angularDamping")];
+}
+Vec2 World::force(BodyId id) const {
+  Impl& w = live("force");
+  const auto use = w.claimRead("force");
+  const std::uint32_t i = w.denseIndex(id, "force");
+  return {w.bodies.fx[i], w.bodies.fy[i]};
+}
+
+void World::setRestitution(BodyId id, float restitution) {
+  Impl& w = live("setRestitution");
+  const auto use = w.claimChange("setRestitution");
+  const std::uint32_t i = w.denseIndex(id, "setRestitution");
+  w.check(validate::restitution(restitution, "setRestitution restitution"));
+  BodyStore& b = w.bodies;
+  b.setMaterial(i, restitution, b.linearDamping[i], b.angularDamping[i]);
+}
+
+void World::setLinearDamping(BodyId id, float linearDamping) {
+  Impl& w = live("setLinearDamping");
+  const auto use = w.claimChange("setLinearDamping");
+  const std::uint32_t i = w.ballIndex(id, "setLinearDamping");
+  w.check(validate::damping(linearDamping, "setLinearDamping linearDamping"));
+  BodyStore& b = w.bodies;
+  b.setMaterial(i, b.restitution[i], linearDamping, b.angularDamping[i]);
+}
+
+void World::setAngularDamping(BodyId id, float angularDamping) {
+  Impl& w = live("setAngularDamping");
+  const auto use = w.claimChange("setAngularDamping");
+  const std::uint32_t i = w.ballIndex(id, "setAngularDamping");
+  w.check(validate::damping(angularDamping, "setAngularDamping angularDamping"));
+  BodyStore& b = w.bodies;
+  b.setMaterial(i, b.restitution[i], b.linearDamping[i], angularDamping);
+}
+
+void World::applyForce(BodyId id, Vec2 force) {
+  Impl& w = live("applyForce");
+  const auto use = w.claimChange("applyForce");
+  const std::uint32_t i = w.ballIndex(id, "applyForce");
+  w.check(forces::forceRefusal(w.bodies, i, force));
+  w.wake(i);
+  w.bodies.fx[i] += force.x;
+  w.bodies.fy[i] += force.y;
+  w.bodies.forcesPending = true;
+}
+
+void World::applyLinearImpulse(BodyId id, Vec2 impulse) {
+  Impl& w = live("applyLinearImpulse");
+  const auto use = w.claimChange("applyLinearImpulse");
+  const std::uint32_t i = w.ballIndex(id, "applyLinearImpulse");
+  w.check(validate::velocity(impulse, "applyLinearImpulse impulse"));
+  const Vec2 v = forces::velocityAfterImpulse(w.bodies, i, impulse);
+  w.check(validate::velocity(v, "applyLinearImpulse: the velocity after the impulse"));
+  w.wake(i);
+  w.bodies.vx[i] = v.x;
+  w.bodies.vy[i] = v.y;
+  w.markMoved();
+}
+
+void World::applyAngularImpulse(BodyId id, float impulse) {
+  Impl& w = live("applyAngularImpulse");
+  const auto use = w.claimChange("applyAngularImpulse");
+  const std::uint32_t i = w.ballIndex(id, "applyAngularImpulse");
+  if (!std::isfinite(impulse)) {
+    w.refuse(fmt::format("applyAngularImpulse impulse = {} is not finite", impulse));
+  }
+  const float spin = forces::spinAfterImpulse(w.bodies, i, impulse);
+  w.check(validate::angularVelocity(spin, w.bodies.radius[i],
+                                    "applyAngularImpulse: the angular velocity after the impulse"));
+  w.wake(i);
+  w.bodies.w[i] = spin;
+}
+
+void World::explode(Vec2 center, float radius, float impulse) {
+  Impl& w = live("explode");
+  const auto use = w.claimChange("explode");
+  w.check(validate::queryPoint(center, "explode center"));
+  w.check(validate::queryRadius(radius, "explode radius"));
+  if (!(radius > 0.0f)) w.refuse(fmt::format("explode radius = {} must be > 0", radius));
+  if (!std::isfinite(impulse) || impulse < 0.0f) {
+    w.refuse(fmt::format("explode impulse = {} must be finite and >= 0", impulse));
+  }
+  // The query path: the broad phase on the bodies' tight boxes.
+  w.refreshQueryIndex();
+  std::vector<std::uint32_t> found;
+  w.candidates(AABB::fromCircle(center, radius), found);
+  std::vector<std::pair<std::uint32_t, Vec2>> hit;
+  w.check(forces::explosionVelocities(w.bodies, found, center, radius, impulse, hit));
+  for (const auto& [i, v] : hit) {
+    w.wake(i);
+    w.bodies.vx[i] = v.x;
+    w.bodies.vy[i] = v.y;
+  }
+  if (!hit.empty()) w.markMoved();
+}
+
+// ---- bulk arrays ------------------------------------------------------------
+
+std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
+  Impl& w = live("createBodies");
+  const auto use = w.claimChange("createBodies");
+  const std::size_t count = defs.size();
+  if (count >= std::size_t{kNone} - w.denseOf.size()) {
+    w.refuse(fmt::format("createBodies: {} bodies would overflow the 32-bit body slots", count));
+  }
+  // Every def checked first, in parallel; the lowest refused index wins.
+  std::atomic<std::size_t> firstBad{count};
+  w.tasks->parallelFor(static_cast<std::uint32_t>(count), 4096,
+                       [&](std::uint32_t begin, std::uint32_t end) {
+                         for (std::uint32_t k = begin; k < end; ++k) {
+                           if (w.refusal(defs[k]).empty()) continue;
+                           std::size_t seen = firstBad.load(std::memory_order_relaxed);
+                           while (k < seen && !firstBad.compare_exchange_weak(seen, k)) {
+                           }
+                           return;
+                         }
+                       });
+  if (const std::size_t bad = firstBad.load(); bad < count) {
+    w.refuse(fmt::format("createBodies: defs[{}]: {}", bad, w.refusal(defs[bad])));
+  }
+  w.admitBodies(defs);
+  // Room for all of them first (the only step that can throw), then the
+  // slots createBody would hand out one call after another: the free ones
+  // from the back of the list, then new ones; each body written by index,
+  // in parallel.
+  std::vector<BodyId> ids(count);
+  const auto first = static_cast<std::uint32_t>(w.slotOf.size());
+  const std::size_t total = first + count;
+  const std::size_t reused = std::min(count, w.freeSlots.size());
+  const auto firstNewSlot = static_cast<std::uint32_t>(w.denseOf.size());
+  w.bodies.reserve(total);
+  w.filters.reserve(total);
+  w.slotOf.reserve(total);
+  w.denseOf.reserve(firstNewSlot + count - reused);
+  w.generation.reserve(firstNewSlot + count - reused);
+  w.bodies.resize(total);
+  w.filters.resize(total);
+  w.slotOf.resize(total);
+  w.denseOf.resize(firstNewSlot + count - reused, kNone);
+  w.generation.resize(firstNewSlot + count - reused, 0);
+  const std::size_t freeCount = w.freeSlots.size();
+  w.tasks->parallelFor(
+      static_cast<std::uint32_t>(count), 4096, [&](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t k = begin; k < end; ++k) {
+          const BodyDef& d = defs[k];
+          const bool ball = d.type == BodyType::Ball;
+          const float radius = kinematic::radiusOf(d);
+          const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
+          const std::uint32_t slot = k < reused
+                                         ? w.freeSlots[freeCount - 1 - k]
+                                         : firstNewSlot + static_cast<std::uint32_t>(k - reused);
+          const std::uint32_t dense = first + k;
+          w.bodies.set(dense, d.type, d.position, kinematic::velocityOf(d),
+                       radius > 0.0f ? Vec2{radius, radius} : d.halfExtents, radius, mass,
+                       d.friction, d.rollingResistance);
+          w.bodies.sensor[dense] = d.isSensor ? 1 : 0;
+          w.filters.set(dense, d.filter, d.userData);
+          // Counted by finishBulk (setMaterial's count is not for threads).
+          w.bodies.restitution[dense] = d.restitution.value_or(w.def.restitution);
+          w.bodies.linearDamping[dense] = ball ? d.linearDamping : 0.0f;
+          w.bodies.gravityScale[dense] = d.gravityScale;  // counted by finishBulk
+          w.bodies.angularDamping[dense] = ball ? d.angularDamping : 0.0f;
+          w.slotOf[dense] = slot;
+          w.denseOf[slot] = dense;
+          ids[k] = {slot, w.generation[slot], w.worldId};
+        }
+      });
+  w.freeSlots.resize(w.freeSlots.size() - reused);
+  w.bodies.finishBulk(first);
+  w.filters.finishBulk(first);
+  w.markBodiesChanged(first, static_cast<std::uint32_t>(w.bodies.size()));
+  return ids;
+}
+
+std::span<const Vec2> World::positions() const {
+  Impl& w = live("positions");
+  const auto use = w.claimRead("positions");
+  return w.views.positions(w.bodies.px, w.bodies.py, *w.tasks);
+}
+std::span<const Vec2> World::velocities() const {
+  Impl& w = live("velocities");
+  const auto use = w.claimRead("velocities");
+  return w.views.velocities(w.bodies.vx, w.bodies.vy, *w.tasks);
+}
+std::span<const float> World::radii() const {
+  Impl& w = live("radii");
+  const auto use = w.claimRead("radii");
+  return w.bodies.radius;
+}
+
+}  // namespace quadbin

@@ -1,0 +1,323 @@
+#pragma once
+// Internal to the engine: World::Impl, the state behind a World, shared by
+// the world_*.cpp files (docs/architecture.md lists what each holds).
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cassert>
+#include <chrono>
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <mutex>
+#include <numbers>
+#include <optional>
+#include <quadbin/broadphase/auto.hpp>
+#include <quadbin/broadphase/brute_force.hpp>
+#include <quadbin/engine/world.hpp>
+#include <quadbin/error.hpp>
+#include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/tasks/parallel.hpp>
+#include <quadbin/tasks/trace.hpp>
+#include <string>
+
+#include "bodies/body_store.hpp"
+#include "bodies/filtering.hpp"
+#include "bodies/forces.hpp"
+#include "bodies/kinematic.hpp"
+#include "bodies/validate.hpp"
+#include "events/contact_events.hpp"
+#include "events/sensor_set.hpp"
+#include "queries/query_index.hpp"
+#include "snapshot/snapshot.hpp"
+#include "solver/contact_solver.hpp"
+#include "step/islands.hpp"
+#include "world/array_views.hpp"
+#include "world/call_guard.hpp"
+#include "world/log_internal.hpp"
+#include "world/world_draw.hpp"
+
+namespace quadbin {
+
+inline constexpr std::uint32_t kNone = UINT32_MAX;
+
+// World ids: unique per process, never 0 (a default BodyId's world).
+std::uint32_t makeWorldId() noexcept;
+std::string describe(BodyId id);
+
+// One per world, so its padding costs nothing worth reordering the fields
+// (grouped by concern) for.
+struct World::Impl {                            // NOLINT(clang-analyzer-optin.performance.Padding)
+  const std::uint32_t worldId = makeWorldId();  // carried by every BodyId made here
+  WorldDef def;
+  BodyStore bodies;                   // dense structure of arrays
+  BodyFilters filters;                // beside bodies: collision filters, user data
+  std::vector<std::uint32_t> slotOf;  // dense index -> slot
+
+  // Slots give BodyIds their stable identity across swap-removal.
+  std::vector<std::uint32_t> denseOf;  // slot -> dense index, kNone when free
+  std::vector<std::uint32_t> generation;
+  std::vector<std::uint32_t> freeSlots;
+
+  // The systems this world made, by thread count: setThreadCount reuses
+  // them. oneTBB (2021.8) never gives back an arena that has run work (about
+  // 7 KiB each, measured), so a new system per call grew without bound;
+  // kept here, the cost is bounded by the distinct counts used (<= 1025).
+  // Declared before `tasks`, which the constructor takes from it.
+  std::vector<std::pair<std::uint32_t, std::shared_ptr<TaskSystem>>> madeTasks;
+  std::shared_ptr<TaskSystem> tasks;  // the step's parallel work runs here
+  std::unique_ptr<BroadPhase> broad;
+  ContactSolver solver;
+  Islands islands;
+  // Who uses the world, and the calls refused (call_guard.hpp).
+  CallGuard guard;
+  Refusals refusals;
+  static constexpr std::uint32_t kStepping = CallGuard::kStepping;
+  static constexpr std::uint32_t kChanging = CallGuard::kChanging;
+
+  // Step scratch, kept between steps so a step allocates nothing once warm.
+  std::vector<AABB> boxes;
+  std::vector<Pair> pairs;
+
+  // Contact events and the touching pairs they come from (contact_events.hpp).
+  ContactEvents events;
+  // Sensors, pre-solve (sensor_set.hpp).
+  SensorSet sensors;
+  PreSolveFn preSolve;
+  ContactGate gate;
+  float stepDt = 0.0f;
+  [[nodiscard]] IdMap idMap() const noexcept { return {slotOf, generation, worldId}; }
+
+  // What a step that throws puts back (the strong guarantee): the bodies
+  // as they were, and an empty broad phase of the same type to take the
+  // place of one whose update failed half way. Kept between steps.
+  BodySnapshot undo;
+  std::unique_ptr<BroadPhase> spareBroad;
+  bool broadUpdating = false;  // set while the step's broad phase updates
+  StepStats stats;
+
+  // The pairs of overlapping boxes the bodies are known to have
+  // (world_crowding.cpp): the last step's candidate pairs, then what each
+  // call since added or took away, so that a call that would leave a world
+  // whose step the pair limit refuses is refused instead. Unset where no
+  // world of that many bodies can pass the limit (n (n - 1) / 2 pairs at
+  // most), or where nothing has counted them yet.
+  std::optional<std::uint64_t> knownPairs;
+  std::vector<std::uint32_t> crowdFound;
+  std::vector<AABB> crowdBoxes;
+  [[nodiscard]] static bool pairsMayPassLimit(std::uint64_t n) noexcept;
+  // Bodies whose tight box overlaps `box` (strictly), dense `self` left out.
+  std::uint64_t overlapsOf(const AABB& box, std::uint32_t self);
+  // knownPairs, counted first if unset.
+  std::uint64_t knownPairCount();
+  [[noreturn]] void refusePairs(std::uint64_t total, std::uint64_t n, const std::string& what);
+  // Each refuses the call (Error, nothing changed) when it would pass the
+  // pair limit, else updates knownPairs: a body about to be created from
+  // `d`, bodies from `defs`, dense body i about to move to `box`.
+  void admitBody(const BodyDef& d);
+  void admitBodies(std::span<const BodyDef> defs);
+  void admitMove(std::uint32_t i, const AABB& box);
+  // Dense body i is about to be destroyed.
+  void forgetBody(std::uint32_t i);
+  // The pairs of a snapshot's bodies, or Error when past the limit.
+  std::uint64_t checkRestoredPairs(const BodyStore& restored);
+
+  bool warnedOutside = false;
+  bool warnedBruteForce = false;
+
+  // What the spatial queries search (query_index.hpp).
+  QueryIndex queries;
+  [[nodiscard]] QueryStructure queryStructure() noexcept { return {broad, spareBroad}; }
+
+  // positions(), velocities() and contacts() (array_views.hpp).
+  ArrayViews views;
+  void markMoved() noexcept { views.moved(); }
+  // contacts(): the touching pairs with their geometry (world_contacts.cpp).
+  std::span<const ContactData> contactData();
+
+  explicit Impl(const WorldDef& d)
+      : def(d),
+        tasks(d.taskSystem ? d.taskSystem : taskSystemFor(d.threadCount)),
+        broad(freshBroadPhase(d.broadPhase)) {
+    solver.filters = &filters;
+  }
+
+  // The structure `broad` steps with: Auto's pick, or its own type.
+  [[nodiscard]] BroadPhaseType activeType() const noexcept {
+    if (broad->type() != BroadPhaseType::Auto) return broad->type();
+    return static_cast<const AutoBroadPhase&>(*broad).active();
+  }
+  // Auto's pick at the last update, to log when it switches.
+  BroadPhaseType lastActive = BroadPhaseType::Auto;
+
+  [[nodiscard]] std::unique_ptr<BroadPhase> freshBroadPhase(BroadPhaseType type) const {
+    auto made = makeBroadPhase(type, def.broadPhaseOptions);
+    made->setBounds(def.bounds);
+    made->setTaskSystem(tasks);
+    return made;
+  }
+
+  // The system of `threadCount` threads this world made before, or a new one.
+  std::shared_ptr<TaskSystem> taskSystemFor(std::uint32_t threadCount) {
+    for (const auto& [count, system] : madeTasks) {
+      if (count == threadCount) return system;
+    }
+    auto system = makeTaskSystem(threadCount);
+    madeTasks.emplace_back(threadCount, system);
+    return system;
+  }
+
+  using Use = CallGuard::Use;
+  // The world for `what` alone (as kStepping or kChanging), or Error.
+  [[nodiscard]] Use claimAlone(std::uint32_t as, const char* what) {
+    return guard.claimAlone(as, what, refusals);
+  }
+  [[nodiscard]] Use claimChange(const char* what) { return claimAlone(kChanging, what); }
+  // The world for reading, beside other readers, or Error.
+  [[nodiscard]] Use claimRead(const char* what) { return guard.claimRead(what, refusals); }
+
+  void markChanged() noexcept {
+    queries.invalidate();
+    markMoved();
+  }
+  // Only the tight boxes of dense bodies [first, end) changed.
+  void markBodiesChanged(std::uint32_t first, std::uint32_t end) noexcept {
+    queries.changed(first, end, bodies);
+    markMoved();
+  }
+  void refreshQueryIndex() { queries.refresh(bodies, *tasks); }
+  void refreshQueryStructure() { queries.refreshStructure(queryStructure()); }
+  // The bodies whose tight box may touch `box` (after refreshQueryIndex),
+  // appended to `found` in no particular order.
+  void candidates(const AABB& box, std::vector<std::uint32_t>& found) {
+    queries.candidates(box, static_cast<std::uint32_t>(bodies.size()), queryStructure(), found);
+  }
+  [[nodiscard]] std::optional<RayHit> hit(const Ray& ray, std::uint32_t i) const;
+  // The spatial queries (world.cpp's last section); filter null: every body.
+  void queryBox(const AABB& box, std::vector<BodyId>& out, const QueryFilter* filter);
+  void queryRadius(Vec2 center, float radius, std::vector<BodyId>& out, const QueryFilter* filter);
+  void raycastAll(const Ray& ray, std::vector<RayHit>& out, const QueryFilter* filter);
+  void nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out, const QueryFilter* filter);
+  // The dense index of filter->ignore (kNone when there is none), or Error.
+  std::uint32_t ignored(const QueryFilter* filter, const char* what) {
+    if (filter == nullptr || filter->ignore.isNull()) return kNone;
+    return denseIndex(filter->ignore, what);
+  }
+  // Whether a query with `filter` reports dense body i.
+  [[nodiscard]] bool reports(const QueryFilter* filter, std::uint32_t skip,
+                             std::uint32_t i) const noexcept {
+    return filter == nullptr || (i != skip && filters.accepts(*filter, i));
+  }
+
+  void logRefusal(const std::string& message) { refusals.log(message); }
+  [[noreturn]] void refuse(const std::string& message) { refusals.refuse(message); }
+
+  // The invariant the input limits (quadbin/engine/limits.hpp) promise:
+  // checked after every step in debug builds.
+  [[nodiscard]] bool allFinite() const noexcept {
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      if (!std::isfinite(bodies.px[i]) || !std::isfinite(bodies.py[i]) ||
+          !std::isfinite(bodies.vx[i]) || !std::isfinite(bodies.vy[i]) ||
+          !std::isfinite(bodies.w[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+  // denseIndex for a member that takes balls only.
+  std::uint32_t ballIndex(BodyId id, const char* what) {
+    const std::uint32_t i = denseIndex(id, what);
+    if (!bodies.isBall(i)) {
+      refuse(fmt::format("{}: {} is a static box and cannot move", what, describe(id)));
+    }
+    return i;
+  }
+  // Refuses with the reason a validate:: check gave, if any.
+  void check(const std::string& why) {
+    if (!why.empty()) refuse(why);
+  }
+
+  [[nodiscard]] bool isValid(BodyId id) const noexcept {
+    return id.world == worldId && id.index < denseOf.size() && denseOf[id.index] != kNone &&
+           generation[id.index] == id.generation;
+  }
+  // The caller holds a claim (Use).
+  std::uint32_t denseIndex(BodyId id, const char* what) {
+    if (id.world != worldId) {
+      refuse(fmt::format("{}: {} is not from this world (id {}){}", what, describe(id), worldId,
+                         id.isNull() ? ": a null id" : ""));
+    }
+    if (!isValid(id)) {
+      refuse(
+          fmt::format("{}: {} is stale (its body was destroyed) or unknown", what, describe(id)));
+    }
+    return denseOf[id.index];
+  }
+
+  void requireInside(Vec2 p, float r, const char* what) { check(outside(p, r, what)); }
+  // Why a ball does not fit inside a closed world, or "".
+  [[nodiscard]] std::string outside(Vec2 p, float r, const char* what) const {
+    return validate::insideBounds(p, r, def, what);
+  }
+  // Why createBody refuses `d`, or "".
+  [[nodiscard]] std::string refusal(const BodyDef& d) const {
+    std::string why = validate::bodyDef(d);
+    if (why.empty() && d.type == BodyType::Ball) {
+      why = outside(d.position, d.radius, "BodyDef.position");
+    }
+    if (why.empty())
+      why = validate::gravityScale(d.gravityScale, def.gravity, "BodyDef.gravityScale");
+    return why;
+  }
+  // Adds a body from a def that refusal() accepted (createBody; createBodies
+  // writes its bodies by index): nothing throws but allocation.
+  BodyId insert(const BodyDef& d);
+  // optimizeLayout (world_layout.cpp): the bodies in Morton order.
+  void reorderBodies();
+  // Replaces the whole state with a restored snapshot's; nothing throws.
+  void commit(snapshots::State&& s, WorldDef&& newDef,
+              std::unique_ptr<BroadPhase> newBroad) noexcept;
+
+  [[nodiscard]] BodyId bodyIdAt(std::uint32_t dense) const {
+    const std::uint32_t slot = slotOf[dense];
+    return {slot, generation[slot], worldId};
+  }
+
+  void step(float dt);
+  void rollBack(const StepStats& before, bool moved) noexcept;
+  bool someAsleep = false;            // set by step(): a sleeping ball may need waking
+  std::uint32_t movingKinematic = 0;  // set by step(): kinematic bodies with a velocity or spin
+  bool hasKinematic = false;          // set by step(): some kinematic body
+  bool spinning = false;              // set by step(): some w != 0, or friction is on
+  // The step's stages, in order (docs/architecture.md), each timed into its
+  // StepStats field by runStages.
+  void runStages(const SolverSettings& s);
+  void integrate(const SolverSettings& s);
+  void sweptBoxes(const SolverSettings& s);
+  void findPairs();
+  void checkCrowding(std::uint64_t limit);
+  void buildContacts(const SolverSettings& s);
+  void solve(const SolverSettings& s);
+  void integratePositions(const SolverSettings& s);
+  void correctPositions(const SolverSettings& s);
+  void clampPositions(const SolverSettings& s);
+  void sleep(const SolverSettings& s);
+  void countOutside();
+  void updateEvents();
+  [[nodiscard]] SolverSettings settingsFor(float dt) const;
+  /// Wakes the island of dense body i (a static box: every island, since
+  /// moving or removing it may leave any of them unsupported).
+  void wake(std::uint32_t i) noexcept {
+    if (bodies.isBall(i)) {
+      bodies.wakeIsland(i);
+    } else {
+      bodies.wakeAll();
+    }
+  }
+};
+
+}  // namespace quadbin
