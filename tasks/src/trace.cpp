@@ -147,11 +147,19 @@ std::vector<StagePrediction> predict(const TaskTrace& trace, std::uint32_t worke
   const TraceCosts& c = parallel ? costs : none;
   std::vector<StagePrediction> out;
   for (const TaskTrace::Stage& s : trace.stages()) {
-    StagePrediction p;
-    p.name = s.name;
-    p.workMs = trace.workNs(s) * 1e-6;
-    p.serialMs = trace.serialNs(s) * 1e-6;
-    p.regions = s.regionCount;
+    // A stage that runs several times in a step (the solve's rounds of
+    // impacts and escapees) is one row: its runs add up.
+    auto same = std::find_if(out.begin(), out.end(),
+                             [&](const StagePrediction& q) { return q.name == s.name; });
+    if (same == out.end()) {
+      out.emplace_back();
+      out.back().name = s.name;
+      same = out.end() - 1;
+    }
+    StagePrediction& p = *same;
+    p.workMs += trace.workNs(s) * 1e-6;
+    p.serialMs += trace.serialNs(s) * 1e-6;
+    p.regions += s.regionCount;
     double ns = trace.serialNs(s);
     for (std::uint32_t r = s.firstRegion; r < s.firstRegion + s.regionCount; ++r) {
       const TaskTrace::Region& region = trace.regions()[r];
@@ -168,8 +176,7 @@ std::vector<StagePrediction> predict(const TaskTrace& trace, std::uint32_t worke
       }
       ns += regionNs;
     }
-    p.predictedMs = ns * 1e-6;
-    out.push_back(std::move(p));
+    p.predictedMs += ns * 1e-6;
   }
   return out;
 }

@@ -79,15 +79,15 @@ std::uint32_t wakeTouched(BodyStore& b, float dt, std::span<const Pair> pairs) n
     if (!b.isBall(i) || b.awake[i] != 0 || !isMoving(b, k)) continue;
     const float r = b.radius[i];
     const float gap = touch(b, k, {b.px[k], b.py[k]}, {b.px[i], b.py[i]}, r).gap;
-    const float reach = length(Vec2{b.vx[k], b.vy[k]}) * dt + ContactSolver::kSlop * r;
+    const float reach = length(Vec2{b.vx[k], b.vy[k]}) * dt + contacts::kSlop * r;
     if (gap <= reach) woke += b.wakeIsland(i);
   }
   return woke;
 }
 
-void keepAwake(BodyStore& b, std::span<const ContactSolver::Contact> contacts) noexcept {
-  for (const ContactSolver::Contact& c : contacts) {
-    if (c.touched != 0 && !ContactSolver::isWall(c.b) && isMoving(b, c.b)) b.restTime[c.a] = 0.0f;
+void keepAwake(BodyStore& b, std::span<const contacts::Contact> contacts) noexcept {
+  for (const contacts::Contact& c : contacts) {
+    if (c.touched != 0 && !contacts::isWall(c.b) && isMoving(b, c.b)) b.restTime[c.a] = 0.0f;
   }
 }
 

@@ -73,6 +73,6 @@ std::uint32_t wakeTouched(BodyStore& b, float dt, std::span<const Pair> pairs) n
 
 /// Resets the rest time of the balls that touch a moving kinematic body,
 /// so that they do not fall asleep on it.
-void keepAwake(BodyStore& b, std::span<const ContactSolver::Contact> contacts) noexcept;
+void keepAwake(BodyStore& b, std::span<const contacts::Contact> contacts) noexcept;
 
 }  // namespace quadbin::kinematic

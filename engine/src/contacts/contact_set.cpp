@@ -10,9 +10,19 @@
 
 #include "bodies/ball_geometry.hpp"
 #include "bodies/kinematic.hpp"
+#include "contacts/constraint_graph.hpp"
+#include "contacts/contact.hpp"
 #include "solver/contact_solver.hpp"
 
 namespace quadbin {
+
+using contacts::isWall;
+using contacts::kColours;
+using contacts::kSlop;
+using contacts::orient;
+using contacts::sameBodies;
+using contacts::wall;
+using contacts::wallSide;
 
 namespace {
 // Work split: constants, never the thread count.
@@ -22,9 +32,8 @@ constexpr std::uint32_t kPairChunk = 4096;     // candidate pairs per filtering 
 constexpr std::uint32_t kContactChunk = 4096;  // contacts per task
 constexpr std::uint32_t kEscapeeChunk = 64;    // escapees per re-query task
 constexpr std::uint8_t kNewContact = 0xff;     // colour of a contact not yet coloured
-constexpr float kSlop = ContactSolver::kSlop;
 constexpr std::uint32_t kGroups = ContactSolver::kGroups;
-constexpr std::uint32_t kBuckets = kGroups * (ContactSolver::kColours + 1);
+constexpr std::uint32_t kBuckets = kGroups * (kColours + 1);
 
 // False when addWalls would add nothing (its tests negated: a NaN position
 // adds nothing either way), so that the balls far from every wall cost no
@@ -161,7 +170,7 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
       contacts_[k] = {static_cast<std::uint32_t>(key >> codeBits), b, 0.0f, kNewContact, 0, 0.0f};
     }
   });
-  used_.resize(n, 0);
+  graph_.resize(n);
   carryOver(tasks);
   colourNew(bodies);
   buildRows(bodies, s, tasks);
@@ -197,35 +206,12 @@ void ContactSolver::carryOver(TaskSystem& tasks) {
                  }
                });
   // A colour given back is a bit cleared: an atomic AND, in any order.
-  std::uint64_t* used = used_.data();
-  const std::size_t balls = used_.size();
-  forEachChunk(
-      tasks, before, kContactChunk, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
-        for (std::uint32_t k = begin; k < end; ++k) {
-          if (carried_[k] != 0) continue;
-          const Contact& gone = previous_[k];
-          if (gone.colour >= kColours) continue;
-          const std::uint64_t keep = ~(std::uint64_t{1} << gone.colour);
-          if (gone.a < balls) {
-            std::atomic_ref<std::uint64_t>(used[gone.a]).fetch_and(keep, std::memory_order_relaxed);
-          }
-          if (gone.b < balls) {
-            std::atomic_ref<std::uint64_t>(used[gone.b]).fetch_and(keep, std::memory_order_relaxed);
-          }
-        }
-      });
-}
-
-std::uint8_t ContactSolver::firstFreeColour(const BodyStore& bodies, std::uint32_t a,
-                                            std::uint32_t b) {
-  const bool ballB = !isWall(b) && bodies.isBall(b);
-  const std::uint64_t taken = used_[a] | (ballB ? used_[b] : 0);
-  if (taken == ~std::uint64_t{0}) return static_cast<std::uint8_t>(kColours);
-  const auto colour = static_cast<std::uint32_t>(std::countr_zero(~taken));
-  const std::uint64_t bit = std::uint64_t{1} << colour;
-  used_[a] |= bit;
-  if (ballB) used_[b] |= bit;
-  return static_cast<std::uint8_t>(colour);
+  forEachChunk(tasks, before, kContactChunk,
+               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   if (carried_[k] == 0) graph_.giveBackConcurrently(previous_[k]);
+                 }
+               });
 }
 
 // Only the contacts that began this step (carryOver's lists) are coloured,
@@ -236,7 +222,7 @@ void ContactSolver::colourNew(const BodyStore& bodies) {
   for (std::uint32_t chunk = 0; chunk < freshBuffers_.size(); ++chunk) {
     for (const std::uint32_t k : freshBuffers_[chunk]) {
       Contact& c = contacts_[k];
-      c.colour = firstFreeColour(bodies, c.a, c.b);
+      c.colour = graph_.colour(bodies, c.a, c.b);
     }
   }
 }
@@ -367,9 +353,10 @@ void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, 
 // against the broad phase (read-only, so in parallel); the contacts found
 // that the step does not have yet become extra contacts, coloured and
 // solved (serially, they are few) with the others from now on.
-// (Part of the narrow phase, called from solve().)
+// (The narrow phase again, for the escapees findEscapees found last.)
 void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
-                              std::vector<AABB>& boxes, std::size_t firstNew, TaskSystem& tasks) {
+                              std::vector<AABB>& boxes, TaskSystem& tasks) {
+  const std::size_t firstNew = lookedAt_;
   const std::vector<std::uint32_t>& grown = escapees_;
   const auto fresh = static_cast<std::uint32_t>(grown.size() - firstNew);
   const std::uint32_t* newcomers = grown.data() + firstNew;
@@ -423,7 +410,7 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
     // A sleeping ball in the way wakes with its island (at rest, it moves
     // only if struck).
     if (!isWall(c.b) && bodies.isBall(c.b)) bodies.wakeIsland(c.b);
-    c.colour = firstFreeColour(bodies, c.a, c.b);
+    c.colour = graph_.colour(bodies, c.a, c.b);
     Row r{};
     makeRow(bodies, s, c, 0, r);
     r.group = kApart;  // too late for the iterations: impacts only
@@ -447,9 +434,7 @@ void ContactSolver::removeBody(const BodyStore& bodies, std::uint32_t removed,
   auto now = [=](std::uint32_t i) { return i == last ? removed : i; };  // index after the move
   auto isBall = [&](std::uint32_t i) { return !isWall(i) && bodies.isBall(now(i)); };
   auto giveBack = [&](std::uint32_t i, std::uint8_t colour) {
-    if (colour < kColours && i != removed && i < used_.size() && isBall(i)) {
-      used_[i] &= ~(std::uint64_t{1} << colour);
-    }
+    if (i != removed && isBall(i)) graph_.giveBack(i, colour);
   };
   const auto count = static_cast<std::uint32_t>(contacts_.size());
   try {
@@ -487,28 +472,8 @@ void ContactSolver::removeBody(const BodyStore& bodies, std::uint32_t removed,
   for (auto r = renamed_.end(); r != renamed_.begin();) {
     *--out = from != contacts_.begin() && r[-1] < from[-1] ? *--from : *--r;
   }
-  if (removed != last && removed < used_.size())
-    used_[removed] = last < used_.size() ? used_[last] : 0;
-  if (used_.size() > last) used_.resize(last);
+  graph_.moveBody(removed, last);
   assert(consistent(bodies));
-}
-
-void ContactSolver::orient(Contact& c, const BodyStore& bodies) noexcept {
-  if (!isWall(c.b) && bodies.isBall(c.b) && c.b < c.a) {
-    std::swap(c.a, c.b);
-    c.rolling = -c.rolling;
-  }
-}
-
-void ContactSolver::colourUseOf(std::span<const Contact> contacts, const BodyStore& bodies,
-                                std::span<std::uint64_t> used) noexcept {
-  std::fill(used.begin(), used.end(), std::uint64_t{0});
-  for (const Contact& c : contacts) {
-    if (c.colour >= kColours) continue;
-    const std::uint64_t bit = std::uint64_t{1} << c.colour;
-    if (c.a < used.size()) used[c.a] |= bit;
-    if (!isWall(c.b) && c.b < used.size() && bodies.isBall(c.b)) used[c.b] |= bit;
-  }
 }
 
 bool ContactSolver::consistent(const BodyStore& bodies) const {
@@ -518,16 +483,14 @@ bool ContactSolver::consistent(const BodyStore& bodies) const {
     if (c.a >= n || (!isWall(c.b) && c.b >= n)) return false;
     if (k > 0 && !(contacts_[k - 1] < c)) return false;
   }
-  std::vector<std::uint64_t> held(used_.size());
-  colourUseOf(contacts_, bodies, held);
-  return held == used_;
+  return graph_.matches(contacts_, bodies);
 }
 
 void ContactSolver::rollBack(const BodyStore& bodies) noexcept {
   if (!setAside_) return;  // the step failed before it replaced them
   contacts_.swap(previous_);
   setAside_ = false;
-  colourUseOf(contacts_, bodies, used_);  // as after every step
+  graph_.rebuild(contacts_, bodies);  // as after every step
   assert(consistent(bodies));
 }
 
@@ -535,7 +498,18 @@ void ContactSolver::forget() noexcept {
   setAside_ = false;
   contacts_.clear();
   previous_.clear();
-  std::fill(used_.begin(), used_.end(), std::uint64_t{0});
+  graph_.clear();
+}
+
+void ContactSolver::restoreState(std::vector<Contact> contacts,
+                                 std::vector<std::uint64_t> colourUse) noexcept {
+  contacts_ = std::move(contacts);
+  graph_.restore(std::move(colourUse));
+  previous_.clear();
+  setAside_ = false;
+  colourCount_ = 0;
+  pushed_ = 0;
+  impactsLeft_ = false;
 }
 
 }  // namespace quadbin

@@ -66,8 +66,8 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   touchBuffers_.reset(chunkCount(count, kChunk));
   forEachChunk(ts, count, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t k = begin; k < end; ++k) {
-      const ContactSolver::Contact& con = in.contacts[k];
-      if (!con.touched || ContactSolver::isWall(con.b)) continue;
+      const contacts::Contact& con = in.contacts[k];
+      if (!con.touched || contacts::isWall(con.b)) continue;
       std::uint32_t sa = in.slotOf[con.a], sb = in.slotOf[con.b];
       if (sb < sa) std::swap(sa, sb);
       touchBuffers_[c].push_back((std::uint64_t{sa} << slotBits) | sb);

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bodies/body_store.hpp"
+#include "contacts/contact.hpp"
 #include "events/sensor_set.hpp"
-#include "solver/contact_solver.hpp"
 
 namespace quadbin {
 
@@ -23,7 +23,7 @@ class ContactEvents {
   // end of the step and the world's ids.
   struct Touching {
     const BodyStore& bodies;
-    std::span<const ContactSolver::Contact> contacts;
+    std::span<const contacts::Contact> contacts;
     std::span<const std::uint32_t> slotOf;      // dense -> slot
     std::span<const std::uint32_t> denseOf;     // slot -> dense
     std::span<const std::uint32_t> generation;  // slot -> generation
@@ -42,7 +42,7 @@ class ContactEvents {
   // The step's begin events, for their geometry (filled in place).
   [[nodiscard]] std::span<ContactEvent> nextBegin() noexcept { return nextBegin_; }
   // The step's hit events, from the solver's contacts.
-  void findHits(const EventGeometry& geometry, std::span<const ContactSolver::Contact> contacts,
+  void findHits(const EventGeometry& geometry, std::span<const contacts::Contact> contacts,
                 const IdMap& ids, float threshold, TaskSystem& tasks) {
     geometry.hits(contacts, ids, threshold, hitBuffers_, hitSort_, nextHits_, tasks);
   }

@@ -214,13 +214,13 @@ EventGeometry::Verdict EventGeometry::circleHit(std::uint32_t a, std::uint32_t b
 }
 
 // Inlined into hits' loop, as circleHit is here.
-[[gnu::always_inline]] inline bool EventGeometry::hit(const ContactSolver::Contact& c,
-                                                      const IdMap& ids, float threshold,
+[[gnu::always_inline]] inline bool EventGeometry::hit(const contacts::Contact& c, const IdMap& ids,
+                                                      float threshold,
                                                       ContactHitEvent& h) const noexcept {
   if (c.touched == 0) return false;
   const BodyStore& s = bodies;
-  if (ContactSolver::isWall(c.b)) {
-    const std::uint32_t side = ContactSolver::wallSide(c.b);
+  if (contacts::isWall(c.b)) {
+    const std::uint32_t side = contacts::wallSide(c.b);
     static constexpr Vec2 kNormals[4] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
     h.normal = kNormals[side];
     h.approachSpeed = dot(startVelocity(c.a), h.normal);
@@ -252,7 +252,7 @@ EventGeometry::Verdict EventGeometry::circleHit(std::uint32_t a, std::uint32_t b
   return true;
 }
 
-void EventGeometry::hits(std::span<const ContactSolver::Contact> contacts, const IdMap& ids,
+void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMap& ids,
                          float threshold, OrderedBuffers<ContactHitEvent>& buffers,
                          HitSortSpace& space, std::vector<ContactHitEvent>& out,
                          TaskSystem& tasks) const {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "bodies/body_store.hpp"
-#include "solver/contact_solver.hpp"
+#include "contacts/contact.hpp"
 
 namespace quadbin {
 
@@ -127,7 +127,7 @@ struct EventGeometry {
   void fill(ContactEvent& e, std::uint32_t a, std::uint32_t b) const noexcept;
   /// Hit events from the step's contacts, sorted by (a.index, b.index), a
   /// wall after every body.
-  void hits(std::span<const ContactSolver::Contact> contacts, const IdMap& ids, float threshold,
+  void hits(std::span<const contacts::Contact> contacts, const IdMap& ids, float threshold,
             OrderedBuffers<ContactHitEvent>& buffers, HitSortSpace& space,
             std::vector<ContactHitEvent>& out, TaskSystem& tasks) const;
   /// What circleHit knows of a contact: no hit, a hit (made), or ask fill.
@@ -136,7 +136,7 @@ struct EventGeometry {
   [[nodiscard]] Verdict circleHit(std::uint32_t a, std::uint32_t b, const IdMap& ids,
                                   float threshold, ContactHitEvent& h) const noexcept;
   /// The hit event of contact c, if it is one.
-  [[nodiscard]] bool hit(const ContactSolver::Contact& c, const IdMap& ids, float threshold,
+  [[nodiscard]] bool hit(const contacts::Contact& c, const IdMap& ids, float threshold,
                          ContactHitEvent& h) const noexcept;
 };
 

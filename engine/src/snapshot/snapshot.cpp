@@ -25,17 +25,6 @@
 
 namespace quadbin {
 
-void ContactSolver::restoreState(std::vector<Contact> contacts,
-                                 std::vector<std::uint64_t> colourUse) noexcept {
-  contacts_ = std::move(contacts);
-  used_ = std::move(colourUse);
-  previous_.clear();
-  setAside_ = false;
-  colourCount_ = 0;
-  pushed_ = 0;
-  impactsLeft_ = false;
-}
-
 namespace snapshots {
 
 namespace {
@@ -231,7 +220,7 @@ void readBodies(Reader& r, BodyStore& b, std::uint32_t n) {
 
 void readContacts(Reader& r, State& s, std::uint32_t count) {
   s.contacts.resize(count);
-  for (ContactSolver::Contact& c : s.contacts) {
+  for (contacts::Contact& c : s.contacts) {
     c.a = r.get<std::uint32_t>("contact");
     c.b = r.get<std::uint32_t>("contact");
     c.lambda = r.get<float>("contact");
@@ -366,7 +355,7 @@ std::vector<std::byte> write(const View& v) {
   w.putAll(v.slotOf);
   w.putAll(v.generation);
   w.putAll(v.freeSlots);
-  for (const ContactSolver::Contact& c : v.contacts) {
+  for (const contacts::Contact& c : v.contacts) {
     w.put(c.a);
     w.put(c.b);
     w.put(c.lambda);

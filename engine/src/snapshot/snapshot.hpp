@@ -11,8 +11,8 @@
 
 #include "bodies/body_store.hpp"
 #include "bodies/filtering.hpp"
+#include "contacts/contact.hpp"
 #include "events/sensor_set.hpp"
-#include "solver/contact_solver.hpp"
 
 namespace quadbin::snapshots {
 
@@ -25,7 +25,7 @@ struct View {
   std::span<const std::uint32_t> slotOf;      // dense -> slot
   std::span<const std::uint32_t> generation;  // slot -> generation
   std::span<const std::uint32_t> freeSlots;   // in the order they are reused (back first)
-  std::span<const ContactSolver::Contact> contacts;
+  std::span<const contacts::Contact> contacts;
   std::span<const std::uint64_t> colourUse;  // per ball: the colours its contacts hold
   std::span<const TouchKey> touching;        // the last step's touching pairs, sorted
   // Events and sensors (appended block): contacts of destroyed bodies that
@@ -42,7 +42,7 @@ struct State {
   WorldDef def;  // the simulation fields; the task system is left unset
   BodyStore bodies;
   std::vector<std::uint32_t> slotOf, denseOf, generation, freeSlots;
-  std::vector<ContactSolver::Contact> contacts;
+  std::vector<contacts::Contact> contacts;
   std::vector<std::uint64_t> colourUse;
   std::vector<TouchKey> touching;
   std::vector<TouchKey> pendingEnd;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "bodies/validate.hpp"
+#include "contacts/constraint_graph.hpp"
 #include "snapshot/snapshot_checks.hpp"
 
 namespace quadbin::snapshots {
@@ -111,7 +112,7 @@ void checkSlots(State& s) {
 // a later ball, a static or kinematic body or a wall (of a closed world),
 // with a colour the solver can hold, at most one contact of each colour per
 // ball, and impulses that, warm started, move neither end by more than
-// ContactSolver::kMaxWarmChange: a crafted impulse of 1e30 would otherwise
+// contacts::kMaxWarmChange: a crafted impulse of 1e30 would otherwise
 // make a step's velocities infinite.
 void checkContacts(const State& s) {
   const auto n = static_cast<std::uint32_t>(s.bodies.size());
@@ -119,29 +120,28 @@ void checkContacts(const State& s) {
   const bool closed = s.def.boundary == Boundary::Closed;
   std::vector<std::uint64_t> held(n, 0);
   for (std::size_t k = 0; k < s.contacts.size(); ++k) {
-    const ContactSolver::Contact& c = s.contacts[k];
+    const contacts::Contact& c = s.contacts[k];
     auto bad = [&](const char* why) {
       fail(fmt::format("contact {} (bodies {} and {}): {}", k, c.a, c.b, why));
     };
-    const bool wall = ContactSolver::isWall(c.b);
-    if (wall && !(closed && ContactSolver::wallSide(c.b) < 4)) bad("a wall that is not there");
+    const bool wall = contacts::isWall(c.b);
+    if (wall && !(closed && contacts::wallSide(c.b) < 4)) bad("a wall that is not there");
     if (c.a >= n || b.type[c.a] != BodyType::Ball || !(wall || (c.b < n && c.b != c.a))) {
       bad("not of a ball and another body");
     }
     if (!wall && b.isBall(c.b) && c.b < c.a) bad("two balls out of their order");
     if (k > 0 && !(s.contacts[k - 1] < c)) bad("out of order or listed twice");
-    if (c.colour > ContactSolver::kColours || c.touched > 1) bad("a colour or flag out of range");
-    // As storeContacts holds them (ContactSolver::warmable); the friction
+    if (c.colour > contacts::kColours || c.touched > 1) bad("a colour or flag out of range");
+    // As storeContacts holds them (contacts::warmable); the friction
     // and rolling impulses are held within the normal one's cone when warm
     // started.
     const float im = std::max(b.invMass[c.a], wall || !b.isBall(c.b) ? 0.0f : b.invMass[c.b]);
     if (!(c.lambda >= 0.0f) || !(c.shift >= 0.0f) || !std::isfinite(c.lambda) ||
         !std::isfinite(c.shift) || !std::isfinite(c.tangent) || !std::isfinite(c.rolling) ||
-        c.lambda * im > ContactSolver::kMaxWarmChange ||
-        c.shift * im > ContactSolver::kMaxWarmChange) {
+        c.lambda * im > contacts::kMaxWarmChange || c.shift * im > contacts::kMaxWarmChange) {
       bad("an impulse out of range");
     }
-    if (c.colour < ContactSolver::kColours) {
+    if (c.colour < contacts::kColours) {
       const std::uint64_t bit = std::uint64_t{1} << c.colour;
       const bool ballB = !wall && b.isBall(c.b);
       if ((held[c.a] & bit) != 0 || (ballB && (held[c.b] & bit) != 0)) {
@@ -158,7 +158,7 @@ void checkContacts(const State& s) {
 // contacts of a colour, solved at once on two threads).
 void checkColourUse(const State& s) {
   std::vector<std::uint64_t> held(std::max(s.colourUse.size(), s.bodies.size()), 0);
-  ContactSolver::colourUseOf(s.contacts, s.bodies, held);
+  ConstraintGraph::colourUseOf(s.contacts, s.bodies, held);
   for (std::size_t i = 0; i < held.size(); ++i) {
     if ((i < s.colourUse.size() ? s.colourUse[i] : 0) != held[i]) {
       fail(fmt::format("body {}: colour use {:#x} does not match its contacts' colours {:#x}", i,

@@ -13,6 +13,9 @@
 
 namespace quadbin {
 
+using contacts::wallSide;
+using contacts::warmable;
+
 namespace {
 // Position correction, two parts. The shift passes aim to remove each
 // overlap whole in a step (at most kMaxShift of the smaller radius), warm

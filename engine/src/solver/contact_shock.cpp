@@ -9,6 +9,8 @@
 
 namespace quadbin {
 
+using contacts::kColours;
+
 namespace {
 
 // A ball that its supports launch upward faster than this fraction of the

@@ -14,10 +14,8 @@
 
 namespace quadbin {
 
-namespace {
-// Rounds of "impacts, then look again for balls that outran their box".
-constexpr int kMaxRounds = 4;
-}  // namespace
+using contacts::wall;
+using contacts::wallSide;
 
 // Sequential impulses: each contact aims for its target normal speed with
 // a non-negative total impulse, contact after contact. With friction, a
@@ -344,9 +342,8 @@ void ContactSolver::buildFriction(const BodyStore& bodies, const SolverSettings&
   });
 }
 
-SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
-                                  const BroadPhase& broad, std::vector<AABB>& boxes,
-                                  TaskSystem& tasks) {
+void ContactSolver::solveResting(const BodyStore& bodies, const SolverSettings& s,
+                                 TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   state_.resize(n);
   maxSpeed_.resize(n);
@@ -360,6 +357,8 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
   extra_.clear();
   extraRows_.clear();
   extraSorted_.clear();
+  escapees_.clear();
+  impactsLeft_ = false;
 
   // Resting contacts: the last step's impulses first (warm starting), then
   // the sweeps. What they push is theirs: impacts leave it alone.
@@ -380,44 +379,40 @@ SolverResult ContactSolver::solve(BodyStore& bodies, const SolverSettings& s,
       maxSpeed_[i] = std::max(length(Vec2{bodies.vx[i], bodies.vy[i]}), length(state_[i].v));
     }
   });
+}
 
-  SolverResult result;
-  impactsLeft_ = false;
-  std::vector<std::uint32_t>& grown = escapees_;  // every ball whose box grew this step
-  grown.clear();
-  for (int round = 0; round < kMaxRounds; ++round) {
-    result.impulses += impactPasses(bodies, s, tasks);
-    // Balls that collisions made faster than their swept box allowed may
-    // reach bodies the broad phase did not pair them with: look again.
-    const std::size_t firstNew = grown.size();
-    indexBuffers_.reset(chunkCount(n, kBodyChunk));
-    forEachChunk(tasks, n, kBodyChunk,
-                 [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-                   for (std::uint32_t i = begin; i < end; ++i) {
-                     if (bodies.awake[i] == 0) continue;
-                     if (maxSpeed_[i] * s.dt > margin_[i] + kEscapeTolerance * bodies.radius[i]) {
-                       indexBuffers_[c].push_back(i);
-                     }
-                   }
-                 });
-    indexBuffers_.appendTo(tasks, grown);
-    if (grown.size() == firstNew) break;
-    if (round == kMaxRounds - 1) {
-      result.unresolvedEscapes = static_cast<std::uint32_t>(grown.size() - firstNew);
-      break;
+std::uint32_t ContactSolver::solveImpacts(const BodyStore& bodies, const SolverSettings& s,
+                                          TaskSystem& tasks) {
+  return impactPasses(bodies, s, tasks);
+}
+
+std::uint32_t ContactSolver::findEscapees(const BodyStore& bodies, const SolverSettings& s,
+                                          TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  lookedAt_ = escapees_.size();
+  indexBuffers_.reset(chunkCount(n, kBodyChunk));
+  forEachChunk(tasks, n, kBodyChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      if (bodies.awake[i] == 0) continue;
+      if (maxSpeed_[i] * s.dt > margin_[i] + kEscapeTolerance * bodies.radius[i]) {
+        indexBuffers_[c].push_back(i);
+      }
     }
-    lookAgain(bodies, s, broad, boxes, firstNew, tasks);
-  }
-  // When the passes ran out, touching pairs may still approach (a pile
-  // struck from above, a crowd whose collisions outnumber the passes).
-  // Where there is a restitution threshold (gravity, or one set), they stop
-  // approaching here, inelastically, so that a pile comes to rest instead
-  // of buzzing. Without one (no gravity, e = 1: billiards, gases) they are
-  // left to the next step's impacts, and the kinetic energy is kept.
+  });
+  indexBuffers_.appendTo(tasks, escapees_);
+  return static_cast<std::uint32_t>(escapees_.size() - lookedAt_);
+}
+
+// When the passes ran out, touching pairs may still approach (a pile
+// struck from above, a crowd whose collisions outnumber the passes).
+// Where there is a restitution threshold (gravity, or one set), they stop
+// approaching here, inelastically, so that a pile comes to rest instead
+// of buzzing. Without one (no gravity, e = 1: billiards, gases) they are
+// left to the next step's impacts, and the kinetic energy is kept.
+void ContactSolver::stopApproaching(const SolverSettings& s, TaskSystem& tasks) {
   if (impactsLeft_ && s.restitutionThreshold > 0.0f) {
     sweep(tasks, kTouchingCollision, std::max(1u, s.velocityIterations / 2), s.friction);
   }
-  return result;
 }
 
 }  // namespace quadbin

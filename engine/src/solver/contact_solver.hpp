@@ -42,6 +42,8 @@
 
 #include "bodies/body_store.hpp"
 #include "bodies/filtering.hpp"
+#include "contacts/constraint_graph.hpp"
+#include "contacts/contact.hpp"
 
 namespace quadbin {
 
@@ -84,54 +86,9 @@ struct SolverSettings {
   }
 };
 
-/// Asked about each ball-and-body pair the narrow phase keeps, before it
-/// becomes a contact (sensors, World::setPreSolve; sensor_set.hpp); unset:
-/// every pair is kept. Called from worker threads.
-struct ContactFilter {
-  const void* context = nullptr;
-  bool (*allows)(const void* context, std::uint32_t a, std::uint32_t b) = nullptr;
-};
-
-struct SolverResult {
-  std::uint32_t impulses = 0;
-  std::uint32_t unresolvedEscapes = 0;
-};
-
-/// A pair of touching bodies by (slot, generation), for contact events.
-struct TouchKey {
-  std::uint32_t slotA, genA, slotB, genB;
-  friend constexpr bool operator<(const TouchKey& l, const TouchKey& r) noexcept {
-    if (l.slotA != r.slotA) return l.slotA < r.slotA;
-    if (l.slotB != r.slotB) return l.slotB < r.slotB;
-    if (l.genA != r.genA) return l.genA < r.genA;
-    return l.genB < r.genB;
-  }
-};
-
 class ContactSolver {
  public:
-  /// A closed world's walls are a contact kind of their own: a contact's b
-  /// is a body or one of the four walls, asked with isWall and wallSide and
-  /// made with wall(side), never by arithmetic on b. Encoded past every body
-  /// index (kWallBase + side), so that the canonical order (a, b) lists a
-  /// ball's walls after its bodies and a snapshot stores b as one word.
-  static constexpr std::uint32_t kWallBase = UINT32_MAX - 4;
-  /// True when b names a wall rather than a body.
-  [[nodiscard]] static constexpr bool isWall(std::uint32_t b) noexcept { return b >= kWallBase; }
-  /// The wall b names: 0 min x, 1 max x, 2 min y, 3 max y (b a wall).
-  [[nodiscard]] static constexpr std::uint32_t wallSide(std::uint32_t b) noexcept {
-    return b - kWallBase;
-  }
-  /// The b of a contact with wall `side` (0..3).
-  [[nodiscard]] static constexpr std::uint32_t wall(std::uint32_t side) noexcept {
-    return kWallBase + side;
-  }
-  /// Colours with a bit per ball; contacts that find them all taken go to
-  /// one more group, solved serially.
-  static constexpr std::uint32_t kColours = 64;
-  /// Overlap, as a fraction of the smaller radius, under which a contact
-  /// still counts as touching (resting contacts hover around zero gap).
-  static constexpr float kSlop = 0.005f;
+  using Contact = contacts::Contact;
   /// A ball may outrun its swept box by this fraction of its radius before
   /// it is looked at again: less than a radius cannot carry it through
   /// anything, an overlap with a ball is separated at the end of the step,
@@ -145,50 +102,11 @@ class ContactSolver {
   /// no contact is pushed into overlap unseen (docs/physics.md, "Position
   /// correction").
   static constexpr float kShiftReach = 0.3f;
-  /// The most a stored impulse may move either end when it is warm started:
-  /// lambda / m in units/s (a million times kMaxSpeed), shift / m in units.
-  /// Stored impulses are held under it (storeContacts), so that a restored
-  /// one, however crafted, keeps every step's arithmetic finite; only a
-  /// stack whose masses differ by more than about 1e12 carries that much.
-  static constexpr float kMaxWarmChange = 1e14f;
-  /// `impulse`, held under kMaxWarmChange for an end of inverse mass `im`.
-  [[nodiscard]] static float warmable(float impulse, float im) noexcept {
-    return impulse * im > kMaxWarmChange ? kMaxWarmChange * (1.0f - 0x1p-20f) / im : impulse;
-  }
   /// What a contact is at the start of the step: touching and approaching
   /// slower than the restitution threshold (resting: the iterations'),
   /// touching and faster (a collision: an impact), or apart.
   enum Group : std::uint8_t { kResting, kTouchingCollision, kApart };
   static constexpr std::uint32_t kGroups = 3;
-
-  /// A contact of the step, in canonical order; persists to the next step.
-  /// Uninitialised by default: the contact arrays are resized every step
-  /// and every field is written before it is read.
-  struct Contact {        // NOLINT(cppcoreguidelines-pro-type-member-init)
-    std::uint32_t a;      // an awake ball
-    std::uint32_t b;      // a ball (> a), a static or kinematic body, or a wall (isWall)
-    float lambda;         // accumulated normal impulse of the contact iterations
-    std::uint8_t colour;  // < kColours, or kColours: the serial group
-    std::uint8_t touched;
-    float shift = 0.0f;    // accumulated impulse of the position correction
-    float tangent = 0.0f;  // accumulated friction impulse of the iterations
-    float rolling = 0.0f;  // accumulated rolling-resistance impulse
-    friend constexpr bool operator<(const Contact& l, const Contact& r) noexcept {
-      return l.a != r.a ? l.a < r.a : l.b < r.b;
-    }
-  };
-  [[nodiscard]] static constexpr bool sameBodies(const Contact& l, const Contact& r) noexcept {
-    return l.a == r.a && l.b == r.b;
-  }
-  /// A contact whose bodies were renumbered, back in canonical form: of two
-  /// balls, the lower index is a. Swapping the ends turns the normal and
-  /// tangent round, so the normal, shift and tangent impulses stay and the
-  /// rolling one changes sign (it acts on a's spin as -, on b's as +).
-  static void orient(Contact& c, const BodyStore& bodies) noexcept;
-  /// Each ball's colours as `contacts` hold them, into `used` (zeroed
-  /// first; static boxes and walls hold none).
-  static void colourUseOf(std::span<const Contact> contacts, const BodyStore& bodies,
-                          std::span<std::uint64_t> used) noexcept;
 
   /// Wakes the sleeping islands that an awake ball can reach within the
   /// step (from the candidate pairs); returns how many balls woke.
@@ -199,12 +117,30 @@ class ContactSolver {
   /// the last step's impulses and colours and colours the new ones.
   void buildContacts(const BodyStore& bodies, const SolverSettings& s, std::span<const Pair> pairs,
                      TaskSystem& tasks);
-  /// Contact iterations and impacts: changes the balls' velocities and
-  /// remembers their end-of-step positions. `boxes` are the swept boxes
-  /// the broad phase holds; balls that end up faster than their box allowed
-  /// are queried again with a bigger box.
-  SolverResult solve(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
-                     std::vector<AABB>& boxes, TaskSystem& tasks);
+  /// The solve, in stages the step calls in this order:
+  ///   solveResting, then up to kEscapeRounds rounds of solveImpacts and
+  ///   findEscapees, each round with escapees but the last followed by
+  ///   lookAgain; then stopApproaching.
+  /// Rounds of "impacts, then look again for balls that outran their box".
+  static constexpr std::uint32_t kEscapeRounds = 4;
+  /// Warm start, the resting contacts' iterations and the shock pass:
+  /// changes the balls' velocities (in the solver's state).
+  void solveResting(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// The exact impacts of every contact that closes within the step, a
+  /// bounded number of passes; returns how many impulses were applied.
+  std::uint32_t solveImpacts(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// Finds the awake balls that the impacts made faster than their swept
+  /// box allowed (not found before in this step); returns how many.
+  std::uint32_t findEscapees(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
+  /// The escapee re-query: the balls findEscapees found last get bigger
+  /// boxes (written into `boxes`, the swept boxes the broad phase holds),
+  /// queried against the broad phase; the contacts found that the step
+  /// does not have yet join it, coloured, for the impacts from now on.
+  void lookAgain(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
+                 std::vector<AABB>& boxes, TaskSystem& tasks);
+  /// Where the impact passes ran out with a restitution threshold, the
+  /// touching pairs still approaching stop, inelastically (piles rest).
+  void stopApproaching(const SolverSettings& s, TaskSystem& tasks);
   /// After solve, the step's last four stages, in this order.
   /// Moves the awake balls and the kinematic bodies to their end-of-step
   /// positions (the solved velocities and the impacts' corrections).
@@ -241,7 +177,7 @@ class ContactSolver {
   /// and hold exactly the colours used_ records (debug checks).
   [[nodiscard]] bool consistent(const BodyStore& bodies) const;
   /// The colours each ball's contacts hold (for World::snapshot).
-  [[nodiscard]] std::span<const std::uint64_t> colourUse() const noexcept { return used_; }
+  [[nodiscard]] std::span<const std::uint64_t> colourUse() const noexcept { return graph_.use(); }
   /// Replaces what persists from step to step, the contacts and the colours
   /// they hold (World::restore; snapshot.cpp); the rest is the next step's
   /// scratch.
@@ -321,7 +257,6 @@ class ContactSolver {
   void carryOver(TaskSystem& tasks);
   void mergeExtra(TaskSystem& tasks);
   void colourNew(const BodyStore& bodies);
-  std::uint8_t firstFreeColour(const BodyStore& bodies, std::uint32_t a, std::uint32_t b);
   void buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   void makeRow(const BodyStore& bodies, const SolverSettings& s, const Contact& c, std::uint32_t k,
                Row& r) const;
@@ -372,8 +307,6 @@ class ContactSolver {
   };
   void rub(const BodyStore& bodies, std::uint32_t a, const ImpactOther& b, Vec2 n, float jn,
            float mu, float t);
-  void lookAgain(BodyStore& bodies, const SolverSettings& s, const BroadPhase& broad,
-                 std::vector<AABB>& boxes, std::size_t firstNew, TaskSystem& tasks);
   [[nodiscard]] ShiftRow makeShiftRow(const BodyStore& bodies, const SolverSettings& s, Row& r,
                                       std::uint32_t staticSlot) const;
   bool settle(const BodyStore& bodies, const SolverSettings& s, Row& r);
@@ -409,7 +342,7 @@ class ContactSolver {
   // carryOver and, until the step is committed, for rollBack; merged_:
   // storeContacts' list with the extra contacts.
   std::vector<Contact> contacts_, previous_, merged_;
-  std::vector<std::uint64_t> used_;    // per ball: the colours its contacts hold
+  ConstraintGraph graph_;              // the colours the contacts hold
   std::vector<std::uint8_t> carried_;  // per last-step contact: still there (carryOver)
   std::uint32_t colourCount_ = 0;
   std::uint32_t pushed_ = 0;
@@ -437,7 +370,8 @@ class ContactSolver {
   std::vector<Contact> renamed_;            // removeBody: the moved body's contacts
   std::vector<std::uint32_t> affected_;     // removeBody: where the two bodies' contacts are
   std::vector<Contact> extraSorted_;
-  std::vector<std::uint32_t> escapees_;
+  std::vector<std::uint32_t> escapees_;    // every ball whose box grew this step
+  std::size_t lookedAt_ = 0;               // escapees_[lookedAt_..]: found last
   std::vector<FrictionRow> frictionRows_;  // beside rows_, when friction is on
   std::vector<float> spin_;                // per ball: angular velocity during the solve
   std::vector<ShiftRow> shiftRows_;        // rows_ then extraRows_, for the position passes

@@ -43,12 +43,12 @@ void ContactSolver::passesOverRows(TaskSystem& tasks, Group lastGroup, R* rows, 
                                    std::uint32_t passes, F&& f, P&& pre, E&& endPass) {
   stages_.clear();
   bool large = false;
-  for (std::uint32_t colour = 0; colour <= kColours; ++colour) {
+  for (std::uint32_t colour = 0; colour <= contacts::kColours; ++colour) {
     const std::uint32_t first = bucketStart_[std::size_t{kGroups} * colour];
     std::uint32_t last = bucketStart_[kGroups * colour + lastGroup + 1];
-    if (colour == kColours) last += tail;
+    if (colour == contacts::kColours) last += tail;
     if (first == last) continue;
-    if (colour == kColours) {
+    if (colour == contacts::kColours) {
       stages_.add(first, last - first, true);
     } else {  // each group's rows are in the order of their first ball
       const std::uint32_t* at = bucketStart_.data() + std::size_t{kGroups} * colour;
@@ -56,7 +56,7 @@ void ContactSolver::passesOverRows(TaskSystem& tasks, Group lastGroup, R* rows, 
                           {at[1] - at[0], lastGroup >= kTouchingCollision ? at[2] - at[1] : 0,
                            lastGroup >= kApart ? at[3] - at[2] : 0});
     }
-    large = large || (colour < kColours && last - first > kContactGrain);
+    large = large || (colour < contacts::kColours && last - first > kContactGrain);
   }
   // One atomic add per block of rows, never per row.
   auto run = [rows, &f, &pre](std::uint32_t begin, std::uint32_t end) {

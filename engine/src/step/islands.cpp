@@ -19,7 +19,7 @@ std::uint32_t Islands::find(std::uint32_t i) noexcept {
   return i;
 }
 
-std::uint32_t Islands::update(BodyStore& bodies, std::span<const ContactSolver::Contact> contacts,
+std::uint32_t Islands::update(BodyStore& bodies, std::span<const contacts::Contact> contacts,
                               float dt, float sleepThreshold, float timeToSleep, BodySnapshot& undo,
                               TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
@@ -47,8 +47,8 @@ std::uint32_t Islands::update(BodyStore& bodies, std::span<const ContactSolver::
 
   parent_.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) parent_[i] = i;
-  for (const ContactSolver::Contact& c : contacts) {
-    if (c.touched == 0 || ContactSolver::isWall(c.b) || !bodies.isBall(c.b)) continue;
+  for (const contacts::Contact& c : contacts) {
+    if (c.touched == 0 || contacts::isWall(c.b) || !bodies.isBall(c.b)) continue;
     const std::uint32_t ra = find(c.a), rb = find(c.b);
     if (ra < rb) {
       parent_[rb] = ra;

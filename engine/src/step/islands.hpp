@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "bodies/body_store.hpp"
-#include "solver/contact_solver.hpp"
+#include "contacts/contact.hpp"
 
 namespace quadbin {
 
@@ -25,8 +25,8 @@ class Islands {
   /// Returns how many balls fell asleep. `undo` is the step's save: its
   /// px and py are where the bodies started the step; before it links any
   /// island it adds the links to it (most steps put none to sleep).
-  std::uint32_t update(BodyStore& bodies, std::span<const ContactSolver::Contact> contacts,
-                       float dt, float sleepThreshold, float timeToSleep, BodySnapshot& undo,
+  std::uint32_t update(BodyStore& bodies, std::span<const contacts::Contact> contacts, float dt,
+                       float sleepThreshold, float timeToSleep, BodySnapshot& undo,
                        TaskSystem& tasks);
 
  private:

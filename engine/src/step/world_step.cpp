@@ -247,14 +247,35 @@ void World::Impl::buildContacts(const SolverSettings& s) {
   stats.colours = solver.colourCount();
 }
 
+// The solve: resting contacts, then rounds of exact impacts, each followed
+// by the escapee re-query (balls that collisions made faster than their
+// swept box allowed may reach bodies the broad phase did not pair them
+// with: their bigger boxes are queried again), then the pairs still
+// approaching stopped. Each part is a stage of its own in a task trace.
 void World::Impl::solve(const SolverSettings& s) {
-  const SolverResult result = solver.solve(bodies, s, *broad, boxes, *tasks);
-  stats.impulses = result.impulses;
-  if (result.unresolvedEscapes > 0 && !solver.warnedEscapes) {
+  std::optional<TraceStage> traced;  // each part named (quadbin-perf predict)
+  solver.solveResting(bodies, s, *tasks);
+  std::uint32_t impulses = 0, unresolved = 0;
+  for (std::uint32_t round = 0; round < ContactSolver::kEscapeRounds; ++round) {
+    traced.emplace(*tasks, "impacts");
+    impulses += solver.solveImpacts(bodies, s, *tasks);
+    traced.emplace(*tasks, "escapees");
+    const std::uint32_t escapees = solver.findEscapees(bodies, s, *tasks);
+    if (escapees == 0) break;
+    if (round == ContactSolver::kEscapeRounds - 1) {
+      unresolved = escapees;
+      break;
+    }
+    solver.lookAgain(bodies, s, *broad, boxes, *tasks);
+  }
+  traced.emplace(*tasks, "impacts");
+  solver.stopApproaching(s, *tasks);
+  stats.impulses = impulses;
+  if (unresolved > 0 && !solver.warnedEscapes) {
     logger()->warn(
         "{} balls gained speed in collisions faster than the step could follow; "
         "overlaps are corrected next step. Consider a smaller dt.",
-        result.unresolvedEscapes);
+        unresolved);
     solver.warnedEscapes = true;
   }
 }

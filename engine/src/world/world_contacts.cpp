@@ -8,12 +8,12 @@ namespace quadbin {
 namespace {
 
 // Contact c's point and normal (a to b), from the bodies' positions now.
-void geometry(const BodyStore& s, const ContactSolver::Contact& c, ContactData& out) {
+void geometry(const BodyStore& s, const contacts::Contact& c, ContactData& out) {
   const std::uint32_t a = c.a;
   const Vec2 pa{s.px[a], s.py[a]};
   const float ra = s.radius[a];
-  if (ContactSolver::isWall(c.b)) {
-    const std::uint32_t side = ContactSolver::wallSide(c.b);
+  if (contacts::isWall(c.b)) {
+    const std::uint32_t side = contacts::wallSide(c.b);
     const float sign = side % 2 == 0 ? -1.0f : 1.0f;
     out.normal = side < 2 ? Vec2{sign, 0.0f} : Vec2{0.0f, sign};
     out.point = pa + out.normal * ra;
@@ -39,11 +39,11 @@ void geometry(const BodyStore& s, const ContactSolver::Contact& c, ContactData& 
 std::span<const ContactData> World::Impl::contactData() {
   return views.contacts([&](std::vector<ContactData>& out) {
     std::size_t walls = 0;
-    for (const ContactSolver::Contact& c : solver.contacts()) {
+    for (const contacts::Contact& c : solver.contacts()) {
       if (c.touched == 0) continue;
       ContactData d;
       d.a = bodyIdAt(c.a);
-      if (!ContactSolver::isWall(c.b)) {
+      if (!contacts::isWall(c.b)) {
         d.b = bodyIdAt(c.b);
       } else {
         ++walls;

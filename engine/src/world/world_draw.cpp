@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bodies/ball_geometry.hpp"
-#include "solver/contact_solver.hpp"
+#include "contacts/contact.hpp"
 
 namespace quadbin {
 
@@ -126,7 +126,7 @@ class Drawer {
       for (std::uint32_t i = 0; i < n; ++i) found[i] = i;
       return found;
     }
-    const float margin = 2.0f * ContactSolver::kSlop * b_.maxRadius;
+    const float margin = 2.0f * contacts::kSlop * b_.maxRadius;
     AABB grown = *options_.region;
     grown.min = grown.min - Vec2{margin, margin};
     grown.max = grown.max + Vec2{margin, margin};
@@ -178,7 +178,7 @@ class Drawer {
   void ballContacts(std::uint32_t i, std::vector<std::uint32_t>& near,
                     std::vector<DrawnContact>& found) const {
     const float ri = b_.radius[i];
-    const float reach = ContactSolver::kSlop * ri;  // the most slop a pair of i's has
+    const float reach = contacts::kSlop * ri;  // the most slop a pair of i's has
     AABB box = b_.tightBox(i);
     box.min = box.min - Vec2{reach, reach};
     box.max = box.max + Vec2{reach, reach};
@@ -191,7 +191,7 @@ class Drawer {
       if (j == i) continue;
       if (b_.isCircle(j)) {
         if (b_.isBall(j) && j < i) continue;  // j reports it
-        const float slop = ContactSolver::kSlop * std::min(ri, b_.radius[j]);
+        const float slop = contacts::kSlop * std::min(ri, b_.radius[j]);
         report(i, idAt(j), ballBall(b_, i, j), slop, found);
       } else {
         report(i, idAt(j), ballBox(b_, i, j), reach, found);

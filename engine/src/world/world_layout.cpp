@@ -25,20 +25,19 @@ std::uint32_t spread(std::uint32_t x) noexcept {
 // The solver's persistent contacts under the new numbering, in their
 // canonical order: each pair keeps its impulses and colour, so the next
 // step is warm started as if nothing had happened. A pair of balls whose
-// order flips swaps its ends (ContactSolver::orient). The colours each
+// order flips swaps its ends (contacts::orient). The colours each
 // ball's contacts hold move with the ball.
-void renumberContacts(std::span<const ContactSolver::Contact> from,
-                      std::span<const std::uint64_t> used,
+void renumberContacts(std::span<const contacts::Contact> from, std::span<const std::uint64_t> used,
                       const std::vector<std::uint32_t>& newIndex, const BodyStore& renumbered,
-                      std::vector<ContactSolver::Contact>& contacts,
+                      std::vector<contacts::Contact>& contacts,
                       std::vector<std::uint64_t>& colourUse) {
   const auto n = static_cast<std::uint32_t>(newIndex.size());
   contacts.assign(from.begin(), from.end());
-  for (ContactSolver::Contact& c : contacts) {
+  for (contacts::Contact& c : contacts) {
     c.a = newIndex[c.a];
-    if (ContactSolver::isWall(c.b)) continue;
+    if (contacts::isWall(c.b)) continue;
     c.b = newIndex[c.b];
-    ContactSolver::orient(c, renumbered);
+    contacts::orient(c, renumbered);
   }
   std::sort(contacts.begin(), contacts.end());
   // (Bodies created since the last step have no contacts, and no entry yet.)
@@ -92,7 +91,7 @@ void World::Impl::reorderBodies() {
   nextFilters.permute(order);
   std::vector<std::uint32_t> slots(n);
   for (std::uint32_t k = 0; k < n; ++k) slots[k] = slotOf[order[k]];
-  std::vector<ContactSolver::Contact> contacts;
+  std::vector<contacts::Contact> contacts;
   std::vector<std::uint64_t> colourUse;
   renumberContacts(solver.contacts(), solver.colourUse(), newIndex, nextBodies, contacts,
                    colourUse);

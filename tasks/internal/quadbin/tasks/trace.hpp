@@ -147,7 +147,9 @@ struct StagePrediction {
 /// recorded order, go to the worker that is free first (greedy list
 /// scheduling); a phase starts when the one before it has ended (a
 /// barrier); serial time stays serial. With one worker it is the trace's
-/// own time (no costs: a one-thread step runs no region).
+/// own time (no costs: a one-thread step runs no region). One entry per
+/// stage name, in the order of first appearance: the runs of a stage that
+/// recurs within a step add up.
 [[nodiscard]] std::vector<StagePrediction> predict(const TaskTrace& trace, std::uint32_t workers,
                                                    const TraceCosts& costs);
 
