@@ -157,74 +157,23 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
   keyBuffers_.appendTo(tasks, keys_);
   parallelRadixSort(tasks, keys_, keyScratch_, radixCounts_, 2 * codeBits_);
   // A broad phase reports each pair once, so the keys are unique.
-  previous_.swap(contacts_);
-  setAside_ = true;
   const auto count = static_cast<std::uint32_t>(keys_.size());
-  contacts_.resize(count);
+  const std::span<Contact> contacts = store_.beginStep(count);
   const std::uint64_t mask = (std::uint64_t{1} << codeBits_) - 1;
   tasks.parallelFor(count, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t k = begin; k < end; ++k) {
       const std::uint64_t key = keys_[k];
       const auto code = static_cast<std::uint32_t>(key & mask);
       const std::uint32_t b = code >= n ? wall(code - n) : code;
-      contacts_[k] = {static_cast<std::uint32_t>(key >> codeBits), b, 0.0f, kNewContact, 0, 0.0f};
+      contacts[k] = {static_cast<std::uint32_t>(key >> codeBits), b, 0.0f, kNewContact, 0, 0.0f};
     }
   });
   graph_.resize(n);
-  carryOver(tasks);
-  colourNew(bodies);
+  store_.carryOver(graph_, tasks);
+  // Only the contacts that began this step are coloured, serially in
+  // canonical order (ConstraintGraph::colour).
+  store_.forEachNew([&](Contact& c) { c.colour = graph_.colour(bodies, c.a, c.b); });
   buildRows(bodies, s, tasks);
-}
-
-// Contacts that were there in the last step keep their impulse and colour;
-// those that ended give their colour back. Both lists are canonical, so
-// each chunk finds its start by binary search and then walks, marking the
-// last step's contacts it finds (each at most once: the keys are unique)
-// and listing the new ones, in order, for colourNew; the unmarked ones
-// ended.
-void ContactSolver::carryOver(TaskSystem& tasks) {
-  const auto count = static_cast<std::uint32_t>(contacts_.size());
-  const auto before = static_cast<std::uint32_t>(previous_.size());
-  carried_.assign(before, 0);
-  freshBuffers_.reset(chunkCount(count, kContactChunk));
-  forEachChunk(tasks, count, kContactChunk,
-               [&](std::uint32_t chunk, std::uint32_t begin, std::uint32_t end) {
-                 std::vector<std::uint32_t>& fresh = freshBuffers_[chunk];
-                 auto it = std::lower_bound(previous_.begin(), previous_.end(), contacts_[begin]);
-                 for (std::uint32_t k = begin; k < end; ++k) {
-                   while (it != previous_.end() && *it < contacts_[k]) ++it;
-                   if (it == previous_.end() || !sameBodies(*it, contacts_[k])) {
-                     fresh.push_back(k);
-                     continue;
-                   }
-                   contacts_[k].lambda = it->lambda;
-                   contacts_[k].shift = it->shift;
-                   contacts_[k].tangent = it->tangent;
-                   contacts_[k].rolling = it->rolling;
-                   contacts_[k].colour = it->colour;
-                   carried_[static_cast<std::size_t>(it - previous_.begin())] = 1;
-                 }
-               });
-  // A colour given back is a bit cleared: an atomic AND, in any order.
-  forEachChunk(tasks, before, kContactChunk,
-               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
-                 for (std::uint32_t k = begin; k < end; ++k) {
-                   if (carried_[k] == 0) graph_.giveBackConcurrently(previous_[k]);
-                 }
-               });
-}
-
-// Only the contacts that began this step (carryOver's lists) are coloured,
-// serially in canonical order: the lowest colour neither ball holds
-// (static boxes and walls are never written by the solver, so they hold
-// no colour).
-void ContactSolver::colourNew(const BodyStore& bodies) {
-  for (std::uint32_t chunk = 0; chunk < freshBuffers_.size(); ++chunk) {
-    for (const std::uint32_t k : freshBuffers_[chunk]) {
-      Contact& c = contacts_[k];
-      c.colour = graph_.colour(bodies, c.a, c.b);
-    }
-  }
 }
 
 namespace {
@@ -315,7 +264,8 @@ struct BodyTouch {
 // stable counting sort by bucket kGroups colour + group, per-chunk counts,
 // deterministic.
 void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
-  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  const std::span<const Contact> contacts = store_.contacts();
+  const auto count = static_cast<std::uint32_t>(contacts.size());
   const std::uint32_t chunks = chunkCount(count, kContactChunk);
   canonicalRows_.resize(count);
   chunkCounts_.assign(std::size_t{chunks} * kBuckets, 0);
@@ -324,8 +274,8 @@ void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, 
                  std::uint32_t* h = chunkCounts_.data() + std::size_t{c} * kBuckets;
                  for (std::uint32_t k = begin; k < end; ++k) {
                    Row& r = canonicalRows_[k];
-                   makeRow(bodies, s, contacts_[k], k, r);
-                   ++h[kGroups * contacts_[k].colour + r.group];
+                   makeRow(bodies, s, contacts[k], k, r);
+                   ++h[kGroups * contacts[k].colour + r.group];
                  }
                });
   bucketStart_.assign(kBuckets + 1, 0);
@@ -344,7 +294,7 @@ void ContactSolver::buildRows(const BodyStore& bodies, const SolverSettings& s, 
                  std::uint32_t* cursor = chunkCounts_.data() + std::size_t{c} * kBuckets;
                  for (std::uint32_t k = begin; k < end; ++k) {
                    const Row& r = canonicalRows_[k];
-                   rows_[cursor[kGroups * contacts_[k].colour + r.group]++] = r;
+                   rows_[cursor[kGroups * contacts[k].colour + r.group]++] = r;
                  }
                });
 }
@@ -400,11 +350,8 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
   std::sort(batch.begin(), batch.end());
   batch.erase(std::unique(batch.begin(), batch.end(), sameBodies), batch.end());
   std::erase_if(batch, [&](const Contact& c) {
-    auto known = [&c](const std::vector<Contact>& v) {
-      const auto it = std::lower_bound(v.begin(), v.end(), c);
-      return it != v.end() && sameBodies(*it, c);
-    };
-    return known(contacts_) || known(extraSorted_);
+    const auto it = std::lower_bound(extraSorted_.begin(), extraSorted_.end(), c);
+    return store_.contains(c) || (it != extraSorted_.end() && sameBodies(*it, c));
   });
   for (Contact& c : batch) {
     // A sleeping ball in the way wakes with its island (at rest, it moves
@@ -423,90 +370,10 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
   std::inplace_merge(extraSorted_.begin(), extraSorted_.begin() + mid, extraSorted_.end());
 }
 
-// A read-only scan finds the few contacts that name either body: the
-// removed body's are dropped, the moved body's are renamed and set aside
-// (their place in the canonical order changes; a pair of balls whose order
-// flips swaps its ends, as World::optimizeLayout's renumbering does), and
-// the runs of others between them close up in order, block by block; then
-// the few set aside are merged back in, from the end.
-void ContactSolver::removeBody(const BodyStore& bodies, std::uint32_t removed,
-                               std::uint32_t last) noexcept {
-  auto now = [=](std::uint32_t i) { return i == last ? removed : i; };  // index after the move
-  auto isBall = [&](std::uint32_t i) { return !isWall(i) && bodies.isBall(now(i)); };
-  auto giveBack = [&](std::uint32_t i, std::uint8_t colour) {
-    if (i != removed && isBall(i)) graph_.giveBack(i, colour);
-  };
-  const auto count = static_cast<std::uint32_t>(contacts_.size());
-  try {
-    affected_.clear();
-    for (std::uint32_t k = 0; k < count; ++k) {
-      const Contact& c = contacts_[k];
-      if (c.a == removed || c.b == removed || c.a == last || c.b == last) affected_.push_back(k);
-    }
-    renamed_.clear();
-    renamed_.reserve(affected_.size());
-  } catch (...) {  // std::bad_alloc: nothing has changed yet
-    forget();
-    return;
-  }
-  std::uint32_t kept = affected_.empty() ? count : affected_[0];
-  for (std::size_t j = 0; j < affected_.size(); ++j) {
-    Contact c = contacts_[affected_[j]];
-    if (c.a == removed || c.b == removed) {
-      giveBack(c.a == removed ? c.b : c.a, c.colour);
-    } else {
-      c.a = now(c.a);
-      c.b = isWall(c.b) ? c.b : now(c.b);
-      orient(c, bodies);
-      renamed_.push_back(c);  // reserved: no allocation
-    }
-    const std::uint32_t begin = affected_[j] + 1;
-    const std::uint32_t end = j + 1 < affected_.size() ? affected_[j + 1] : count;
-    std::copy(contacts_.begin() + begin, contacts_.begin() + end, contacts_.begin() + kept);
-    kept += end - begin;
-  }
-  std::sort(renamed_.begin(), renamed_.end());
-  contacts_.resize(kept + renamed_.size());  // no larger than before: no allocation
-  auto out = contacts_.end();
-  auto from = contacts_.begin() + static_cast<std::ptrdiff_t>(kept);
-  for (auto r = renamed_.end(); r != renamed_.begin();) {
-    *--out = from != contacts_.begin() && r[-1] < from[-1] ? *--from : *--r;
-  }
-  graph_.moveBody(removed, last);
-  assert(consistent(bodies));
-}
-
-bool ContactSolver::consistent(const BodyStore& bodies) const {
-  const std::size_t n = bodies.size();
-  for (std::size_t k = 0; k < contacts_.size(); ++k) {
-    const Contact& c = contacts_[k];
-    if (c.a >= n || (!isWall(c.b) && c.b >= n)) return false;
-    if (k > 0 && !(contacts_[k - 1] < c)) return false;
-  }
-  return graph_.matches(contacts_, bodies);
-}
-
-void ContactSolver::rollBack(const BodyStore& bodies) noexcept {
-  if (!setAside_) return;  // the step failed before it replaced them
-  contacts_.swap(previous_);
-  setAside_ = false;
-  graph_.rebuild(contacts_, bodies);  // as after every step
-  assert(consistent(bodies));
-}
-
-void ContactSolver::forget() noexcept {
-  setAside_ = false;
-  contacts_.clear();
-  previous_.clear();
-  graph_.clear();
-}
-
 void ContactSolver::restoreState(std::vector<Contact> contacts,
                                  std::vector<std::uint64_t> colourUse) noexcept {
-  contacts_ = std::move(contacts);
+  store_.restore(std::move(contacts));
   graph_.restore(std::move(colourUse));
-  previous_.clear();
-  setAside_ = false;
   colourCount_ = 0;
   pushed_ = 0;
   impactsLeft_ = false;

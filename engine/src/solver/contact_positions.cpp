@@ -97,9 +97,9 @@ void ContactSolver::markCrowded(const SolverSettings& s, std::uint32_t n, TaskSy
   crowded_.assign(n, 0);
   if (s.restitutionThreshold > 0.0f) return;  // piles: the shift passes aim for touching
   std::uint8_t* crowded = crowded_.data();
-  const Contact* contacts = contacts_.data();
+  const Contact* contacts = store_.contacts().data();
   forEachChunk(
-      tasks, static_cast<std::uint32_t>(contacts_.size()), kContactChunk,
+      tasks, static_cast<std::uint32_t>(store_.contacts().size()), kContactChunk,
       [=](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
         for (std::uint32_t k = begin; k < end; ++k) {
           const Contact& c = contacts[k];
@@ -462,9 +462,10 @@ void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
   // then the extra contacts join the canonical list.
   // In the colour loop's split, as the rows were solved (correctPositions);
   // the hits are the pushed rows.
+  const std::span<Contact> contacts = store_.contacts();
   pushed_ = forEachRow(tasks, kApart, [&](const Row& r) {
     const std::size_t k = rowIndex(r);
-    Contact& c = contacts_[r.contact];
+    Contact& c = contacts[r.contact];
     const float im = std::max(r.ima, r.imb);
     c.lambda = warmable(r.lambda, im);
     c.shift = warmable(corrected ? shiftRows_[k].shift : r.shift, im);
@@ -478,41 +479,7 @@ void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
     extra_[k].touched = extraRows_[k].touched;
     extra_[k].shift = warmable(extraRows_[k].shift, std::max(extraRows_[k].ima, extraRows_[k].imb));
   }
-  mergeExtra(tasks);
-}
-
-// The extra contacts (few) into the canonical list: each goes where its
-// pair belongs (no extra pair is in the list), and the contacts between two
-// of them move up by the number of extras before them, copied in parallel
-// into merged_, which then becomes the list (previous_ is kept for rollBack):
-// what std::inplace_merge gives, without its serial pass and its buffer
-// allocated every step.
-void ContactSolver::mergeExtra(TaskSystem& tasks) {
-  std::sort(extra_.begin(), extra_.end());
-  const auto count = static_cast<std::uint32_t>(contacts_.size());
-  const auto extras = static_cast<std::uint32_t>(extra_.size());
-  extraAt_.resize(extras);
-  for (std::uint32_t j = 0; j < extras; ++j) {
-    extraAt_[j] = static_cast<std::uint32_t>(
-        std::lower_bound(contacts_.begin(), contacts_.end(), extra_[j]) - contacts_.begin());
-  }
-  merged_.resize(std::size_t{count} + extras);
-  const Contact* from = contacts_.data();
-  Contact* to = merged_.data();
-  forEachChunk(tasks, count, kContactChunk,
-               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
-                 // Contact k moves up by the extras that go before it: at <= k.
-                 auto j = static_cast<std::uint32_t>(
-                     std::upper_bound(extraAt_.begin(), extraAt_.end(), begin) - extraAt_.begin());
-                 for (std::uint32_t k = begin; k < end;) {
-                   while (j < extras && extraAt_[j] <= k) ++j;
-                   const std::uint32_t stop = j < extras ? std::min(end, extraAt_[j]) : end;
-                   std::copy(from + k, from + stop, to + k + j);
-                   k = stop;
-                 }
-               });
-  for (std::uint32_t j = 0; j < extras; ++j) to[extraAt_[j] + j] = extra_[j];
-  contacts_.swap(merged_);
+  store_.merge(extra_, tasks);
 }
 
 }  // namespace quadbin

@@ -313,13 +313,13 @@ void ContactSolver::buildFriction(const BodyStore& bodies, const SolverSettings&
       }
       f.tMass = 1.0f / (r.ima + r.imb + f.ra * f.ra * f.ia + f.rb * f.rb * f.ib);
       const float cone = f.mu * r.lambda;  // r.lambda: as warm started
-      f.lambda = std::clamp(contacts_[r.contact].tangent, -cone, cone);
+      f.lambda = std::clamp(store_.contacts()[r.contact].tangent, -cone, cone);
       const float rollB = r.kind == kBall ? bodies.rolling[r.b] : 0.0f;
       const float lever = r.kind == kBall ? std::min(f.ra, f.rb) : f.ra;
       f.roll = std::max(bodies.rolling[r.a], rollB) * lever;
       f.rollMass = 1.0f / (f.ia + f.ib);
       const float most = f.roll * r.lambda;
-      f.rollLambda = std::clamp(contacts_[r.contact].rolling, -most, most);
+      f.rollLambda = std::clamp(store_.contacts()[r.contact].rolling, -most, most);
     }
     frictionRows_[rowIndex(r)] = f;
     return false;

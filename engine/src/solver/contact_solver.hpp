@@ -44,6 +44,7 @@
 #include "bodies/filtering.hpp"
 #include "contacts/constraint_graph.hpp"
 #include "contacts/contact.hpp"
+#include "contacts/contact_store.hpp"
 
 namespace quadbin {
 
@@ -159,32 +160,32 @@ class ContactSolver {
   /// Stores the contacts for the next step: impulses, shifts, whether they
   /// touched; the contacts found by looking again join the canonical list.
   void storeContacts(const SolverSettings& s, TaskSystem& tasks);
+  // What persists from step to step is the contact store's and the
+  // constraint graph's (contacts/): the world reaches them through these.
   /// Forgets the persistent contacts (body indices changed).
-  void forget() noexcept;
+  void forget() noexcept { store_.forget(graph_); }
   /// A step that failed (World::Impl::rollBack): the contacts and colours
-  /// as the step found them, from the list buildContacts set aside, so that
-  /// the next step is the one a world whose step never failed takes.
-  void rollBack(const BodyStore& bodies) noexcept;
-  /// The step went through: what buildContacts set aside is scratch again.
-  void commit() noexcept { setAside_ = false; }
-  /// The persistent contacts after `bodies.swapRemove(removed)` moved the
-  /// body at index `last` to `removed`: the removed body's contacts end and
-  /// give their colours back, the moved body's keep their impulses and
-  /// colours under its new index, in canonical order (World::destroyBody).
-  /// Forgets them all instead where the memory for it is not there.
-  void removeBody(const BodyStore& bodies, std::uint32_t removed, std::uint32_t last) noexcept;
+  /// as the step found them (ContactStore::rollBack).
+  void rollBack(const BodyStore& bodies) noexcept { store_.rollBack(bodies, graph_); }
+  /// The step went through.
+  void commit() noexcept { store_.commit(); }
+  /// A body destroyed (ContactStore::removeBody).
+  void removeBody(const BodyStore& bodies, std::uint32_t removed, std::uint32_t last) noexcept {
+    store_.removeBody(bodies, graph_, removed, last);
+  }
   /// True when the contacts are in canonical order, name bodies below `n`
-  /// and hold exactly the colours used_ records (debug checks).
-  [[nodiscard]] bool consistent(const BodyStore& bodies) const;
+  /// and hold exactly the colours the graph records (debug checks).
+  [[nodiscard]] bool consistent(const BodyStore& bodies) const {
+    return store_.consistent(bodies, graph_);
+  }
   /// The colours each ball's contacts hold (for World::snapshot).
   [[nodiscard]] std::span<const std::uint64_t> colourUse() const noexcept { return graph_.use(); }
   /// Replaces what persists from step to step, the contacts and the colours
   /// they hold (World::restore; snapshot.cpp); the rest is the next step's
   /// scratch.
   void restoreState(std::vector<Contact> contacts, std::vector<std::uint64_t> colourUse) noexcept;
-
   /// The contacts of the last step, in canonical order.
-  [[nodiscard]] std::span<const Contact> contacts() const noexcept { return contacts_; }
+  [[nodiscard]] std::span<const Contact> contacts() const noexcept { return store_.contacts(); }
   /// Colours the last step used (for tests and statistics).
   [[nodiscard]] std::uint32_t colourCount() const noexcept { return colourCount_; }
   /// Contacts the iterations pushed apart in the last step.
@@ -208,7 +209,7 @@ class ContactSolver {
     float target;           // the normal relative speed the iterations aim for
     float lambda;           // accumulated impulse
     float shift;            // accumulated position impulse (mass x length)
-    std::uint32_t contact;  // index into contacts_
+    std::uint32_t contact;  // index into the store's contacts
     std::uint32_t checked;  // sweep clock of its last impact check
     std::uint8_t kind;
     std::uint8_t group;    // kResting, kTouchingCollision or kApart
@@ -254,9 +255,6 @@ class ContactSolver {
   template <class Emit>
   void addWalls(const BodyStore& bodies, const SolverSettings& s, std::uint32_t i,
                 Emit&& emit) const;
-  void carryOver(TaskSystem& tasks);
-  void mergeExtra(TaskSystem& tasks);
-  void colourNew(const BodyStore& bodies);
   void buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   void makeRow(const BodyStore& bodies, const SolverSettings& s, const Contact& c, std::uint32_t k,
                Row& r) const;
@@ -337,17 +335,11 @@ class ContactSolver {
     return b.p + b.corr + b.v * t;
   }
 
-  // Persistent: this step's contacts (the last step's until buildContacts).
-  // previous_: the last step's contacts, set aside by buildContacts for
-  // carryOver and, until the step is committed, for rollBack; merged_:
-  // storeContacts' list with the extra contacts.
-  std::vector<Contact> contacts_, previous_, merged_;
-  ConstraintGraph graph_;              // the colours the contacts hold
-  std::vector<std::uint8_t> carried_;  // per last-step contact: still there (carryOver)
+  ContactStore store_;     // the persistent contacts
+  ConstraintGraph graph_;  // the colours the contacts hold
   std::uint32_t colourCount_ = 0;
   std::uint32_t pushed_ = 0;
   bool impactsLeft_ = false;  // the impact passes of this step ran out
-  bool setAside_ = false;     // previous_ holds the contacts the step began with
 
   // Step scratch.
   std::vector<float> margin_;  // per ball: the travel its swept box allows
@@ -367,22 +359,18 @@ class ContactSolver {
   std::vector<Row> extraRows_;              // their rows, in the same order
   std::vector<Row> canonicalRows_;          // rows in contact order, before the counting sort
   std::vector<Contact> batch_;              // one look-again's new contacts
-  std::vector<Contact> renamed_;            // removeBody: the moved body's contacts
-  std::vector<std::uint32_t> affected_;     // removeBody: where the two bodies' contacts are
   std::vector<Contact> extraSorted_;
   std::vector<std::uint32_t> escapees_;    // every ball whose box grew this step
   std::size_t lookedAt_ = 0;               // escapees_[lookedAt_..]: found last
   std::vector<FrictionRow> frictionRows_;  // beside rows_, when friction is on
   std::vector<float> spin_;                // per ball: angular velocity during the solve
   std::vector<ShiftRow> shiftRows_;        // rows_ then extraRows_, for the position passes
-  std::vector<Vec2> shift_;             // per ball (+ one zero for static things): position shift
-  std::vector<std::uint32_t> extraAt_;  // mergeExtra: where each extra contact goes
+  std::vector<Vec2> shift_;  // per ball (+ one zero for static things): position shift
   OrderedBuffers<std::uint64_t> keyBuffers_;
   std::vector<std::uint64_t> keys_, keyScratch_;
   std::vector<std::uint32_t> radixCounts_;
   unsigned codeBits_ = 0;  // key = a << codeBits_ | code(b)
   OrderedBuffers<std::uint32_t> indexBuffers_;
-  OrderedBuffers<std::uint32_t> freshBuffers_;  // carryOver: the new contacts, by chunk
   OrderedBuffers<Contact> extraBuffers_;
   std::vector<std::uint32_t> chunkCounts_;
   std::vector<std::uint64_t> shockKeys_, shockScratch_;  // contact_shock.cpp

@@ -1,0 +1,186 @@
+// The contact store (contact_store.hpp): persistent contacts, carry-over,
+// the rollback of a failed step, bodies destroyed between steps.
+#include "contacts/contact_store.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace quadbin {
+
+using contacts::isWall;
+using contacts::orient;
+using contacts::sameBodies;
+
+namespace {
+constexpr std::uint32_t kContactChunk = 4096;  // contacts per task (a constant: deterministic)
+}  // namespace
+
+std::span<ContactStore::Contact> ContactStore::beginStep(std::size_t count) {
+  previous_.swap(contacts_);
+  setAside_ = true;
+  contacts_.resize(count);
+  return contacts_;
+}
+
+// Contacts that were there in the last step keep their impulse and colour;
+// those that ended give their colour back. Both lists are canonical, so
+// each chunk finds its start by binary search and then walks, marking the
+// last step's contacts it finds (each at most once: the keys are unique)
+// and listing the new ones, in order, for forEachNew; the unmarked ones
+// ended.
+void ContactStore::carryOver(ConstraintGraph& graph, TaskSystem& tasks) {
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  const auto before = static_cast<std::uint32_t>(previous_.size());
+  carried_.assign(before, 0);
+  fresh_.reset(chunkCount(count, kContactChunk));
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t chunk, std::uint32_t begin, std::uint32_t end) {
+                 std::vector<std::uint32_t>& fresh = fresh_[chunk];
+                 auto it = std::lower_bound(previous_.begin(), previous_.end(), contacts_[begin]);
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   while (it != previous_.end() && *it < contacts_[k]) ++it;
+                   if (it == previous_.end() || !sameBodies(*it, contacts_[k])) {
+                     fresh.push_back(k);
+                     continue;
+                   }
+                   contacts_[k].lambda = it->lambda;
+                   contacts_[k].shift = it->shift;
+                   contacts_[k].tangent = it->tangent;
+                   contacts_[k].rolling = it->rolling;
+                   contacts_[k].colour = it->colour;
+                   carried_[static_cast<std::size_t>(it - previous_.begin())] = 1;
+                 }
+               });
+  // A colour given back is a bit cleared: an atomic AND, in any order.
+  forEachChunk(tasks, before, kContactChunk,
+               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   if (carried_[k] == 0) graph.giveBackConcurrently(previous_[k]);
+                 }
+               });
+}
+
+bool ContactStore::contains(const Contact& c) const noexcept {
+  const auto it = std::lower_bound(contacts_.begin(), contacts_.end(), c);
+  return it != contacts_.end() && sameBodies(*it, c);
+}
+
+void ContactStore::restore(std::vector<Contact> contacts) noexcept {
+  contacts_ = std::move(contacts);
+  previous_.clear();
+  setAside_ = false;
+}
+
+// Contacts found later in the step (few) into the canonical list: each goes where its
+// pair belongs (no extra pair is in the list), and the contacts between two
+// of them move up by the number of extras before them, copied in parallel
+// into merged_, which then becomes the list (previous_ is kept for rollBack):
+// what std::inplace_merge gives, without its serial pass and its buffer
+// allocated every step.
+void ContactStore::merge(std::vector<Contact>& extra, TaskSystem& tasks) {
+  std::sort(extra.begin(), extra.end());
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  const auto extras = static_cast<std::uint32_t>(extra.size());
+  extraAt_.resize(extras);
+  for (std::uint32_t j = 0; j < extras; ++j) {
+    extraAt_[j] = static_cast<std::uint32_t>(
+        std::lower_bound(contacts_.begin(), contacts_.end(), extra[j]) - contacts_.begin());
+  }
+  merged_.resize(std::size_t{count} + extras);
+  const Contact* from = contacts_.data();
+  Contact* to = merged_.data();
+  forEachChunk(tasks, count, kContactChunk,
+               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+                 // Contact k moves up by the extras that go before it: at <= k.
+                 auto j = static_cast<std::uint32_t>(
+                     std::upper_bound(extraAt_.begin(), extraAt_.end(), begin) - extraAt_.begin());
+                 for (std::uint32_t k = begin; k < end;) {
+                   while (j < extras && extraAt_[j] <= k) ++j;
+                   const std::uint32_t stop = j < extras ? std::min(end, extraAt_[j]) : end;
+                   std::copy(from + k, from + stop, to + k + j);
+                   k = stop;
+                 }
+               });
+  for (std::uint32_t j = 0; j < extras; ++j) to[extraAt_[j] + j] = extra[j];
+  contacts_.swap(merged_);
+}
+
+// A read-only scan finds the few contacts that name either body: the
+// removed body's are dropped, the moved body's are renamed and set aside
+// (their place in the canonical order changes; a pair of balls whose order
+// flips swaps its ends, as World::optimizeLayout's renumbering does), and
+// the runs of others between them close up in order, block by block; then
+// the few set aside are merged back in, from the end.
+void ContactStore::removeBody(const BodyStore& bodies, ConstraintGraph& graph,
+                              std::uint32_t removed, std::uint32_t last) noexcept {
+  auto now = [=](std::uint32_t i) { return i == last ? removed : i; };  // index after the move
+  auto isBall = [&](std::uint32_t i) { return !isWall(i) && bodies.isBall(now(i)); };
+  auto giveBack = [&](std::uint32_t i, std::uint8_t colour) {
+    if (i != removed && isBall(i)) graph.giveBack(i, colour);
+  };
+  const auto count = static_cast<std::uint32_t>(contacts_.size());
+  try {
+    affected_.clear();
+    for (std::uint32_t k = 0; k < count; ++k) {
+      const Contact& c = contacts_[k];
+      if (c.a == removed || c.b == removed || c.a == last || c.b == last) affected_.push_back(k);
+    }
+    renamed_.clear();
+    renamed_.reserve(affected_.size());
+  } catch (...) {  // std::bad_alloc: nothing has changed yet
+    forget(graph);
+    return;
+  }
+  std::uint32_t kept = affected_.empty() ? count : affected_[0];
+  for (std::size_t j = 0; j < affected_.size(); ++j) {
+    Contact c = contacts_[affected_[j]];
+    if (c.a == removed || c.b == removed) {
+      giveBack(c.a == removed ? c.b : c.a, c.colour);
+    } else {
+      c.a = now(c.a);
+      c.b = isWall(c.b) ? c.b : now(c.b);
+      orient(c, bodies);
+      renamed_.push_back(c);  // reserved: no allocation
+    }
+    const std::uint32_t begin = affected_[j] + 1;
+    const std::uint32_t end = j + 1 < affected_.size() ? affected_[j + 1] : count;
+    std::copy(contacts_.begin() + begin, contacts_.begin() + end, contacts_.begin() + kept);
+    kept += end - begin;
+  }
+  std::sort(renamed_.begin(), renamed_.end());
+  contacts_.resize(kept + renamed_.size());  // no larger than before: no allocation
+  auto out = contacts_.end();
+  auto from = contacts_.begin() + static_cast<std::ptrdiff_t>(kept);
+  for (auto r = renamed_.end(); r != renamed_.begin();) {
+    *--out = from != contacts_.begin() && r[-1] < from[-1] ? *--from : *--r;
+  }
+  graph.moveBody(removed, last);
+  assert(consistent(bodies, graph));
+}
+
+bool ContactStore::consistent(const BodyStore& bodies, const ConstraintGraph& graph) const {
+  const std::size_t n = bodies.size();
+  for (std::size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
+    if (c.a >= n || (!isWall(c.b) && c.b >= n)) return false;
+    if (k > 0 && !(contacts_[k - 1] < c)) return false;
+  }
+  return graph.matches(contacts_, bodies);
+}
+
+void ContactStore::rollBack(const BodyStore& bodies, ConstraintGraph& graph) noexcept {
+  if (!setAside_) return;  // the step failed before it replaced them
+  contacts_.swap(previous_);
+  setAside_ = false;
+  graph.rebuild(contacts_, bodies);  // as after every step
+  assert(consistent(bodies, graph));
+}
+
+void ContactStore::forget(ConstraintGraph& graph) noexcept {
+  setAside_ = false;
+  contacts_.clear();
+  previous_.clear();
+  graph.clear();
+}
+
+}  // namespace quadbin

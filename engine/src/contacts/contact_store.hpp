@@ -1,0 +1,88 @@
+#pragma once
+// Internal to the engine: the contact store, the step's contacts kept from
+// one step to the next.
+//
+// Each step the narrow phase hands it the contacts of the step, in
+// canonical order (a, then b); those that were there in the last step
+// keep their accumulated impulses and their colour (carryOver), those that
+// ended give their colour back to the constraint graph, and the new ones
+// are listed, in order, for colouring. The last step's list is set aside
+// until the step commits, so that a failed step rolls back to it. Bodies
+// destroyed between steps take their contacts with them (removeBody).
+// Box2D v3's contact.c and Jolt's ContactConstraintManager are the models.
+
+#include <cstdint>
+#include <quadbin/tasks/parallel.hpp>
+#include <quadbin/tasks/task_system.hpp>
+#include <span>
+#include <vector>
+
+#include "bodies/body_store.hpp"
+#include "contacts/constraint_graph.hpp"
+#include "contacts/contact.hpp"
+
+namespace quadbin {
+
+class ContactStore {
+ public:
+  using Contact = contacts::Contact;
+
+  /// The contacts of the last step (of this one, once beginStep ran), in
+  /// canonical order.
+  [[nodiscard]] std::span<const Contact> contacts() const noexcept { return contacts_; }
+  /// The same, for the solver to write the impulses it accumulated.
+  [[nodiscard]] std::span<Contact> contacts() noexcept { return contacts_; }
+  /// A new step: the last step's contacts are set aside and `count`
+  /// contacts (returned, to be filled in canonical order) take their place.
+  std::span<Contact> beginStep(std::size_t count);
+  /// The contacts that were there in the last step get back their
+  /// impulses and colours; those that ended give their colours back to
+  /// `graph`; the new ones are listed for forEachNew.
+  void carryOver(ConstraintGraph& graph, TaskSystem& tasks);
+  /// f(contact) for each contact that began in this step, in canonical order.
+  template <class F>
+  void forEachNew(F&& f) {
+    for (std::uint32_t chunk = 0; chunk < fresh_.size(); ++chunk) {
+      for (const std::uint32_t k : fresh_[chunk]) f(contacts_[k]);
+    }
+  }
+  /// True when the step already has a contact of c's two bodies.
+  [[nodiscard]] bool contains(const Contact& c) const noexcept;
+  /// Contacts found later in the step (none of them in the list) join it,
+  /// each where its pair belongs; `extra` is sorted.
+  void merge(std::vector<Contact>& extra, TaskSystem& tasks);
+  /// The step went through: what beginStep set aside is scratch again.
+  void commit() noexcept { setAside_ = false; }
+  /// A step that failed: the contacts as it found them, and the colours
+  /// they hold, so that the next step is the one a world whose step never
+  /// failed takes.
+  void rollBack(const BodyStore& bodies, ConstraintGraph& graph) noexcept;
+  /// After `bodies.swapRemove(removed)` moved the body at index `last` to
+  /// `removed`: the removed body's contacts end and give their colours
+  /// back, the moved body's keep their impulses and colours under its new
+  /// index, in canonical order (World::destroyBody). Forgets them all
+  /// instead where the memory for it is not there.
+  void removeBody(const BodyStore& bodies, ConstraintGraph& graph, std::uint32_t removed,
+                  std::uint32_t last) noexcept;
+  /// Forgets every contact (body indices changed); no ball keeps a colour.
+  void forget(ConstraintGraph& graph) noexcept;
+  /// Replaces the contacts (World::restore, checked first).
+  void restore(std::vector<Contact> contacts) noexcept;
+  /// True when the contacts are in canonical order, name bodies below
+  /// bodies.size() and hold exactly the colours `graph` records.
+  [[nodiscard]] bool consistent(const BodyStore& bodies, const ConstraintGraph& graph) const;
+
+ private:
+  // This step's contacts (the last step's until beginStep); previous_: the
+  // last step's, set aside by beginStep for carryOver and, until the step
+  // commits, for rollBack; merged_: merge's output, then swapped in.
+  std::vector<Contact> contacts_, previous_, merged_;
+  bool setAside_ = false;                // previous_ holds the contacts the step began with
+  std::vector<std::uint8_t> carried_;    // per last-step contact: still there (carryOver)
+  OrderedBuffers<std::uint32_t> fresh_;  // carryOver: the new contacts, by chunk
+  std::vector<std::uint32_t> extraAt_;   // merge: where each extra contact goes
+  std::vector<Contact> renamed_;         // removeBody: the moved body's contacts
+  std::vector<std::uint32_t> affected_;  // removeBody: where the two bodies' contacts are
+};
+
+}  // namespace quadbin

@@ -1,0 +1,194 @@
+// The contact store (engine/src/contacts/contact_store.hpp) against
+// brute-force references: carry-over keeps what persists and gives back
+// the colours of what ended, a failed step rolls back bit for bit, merged
+// contacts land in canonical order, and a destroyed body takes its contacts
+// with it while the moved body's keep their impulses under its new index.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <quadbin/tasks/task_system.hpp>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "bodies/body_store.hpp"
+#include "contacts/constraint_graph.hpp"
+#include "contacts/contact.hpp"
+#include "contacts/contact_store.hpp"
+
+namespace quadbin {
+namespace {
+
+using contacts::Contact;
+using Key = std::pair<std::uint32_t, std::uint32_t>;
+
+BodyStore store(std::uint32_t balls, std::uint32_t boxes) {
+  BodyStore b;
+  for (std::uint32_t i = 0; i < balls; ++i) {
+    b.push(BodyType::Ball, {float(i), 0.0f}, {}, {1.0f, 1.0f}, 1.0f, 1.0f, 0.0f, 0.0f);
+  }
+  for (std::uint32_t i = 0; i < boxes; ++i) {
+    b.push(BodyType::StaticBox, {float(i), 5.0f}, {}, {1.0f, 1.0f}, 0.0f,
+           std::numeric_limits<float>::infinity(), 0.0f, 0.0f);
+  }
+  return b;
+}
+
+// Random canonical pairs among balls, boxes and walls.
+std::vector<Key> randomPairs(std::mt19937& rng, std::uint32_t balls, std::uint32_t boxes,
+                             std::size_t count) {
+  std::set<Key> pairs;
+  std::uniform_int_distribution<std::uint32_t> ball(0, balls - 1), kind(0, 9),
+      box(balls, balls + std::max(boxes, 1u) - 1), side(0, 3);
+  while (pairs.size() < count) {
+    const std::uint32_t a = ball(rng), k = kind(rng);
+    std::uint32_t b = contacts::wall(side(rng));  // k = 9
+    if (k < 7 || (k < 9 && boxes == 0)) {
+      b = ball(rng);
+    } else if (k < 9) {
+      b = box(rng);
+    }
+    if (b != a) pairs.emplace(std::min(a, b), std::max(a, b));
+  }
+  return {pairs.begin(), pairs.end()};
+}
+
+// One step of the store: the given pairs, new ones coloured, impulses set
+// from `impulse` (as a solver would write them).
+void step(ContactStore& cs, ConstraintGraph& graph, const BodyStore& bodies,
+          const std::vector<Key>& pairs, float impulse, TaskSystem& tasks) {
+  const std::span<Contact> out = cs.beginStep(pairs.size());
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    out[k] = {pairs[k].first, pairs[k].second, 0.0f, 0xff, 0};
+  }
+  graph.resize(bodies.size());
+  cs.carryOver(graph, tasks);
+  cs.forEachNew([&](Contact& c) { c.colour = graph.colour(bodies, c.a, c.b); });
+  for (Contact& c : cs.contacts()) c.lambda += impulse;
+}
+
+std::map<Key, Contact> byPair(std::span<const Contact> cs) {
+  std::map<Key, Contact> m;
+  for (const Contact& c : cs) m.emplace(Key{c.a, c.b}, c);
+  return m;
+}
+
+TEST(ContactStore, CarryOverKeepsImpulsesAndColoursOfContactsThatStay) {
+  auto tasks = makeTaskSystem(2);
+  const BodyStore bodies = store(60, 5);
+  ContactStore cs;
+  ConstraintGraph graph;
+  std::mt19937 rng(3);
+  std::vector<Key> pairs = randomPairs(rng, 60, 5, 450);
+  step(cs, graph, bodies, pairs, 1.0f, *tasks);
+  cs.commit();
+  for (int round = 0; round < 6; ++round) {
+    const std::map<Key, Contact> before = byPair(cs.contacts());
+    // Keep about two thirds, add new ones.
+    std::vector<Key> next;
+    for (const Key& k : pairs) {
+      if (rng() % 3 != 0) next.push_back(k);
+    }
+    for (const Key& k : randomPairs(rng, 60, 5, 150)) next.push_back(k);
+    std::sort(next.begin(), next.end());
+    next.erase(std::unique(next.begin(), next.end()), next.end());
+    step(cs, graph, bodies, next, 1.0f, *tasks);
+    cs.commit();
+    for (const Contact& c : cs.contacts()) {
+      const auto it = before.find({c.a, c.b});
+      if (it == before.end()) {
+        EXPECT_EQ(c.lambda, 1.0f);  // new: nothing carried
+      } else {
+        EXPECT_EQ(c.lambda, it->second.lambda + 1.0f);
+        EXPECT_EQ(c.colour, it->second.colour);
+      }
+    }
+    EXPECT_TRUE(cs.consistent(bodies, graph)) << "round " << round;
+    pairs = next;
+  }
+}
+
+TEST(ContactStore, ARolledBackStepLeavesTheContactsAndColoursAsBefore) {
+  auto tasks = makeTaskSystem(2);
+  const BodyStore bodies = store(40, 3);
+  ContactStore cs;
+  ConstraintGraph graph;
+  std::mt19937 rng(5);
+  step(cs, graph, bodies, randomPairs(rng, 40, 3, 200), 2.0f, *tasks);
+  cs.commit();
+  const std::vector<Contact> before(cs.contacts().begin(), cs.contacts().end());
+  const std::vector<std::uint64_t> use(graph.use().begin(), graph.use().end());
+  step(cs, graph, bodies, randomPairs(rng, 40, 3, 250), 1.0f, *tasks);
+  cs.rollBack(bodies, graph);
+  ASSERT_EQ(cs.contacts().size(), before.size());
+  for (std::size_t k = 0; k < before.size(); ++k) {
+    EXPECT_TRUE(contacts::sameBodies(cs.contacts()[k], before[k]));
+    EXPECT_EQ(cs.contacts()[k].lambda, before[k].lambda);
+    EXPECT_EQ(cs.contacts()[k].colour, before[k].colour);
+  }
+  EXPECT_TRUE(std::equal(use.begin(), use.end(), graph.use().begin(), graph.use().end()));
+}
+
+TEST(ContactStore, MergedContactsLandInCanonicalOrder) {
+  auto tasks = makeTaskSystem(2);
+  const BodyStore bodies = store(50, 4);
+  ContactStore cs;
+  ConstraintGraph graph;
+  std::mt19937 rng(9);
+  std::vector<Key> all = randomPairs(rng, 50, 4, 400);
+  std::vector<Key> first, later;
+  for (const Key& k : all) (rng() % 5 == 0 ? later : first).push_back(k);
+  step(cs, graph, bodies, first, 1.0f, *tasks);
+  std::vector<Contact> extra;
+  for (auto it = later.rbegin(); it != later.rend(); ++it) {  // any order
+    Contact c{it->first, it->second, 0.0f, graph.colour(bodies, it->first, it->second), 0};
+    EXPECT_FALSE(cs.contains(c));
+    extra.push_back(c);
+  }
+  cs.merge(extra, *tasks);
+  ASSERT_EQ(cs.contacts().size(), all.size());
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    EXPECT_EQ(Key(cs.contacts()[k].a, cs.contacts()[k].b), all[k]);
+    EXPECT_TRUE(cs.contains(cs.contacts()[k]));
+  }
+  EXPECT_TRUE(cs.consistent(bodies, graph));
+}
+
+TEST(ContactStore, ADestroyedBodyTakesItsContactsAndTheMovedBodyKeepsItsOwn) {
+  auto tasks = makeTaskSystem(2);
+  for (std::uint32_t removed : {0u, 7u, 20u, 29u}) {
+    BodyStore bodies = store(30, 0);
+    ContactStore cs;
+    ConstraintGraph graph;
+    std::mt19937 rng(removed + 1);
+    step(cs, graph, bodies, randomPairs(rng, 30, 0, 120), 0.0f, *tasks);
+    cs.commit();
+    for (Contact& c : cs.contacts()) c.lambda = float(c.a * 100 + c.b);  // marks the pair
+    const std::uint32_t last = 29;
+    // Brute force: drop the removed body's contacts, rename last -> removed.
+    std::map<Key, float> expected;
+    for (const Contact& c : cs.contacts()) {
+      if (c.a == removed || c.b == removed) continue;
+      const std::uint32_t a = c.a == last ? removed : c.a;
+      const std::uint32_t b = contacts::isWall(c.b) || c.b != last ? c.b : removed;
+      expected[{std::min(a, b), std::max(a, b)}] = c.lambda;
+    }
+    bodies.swapRemove(removed);
+    cs.removeBody(bodies, graph, removed, last);
+    ASSERT_EQ(cs.contacts().size(), expected.size());
+    auto it = expected.begin();
+    for (const Contact& c : cs.contacts()) {
+      EXPECT_EQ(Key(c.a, c.b), it->first);
+      EXPECT_EQ(c.lambda, it->second);
+      ++it;
+    }
+    EXPECT_TRUE(cs.consistent(bodies, graph)) << "removed " << removed;
+  }
+}
+
+}  // namespace
+}  // namespace quadbin
