@@ -1,13 +1,14 @@
 #pragma once
 // Internal to the engine: contacts and the solver that resolves them.
 //
-// Narrow phase (contact_set.cpp). The broad phase's candidate pairs that
-// can touch within the step, plus the walls a ball can reach, become the
-// step's contacts, in canonical order (a, then b). Contacts persist from
-// step to step: one that was there in the last step keeps its accumulated
-// impulse (warm starting) and its colour; only new contacts are coloured,
-// and ended ones give their colour back. Colours are batches of contacts
-// that share no ball, so a batch is one parallel loop.
+// Narrow phase (contacts/contact_set.cpp). The broad phase's candidate
+// pairs that can touch within the step, plus the walls a ball can reach,
+// become the step's contacts, in canonical order (a, then b), kept in the
+// contact store (contacts/contact_store.hpp): one that was there in the
+// last step keeps its accumulated impulse (warm starting) and its colour.
+// Only new contacts are coloured, and ended ones give their colour back
+// (contacts/constraint_graph.hpp): colours are batches of contacts that
+// share no ball, so a batch is one parallel loop.
 //
 // Solve (contact_solver.cpp), three parts with a bounded cost each:
 //  1. Contact iterations: sequential impulses with warm starting on the
