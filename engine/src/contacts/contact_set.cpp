@@ -19,7 +19,6 @@ namespace quadbin {
 using contacts::isWall;
 using contacts::kColours;
 using contacts::kSlop;
-using contacts::orient;
 using contacts::sameBodies;
 using contacts::wall;
 using contacts::wallSide;

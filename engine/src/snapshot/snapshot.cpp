@@ -23,9 +23,7 @@
 #include "bodies/validate.hpp"
 #include "snapshot/snapshot_checks.hpp"
 
-namespace quadbin {
-
-namespace snapshots {
+namespace quadbin::snapshots {
 
 namespace {
 
@@ -453,5 +451,4 @@ State read(std::span<const std::byte> buffer) {
   return s;
 }
 
-}  // namespace snapshots
-}  // namespace quadbin
+}  // namespace quadbin::snapshots
