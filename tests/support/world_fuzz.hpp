@@ -272,10 +272,10 @@ inline std::string Program::query() {
   return {};
 }
 
-// The per-body settings: user data, filter, materials, spin.
+// The per-body settings: user data, filter, materials, spin, type.
 inline std::string Program::setter() {
   const BodyId id = anyId();
-  switch (src_.below(10)) {
+  switch (src_.below(11)) {
     case 0: {
       const std::uint64_t v = src_.next();
       w_->setUserData(id, v);
@@ -308,6 +308,9 @@ inline std::string Program::setter() {
       break;
     case 8:
       w_->setGravityScale(id, value(src_, 2.0f));
+      break;
+    case 9:  // 3: not a BodyType
+      w_->setType(id, static_cast<BodyType>(src_.below(4)));
       break;
     default:
       w_->setAngularVelocity(id, value(src_, 5.0f));

@@ -158,6 +158,22 @@ void ContactStore::removeBody(const BodyStore& bodies, ConstraintGraph& graph,
   assert(consistent(bodies, graph));
 }
 
+void ContactStore::dropBody(const BodyStore& bodies, ConstraintGraph& graph,
+                            std::uint32_t i) noexcept {
+  auto isBall = [&](std::uint32_t k) { return !isWall(k) && bodies.isBall(k); };
+  std::size_t kept = 0;
+  for (const Contact& c : contacts_) {
+    if (c.a != i && c.b != i) {
+      contacts_[kept++] = c;
+      continue;
+    }
+    if (isBall(c.a)) graph.giveBack(c.a, c.colour);
+    if (isBall(c.b)) graph.giveBack(c.b, c.colour);
+  }
+  contacts_.resize(kept);  // smaller: no allocation
+  assert(consistent(bodies, graph));
+}
+
 bool ContactStore::consistent(const BodyStore& bodies, const ConstraintGraph& graph) const {
   const std::size_t n = bodies.size();
   for (std::size_t k = 0; k < contacts_.size(); ++k) {

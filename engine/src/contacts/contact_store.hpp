@@ -64,6 +64,11 @@ class ContactStore {
   /// instead where the memory for it is not there.
   void removeBody(const BodyStore& bodies, ConstraintGraph& graph, std::uint32_t removed,
                   std::uint32_t last) noexcept;
+  /// Body i's contacts end and give their colours back (its type changes:
+  /// its contacts would be of another kind, and the next step finds them
+  /// anew); the others keep their order, impulses and colours. Called
+  /// before the type changes.
+  void dropBody(const BodyStore& bodies, ConstraintGraph& graph, std::uint32_t i) noexcept;
   /// Forgets every contact (body indices changed); no ball keeps a colour.
   void forget(ConstraintGraph& graph) noexcept;
   /// Replaces the contacts (World::restore, checked first).

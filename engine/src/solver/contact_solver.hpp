@@ -174,6 +174,10 @@ class ContactSolver {
   void removeBody(const BodyStore& bodies, std::uint32_t removed, std::uint32_t last) noexcept {
     store_.removeBody(bodies, graph_, removed, last);
   }
+  /// Body i's type is about to change (ContactStore::dropBody).
+  void dropContactsOf(const BodyStore& bodies, std::uint32_t i) noexcept {
+    store_.dropBody(bodies, graph_, i);
+  }
   /// True when the contacts are in canonical order, name bodies below `n`
   /// and hold exactly the colours the graph records (debug checks).
   [[nodiscard]] bool consistent(const BodyStore& bodies) const {

@@ -91,3 +91,84 @@ void World::setGravityScale(BodyId id, float scale) {
 }
 
 }  // namespace quadbin
+
+namespace quadbin {
+
+namespace {
+
+const char* typeName(BodyType t) {
+  switch (t) {
+    case BodyType::Ball:
+      return "Ball";
+    case BodyType::StaticBox:
+      return "StaticBox";
+    case BodyType::Kinematic:
+      return "Kinematic";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void World::setType(BodyId id, BodyType type) {
+  Impl& w = live("setType");
+  const auto use = w.claimChange("setType");
+  const std::uint32_t i = w.denseIndex(id, "setType");
+  BodyStore& b = w.bodies;
+  const BodyType from = b.type[i];
+  const bool circle = b.isCircle(i);
+  const bool ball = type == BodyType::Ball;
+  if (type == from) return;
+  if (circle ? type == BodyType::StaticBox : ball) {
+    w.refuse(fmt::format("setType: {} is a {}; {} can be {} or Kinematic, not {}", describe(id),
+                         circle ? "circle" : "box", circle ? "a circle" : "a box",
+                         circle ? "Ball" : "StaticBox", typeName(type)));
+  }
+  // The body as createBody would make it with the new type.
+  validate::BodyValues v = b.values(i);
+  v.type = type;
+  if (ball) {
+    BodyDef d;  // BodyDef's default density
+    d.radius = b.radius[i];
+    v.mass = validate::ballMass(d);
+  } else {
+    v.linearDamping = v.angularDamping = 0.0f;
+    v.force = {};
+  }
+  if (type == BodyType::StaticBox) {
+    v.velocity = {};
+    v.angularVelocity = 0.0f;
+  }
+  w.check(validate::body(v, "setType: "));  // refuses a value that is no BodyType
+  if (ball) w.check(validate::insideBounds(v.position, v.radius, w.def, "setType: position"));
+  // Nothing fails from here on. What rested on it must see the change
+  // (wake), and its contacts, of another kind now, end before its type
+  // changes (the next step finds those that still touch).
+  w.wake(i);
+  w.solver.dropContactsOf(b, i);
+  if (from == BodyType::Ball && b.friction[i] > 0.0f) --b.frictionBalls;
+  if (ball && b.friction[i] > 0.0f) ++b.frictionBalls;
+  if (from == BodyType::Ball && b.gravityScale[i] != 1.0f) --b.scaledBalls;
+  if (ball && b.gravityScale[i] != 1.0f) ++b.scaledBalls;
+  if (from == BodyType::Ball) ++b.boxCount;
+  if (ball) --b.boxCount;
+  b.type[i] = type;
+  b.mass[i] = ball ? v.mass : std::numeric_limits<float>::infinity();
+  b.invMass[i] = ball ? 1.0f / v.mass : 0.0f;
+  b.awake[i] = ball ? 1 : 0;
+  b.restTime[i] = 0.0f;
+  if (!ball) {  // as createBody makes a static or kinematic body
+    b.linearDamping[i] = 0.0f;
+    b.angularDamping[i] = 0.0f;
+    b.fx[i] = 0.0f;
+    b.fy[i] = 0.0f;
+  }
+  if (type == BodyType::StaticBox) {
+    b.vx[i] = 0.0f;
+    b.vy[i] = 0.0f;
+    b.w[i] = 0.0f;
+  }
+  w.markBodiesChanged(i, i + 1);
+}
+
+}  // namespace quadbin

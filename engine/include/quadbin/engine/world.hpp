@@ -168,6 +168,17 @@ class World {
   /// the fit inside a closed world, the mass range, the pair limit); wakes
   /// the ball's island. Boxes are refused (they have half extents).
   void setRadius(BodyId id, float radius);
+  /// Changes what the body is, among the types its shape allows: a circle
+  /// is a `Ball` or a `Kinematic` ball, a box a `StaticBox` or a
+  /// `Kinematic` box (anything else is refused, as is a ball that would
+  /// not fit inside a closed world). The body keeps its id, position,
+  /// shape, material, filter, user data and sensor flag. Made a `Ball`, it
+  /// gets the mass of BodyDef's default density (pi r^2) and keeps its
+  /// velocity; made `Kinematic`, it keeps its velocity and spin and loses
+  /// its mass, damping and force; made a `StaticBox`, it stops. Its
+  /// contacts end (the next step finds those that still touch), and it
+  /// wakes what it should: a ball its island, a box every island.
+  void setType(BodyId id, BodyType type);
   /// What of the world's gravity the body feels (BodyDef::gravityScale).
   [[nodiscard]] float gravityScale(BodyId id) const;
   /// BodyDef::gravityScale's limits under the world's gravity; wakes a
