@@ -309,8 +309,9 @@ inline std::string Program::setter() {
     case 8:
       w_->setGravityScale(id, value(src_, 2.0f));
       break;
-    case 9:  // 3: not a BodyType
-      w_->setType(id, static_cast<BodyType>(src_.below(4)));
+    case 9:  // a type (3: not a BodyType), or in or out of the simulation
+      if (src_.below(2) == 0) w_->setType(id, static_cast<BodyType>(src_.below(4)));
+      if (src_.below(2) == 0) w_->setEnabled(id, src_.below(3) != 0);
       break;
     default:
       w_->setAngularVelocity(id, value(src_, 5.0f));
@@ -501,13 +502,13 @@ inline std::string Program::call(std::uint32_t op, bool& mustSucceed, bool& must
 // optimizeLayout renumbers the dense order only: every body keeps, by
 // id, its state bit for bit, and bodyAt lists each live body once.
 inline std::string Program::optimizeLayout() {
-  // Position, velocity, angular velocity and angle as bits, then awake.
+  // Position, velocity, angular velocity and angle as bits, then awake, enabled.
   auto kept = [&](BodyId id) {
     const Vec2 p = w_->position(id), v = w_->velocity(id);
     std::array<std::uint32_t, 7> k{};
     const float f[] = {p.x, p.y, v.x, v.y, w_->angularVelocity(id), w_->angle(id)};
     for (std::size_t i = 0; i < 6; ++i) k[i] = std::bit_cast<std::uint32_t>(f[i]);
-    k[6] = w_->isAwake(id) ? 1u : 0u;
+    k[6] = (w_->isAwake(id) ? 1u : 0u) | (w_->isEnabled(id) ? 2u : 0u);
     return k;
   };
   std::vector<std::array<std::uint32_t, 7>> before;

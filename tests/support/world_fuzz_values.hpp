@@ -86,13 +86,15 @@ inline State state(const World& w) {
   return s;
 }
 
-// Brute force of queryBox: the bodies whose shape touches the box and that
-// the filter accepts, in dense order (the same float tests as World's).
+// Brute force of queryBox: the enabled bodies whose shape touches the box
+// and that the filter accepts, in dense order (the same float tests as
+// World's).
 inline std::vector<BodyId> bruteQueryBox(const World& w, const AABB& box,
                                          const std::optional<QueryFilter>& q) {
   std::vector<BodyId> out;
   for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
     const BodyId id = w.bodyAt(i);
+    if (!w.isEnabled(id)) continue;
     if (q && (id == q->ignore || !accepts(*q, w.filter(id)))) continue;
     bool hit = false;
     if (w.radius(id) == 0.0f) {  // a static or kinematic box

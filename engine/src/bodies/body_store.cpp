@@ -34,6 +34,7 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
   islandNext.push_back(kNoBody);
   islandPrev.push_back(kNoBody);
   sensor.push_back(0);
+  enabled.push_back(1);
   // Materials: World::Impl::insert sets them (setMaterial) right after.
   for (auto* column : {&restitution, &linearDamping, &angularDamping, &fx, &fy}) {
     column->push_back(0.0f);
@@ -70,6 +71,7 @@ void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, floa
   islandNext[i] = kNoBody;
   islandPrev[i] = kNoBody;
   sensor[i] = 0;
+  enabled[i] = 1;
   restitution[i] = 0.0f;
   linearDamping[i] = 0.0f;
   angularDamping[i] = 0.0f;
@@ -139,6 +141,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
   if (!isBall(i)) --boxCount;
   setFriction(i, 0.0f);
   setSensor(i, false);
+  setEnabled(i, true);
   setMaterial(i, 0.0f, 0.0f, 0.0f);
   setGravityScale(i, 1.0f);
   auto remove = [i](auto& v) {

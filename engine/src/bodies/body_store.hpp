@@ -107,6 +107,18 @@ struct BodyStore {
   void sweptBoxes(float dt, float staticMargin, bool kinematic, std::vector<AABB>& out,
                   TaskSystem& tasks) const;
   /// Each body's tight box.
+  // Enabled (World::setEnabled): 1 for a body in the simulation. A
+  // disabled body keeps its state and its place in the arrays, but no pair
+  // with it is kept (the broad phase's are filtered), no query reports it,
+  // nothing moves it and nothing wakes it: a disabled ball is not awake
+  // and has no island (wakeIsland and wakeAll pass it by). push, set and
+  // resize make 1; setEnabled keeps disabledCount right.
+  std::vector<std::uint8_t> enabled;
+  std::uint32_t disabledCount = 0;
+  void setEnabled(std::uint32_t i, bool on) noexcept {
+    disabledCount = disabledCount + enabled[i] - (on ? 1u : 0u);
+    enabled[i] = on ? 1 : 0;
+  }
   void tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const;
 
  private:
@@ -139,6 +151,7 @@ struct BodyStore {
     f(type);
     f(awake);
     f(sensor);
+    f(enabled);
     f(islandNext);
     f(islandPrev);
   }

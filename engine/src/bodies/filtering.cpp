@@ -63,15 +63,17 @@ void BodyFilters::assign(BodyFilters&& other) noexcept {
   finishBulk(0);
 }
 
-void BodyFilters::filterPairs(std::vector<Pair>& pairs, TaskSystem& tasks) {
-  if (!active()) return;
+void BodyFilters::filterPairs(std::vector<Pair>& pairs, std::span<const std::uint8_t> enabled,
+                              bool someDisabled, TaskSystem& tasks) {
+  if (!active() && !someDisabled) return;
   const auto count = static_cast<std::uint32_t>(pairs.size());
   kept_.reset(chunkCount(count, kPairChunk));
   forEachChunk(tasks, count, kPairChunk,
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  std::vector<Pair>& out = kept_[c];
                  for (std::uint32_t k = begin; k < end; ++k) {
-                   if (collide(pairs[k].a, pairs[k].b)) out.push_back(pairs[k]);
+                   const std::uint32_t a = pairs[k].a, b = pairs[k].b;
+                   if ((enabled[a] & enabled[b]) != 0 && collide(a, b)) out.push_back(pairs[k]);
                  }
                });
   if (kept_.totalSize() == pairs.size()) return;  // nothing rejected: no copy

@@ -55,10 +55,12 @@ struct BodyFilters {
   /// Takes another's filters and user data (World::restore) and recounts.
   void assign(BodyFilters&& other) noexcept;
 
-  /// Removes from `pairs` those whose bodies do not collide, keeping the
-  /// order of the rest (the same for any thread count). Does nothing while
-  /// no body has a custom filter.
-  void filterPairs(std::vector<Pair>& pairs, TaskSystem& tasks);
+  /// Removes from `pairs` those whose bodies do not collide or of which a
+  /// body is disabled (`enabled`: BodyStore's column), keeping the order
+  /// of the rest (the same for any thread count). Does nothing while no
+  /// body has a custom filter and none is disabled.
+  void filterPairs(std::vector<Pair>& pairs, std::span<const std::uint8_t> enabled,
+                   bool someDisabled, TaskSystem& tasks);
 
  private:
   OrderedBuffers<Pair> kept_;  // step scratch: the pairs each chunk keeps

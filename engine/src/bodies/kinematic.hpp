@@ -24,12 +24,12 @@
 namespace quadbin::kinematic {
 
 [[nodiscard]] inline bool isKinematic(const BodyStore& b, std::uint32_t i) noexcept {
-  return b.type[i] == BodyType::Kinematic;
+  return b.type[i] == BodyType::Kinematic && b.enabled[i] != 0;  // a disabled one stays
 }
 /// A kinematic body with a nonzero velocity, or a kinematic ball that spins
 /// (its surface drives what touches it through friction).
 [[nodiscard]] inline bool isMoving(const BodyStore& b, std::uint32_t i) noexcept {
-  return b.type[i] == BodyType::Kinematic && (b.vx[i] != 0.0f || b.vy[i] != 0.0f || b.w[i] != 0.0f);
+  return isKinematic(b, i) && (b.vx[i] != 0.0f || b.vy[i] != 0.0f || b.w[i] != 0.0f);
 }
 /// The radius a def gives its body: a kinematic def with radius > 0 is a
 /// ball, otherwise (or a static box) a box.

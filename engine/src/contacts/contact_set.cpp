@@ -324,8 +324,9 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
         auto emit = [&](std::uint32_t a, std::uint32_t b) { out.push_back({a, b, 0.0f, 0, 0}); };
         std::vector<std::uint32_t> found;
         const bool filtered = filters != nullptr && filters->active();
+        const bool someDisabled = bodies.disabledCount > 0;
         auto collide = [&](std::uint32_t i, std::uint32_t j) {
-          return !filtered || filters->collide(i, j);
+          return (!someDisabled || bodies.enabled[j] != 0) && (!filtered || filters->collide(i, j));
         };
         for (std::uint32_t k = begin; k < end; ++k) {
           const std::uint32_t i = newcomers[k];

@@ -95,7 +95,7 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   // asleep in it: then there is nothing to look for.)
   auto asleep = [&](std::uint32_t slot) {
     const std::uint32_t i = in.denseOf[slot];
-    return in.bodies.awake[i] == 0 && in.bodies.isBall(i);
+    return in.bodies.awake[i] == 0 && in.bodies.isBall(i) && in.bodies.enabled[i] != 0;
   };
   sleepingTouch_.clear();
   if (in.mayHaveSleepers) {

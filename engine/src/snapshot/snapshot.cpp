@@ -191,6 +191,14 @@ void readBodies(Reader& r, BodyStore& b, std::uint32_t n) {
     r.getAll(*column, n, "body columns");
   }
   r.getAll(b.awake, n, "body awake flags");
+  b.enabled.assign(n, 1);
+  b.disabledCount = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (b.awake[i] != kDisabled) continue;
+    b.awake[i] = 0;
+    b.enabled[i] = 0;
+    ++b.disabledCount;
+  }
   r.getAll(b.restTime, n, "body rest times");
   r.getAll(b.islandNext, n, "island links");
   r.getAll(b.islandPrev, n, "island links");
@@ -332,7 +340,14 @@ std::vector<std::byte> write(const View& v) {
                              &b.hx, &b.hy, &b.radius, &b.mass, &b.invMass}) {
     w.putAll(std::span<const float>(*column));
   }
-  w.putAll(std::span<const std::uint8_t>(b.awake));
+  // One byte per body: 0 asleep, 1 awake, kDisabled a disabled body.
+  if (b.disabledCount == 0) {
+    w.putAll(std::span<const std::uint8_t>(b.awake));
+  } else {
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      w.put(b.enabled[i] != 0 ? b.awake[i] : kDisabled);
+    }
+  }
   w.putAll(std::span<const float>(b.restTime));
   w.putAll(std::span<const std::uint32_t>(b.islandNext));
   w.putAll(std::span<const std::uint32_t>(b.islandPrev));

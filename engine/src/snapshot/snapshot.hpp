@@ -17,6 +17,9 @@
 namespace quadbin::snapshots {
 
 inline constexpr std::uint32_t kFormatVersion = 3;
+/// The awake byte of a disabled body (World::setEnabled); 0 and 1 are
+/// asleep and awake.
+inline constexpr std::uint8_t kDisabled = 2;
 
 /// What a snapshot is written from: the world's state, by reference.
 struct View {

@@ -70,14 +70,16 @@ void checkBodies(const BodyStore& b, const WorldDef& def) {
         (next >= n || prev >= n || b.islandPrev[next] != i || b.islandNext[prev] != i)) {
       bad("a broken island list");
     }
-    if (ball) {
+    boxes += ball ? 0u : 1u;
+    if (b.enabled[i] == 0) {  // a disabled body: as it was, out of the simulation
+      if (b.awake[i] != 0 || next != kNoBody) bad("a disabled body that is awake or in an island");
+    } else if (ball) {
       if ((b.awake[i] == 0) != (next != kNoBody)) bad("asleep without an island, or the reverse");
       if (b.awake[i] == 0 && (b.vx[i] != 0.0f || b.vy[i] != 0.0f || b.w[i] != 0.0f)) {
         bad("asleep with a velocity (sleep zeroes it)");
       }
-    } else {
-      ++boxes;
-      if (b.awake[i] != 0 || next != kNoBody) bad("a static or kinematic body that is awake");
+    } else if (b.awake[i] != 0 || next != kNoBody) {
+      bad("a static or kinematic body that is awake");
     }
     maxRadius = std::max(maxRadius, b.radius[i]);
   }
@@ -130,6 +132,7 @@ void checkContacts(const State& s) {
       bad("not of a ball and another body");
     }
     if (!wall && b.isBall(c.b) && c.b < c.a) bad("two balls out of their order");
+    if (b.enabled[c.a] == 0 || (!wall && b.enabled[c.b] == 0)) bad("a disabled body's");
     if (k > 0 && !(s.contacts[k - 1] < c)) bad("out of order or listed twice");
     if (c.colour > contacts::kColours || c.touched > 1) bad("a colour or flag out of range");
     // As storeContacts holds them (contacts::warmable); the friction

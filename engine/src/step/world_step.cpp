@@ -56,7 +56,7 @@ void World::Impl::step(float dt) {
   }
   movingKinematic = 0;
   for (std::uint32_t i = 0; kinematics > 0 && i < n; ++i) {
-    movingKinematic += kinematic::isMoving(bodies, i) ? 1u : 0u;
+    movingKinematic += kinematic::isMoving(bodies, i) ? 1u : 0u;  // enabled ones
   }
   hasKinematic = kinematics > 0;
   spinning = spinBits != 0 || bodies.frictionBalls > 0;
@@ -184,7 +184,8 @@ void World::Impl::findPairs() {
         pairs.size(), boxes.size(), limit, limits::kMaxPairsPerBody, limits::kMinPairLimit));
   }
   stats.candidatePairs = static_cast<std::uint32_t>(pairs.size());
-  filters.filterPairs(pairs, *tasks);  // rejected pairs never reach the narrow phase
+  // Rejected pairs (filters, disabled bodies) never reach the narrow phase.
+  filters.filterPairs(pairs, bodies.enabled, bodies.disabledCount > 0, *tasks);
 }
 
 // Refuses, before the broad phase runs, a step whose swept boxes already

@@ -207,10 +207,11 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
     if (filter == nullptr || filter->ignore.isNull()) return kNone;
     return denseIndex(filter->ignore, what);
   }
-  // Whether a query with `filter` reports dense body i.
+  // Whether a query with `filter` reports dense body i (never a disabled one).
   [[nodiscard]] bool reports(const QueryFilter* filter, std::uint32_t skip,
                              std::uint32_t i) const noexcept {
-    return filter == nullptr || (i != skip && filters.accepts(*filter, i));
+    return bodies.enabled[i] != 0 &&
+           (filter == nullptr || (i != skip && filters.accepts(*filter, i)));
   }
 
   void logRefusal(const std::string& message) { refusals.log(message); }

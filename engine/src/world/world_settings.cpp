@@ -155,7 +155,7 @@ void World::setType(BodyId id, BodyType type) {
   b.type[i] = type;
   b.mass[i] = ball ? v.mass : std::numeric_limits<float>::infinity();
   b.invMass[i] = ball ? 1.0f / v.mass : 0.0f;
-  b.awake[i] = ball ? 1 : 0;
+  b.awake[i] = ball && b.enabled[i] != 0 ? 1 : 0;
   b.restTime[i] = 0.0f;
   if (!ball) {  // as createBody makes a static or kinematic body
     b.linearDamping[i] = 0.0f;
@@ -168,6 +168,37 @@ void World::setType(BodyId id, BodyType type) {
     b.vy[i] = 0.0f;
     b.w[i] = 0.0f;
   }
+  w.markBodiesChanged(i, i + 1);
+}
+
+bool World::isEnabled(BodyId id) const {
+  Impl& w = live("isEnabled");
+  const auto use = w.claimRead("isEnabled");
+  return w.bodies.enabled[w.denseIndex(id, "isEnabled")] != 0;
+}
+
+void World::setEnabled(BodyId id, bool enabled) {
+  Impl& w = live("setEnabled");
+  const auto use = w.claimChange("setEnabled");
+  const std::uint32_t i = w.denseIndex(id, "setEnabled");
+  BodyStore& b = w.bodies;
+  if ((b.enabled[i] != 0) == enabled) return;
+  if (enabled) {  // the next step finds its pairs (and wakes what it reaches)
+    b.setEnabled(i, true);
+    b.awake[i] = b.isBall(i) ? 1 : 0;
+  } else {
+    // Its touching pairs and sensor overlaps end, as a destroyed body's do:
+    // the next step reports their end events, whether or not anything
+    // moves then. What rested on it must fall (a ball's island wakes, a
+    // box wakes every island), and its contacts end.
+    w.events.bodyDestroyed(id.index);
+    w.sensors.forgetBody(id.index);
+    w.wake(i);
+    w.solver.dropContactsOf(b, i);
+    b.awake[i] = 0;
+    b.setEnabled(i, false);
+  }
+  b.restTime[i] = 0.0f;
   w.markBodiesChanged(i, i + 1);
 }
 

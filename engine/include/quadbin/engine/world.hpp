@@ -179,6 +179,18 @@ class World {
   /// contacts end (the next step finds those that still touch), and it
   /// wakes what it should: a ball its island, a box every island.
   void setType(BodyId id, BodyType type);
+  /// Whether the body takes part in the simulation (true unless
+  /// setEnabled(id, false)).
+  [[nodiscard]] bool isEnabled(BodyId id) const;
+  /// Takes the body out of the simulation, or puts it back (Box2D's
+  /// b2Body_Disable / b2Body_Enable). A disabled body keeps its id and its
+  /// state (position, velocity, spin, settings), but nothing collides with
+  /// it, no query or ray reports it, nothing moves it (no gravity, a
+  /// kinematic body stays) and it is not awake; its contacts and sensor
+  /// overlaps end with events at the next step, and what rested on it
+  /// wakes. The setters and accessors work on it as on any body. Enabled
+  /// again, a ball is awake and goes on with the velocity it kept.
+  void setEnabled(BodyId id, bool enabled);
   /// What of the world's gravity the body feels (BodyDef::gravityScale).
   [[nodiscard]] float gravityScale(BodyId id) const;
   /// BodyDef::gravityScale's limits under the world's gravity; wakes a
