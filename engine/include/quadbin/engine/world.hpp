@@ -188,7 +188,8 @@ class World {
   /// it, no query or ray reports it, nothing moves it (no gravity, a
   /// kinematic body stays) and it is not awake; its contacts and sensor
   /// overlaps end with events at the next step, and what rested on it
-  /// wakes. The setters and accessors work on it as on any body. Enabled
+  /// wakes. The setters and accessors work on it as on any body, and
+  /// World::draw still draws it (as a body that is not awake). Enabled
   /// again, a ball is awake and goes on with the velocity it kept.
   void setEnabled(BodyId id, bool enabled);
   /// What of the world's gravity the body feels (BodyDef::gravityScale).
