@@ -18,7 +18,7 @@ struct FeatureText {
   std::string_view how;
 };
 
-constexpr std::array<FeatureText, 10> kFeatures{{
+constexpr std::array<FeatureText, 11> kFeatures{{
     {Feature::Baseline, "baseline", "the scene as Workload B steps it (no feature on)"},
     {Feature::Filter, "filter",
      "every ball a Filter: category i % 4, mask without category (i + 2) % 4 (a quarter of "
@@ -40,6 +40,8 @@ constexpr std::array<FeatureText, 10> kFeatures{{
     {Feature::Draw, "draw",
      "World::draw (balls, static boxes, walls: the default options) into a WorldDraw that "
      "counts the callbacks, every step"},
+    {Feature::Disabled, "disabled",
+     "one ball in 100 disabled (World::setEnabled): every candidate pair is then checked"},
 }};
 
 // Counts what World::draw reports.
@@ -110,6 +112,9 @@ void FeatureWorld::setUp(const scenes::Scene& scene) {
         break;
       case Feature::Friction:
         world_.setFriction(id, 0.5f);
+        break;
+      case Feature::Disabled:
+        if (i % 100 == 0) world_.setEnabled(id, false);
         break;
       default:
         break;

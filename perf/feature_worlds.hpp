@@ -26,6 +26,7 @@ enum class Feature : std::uint8_t {
   PreSolve,   ///< a pre-solve callback that keeps every contact
   Force,      ///< applyForce on every ball every step
   Draw,       ///< World::draw into a counting WorldDraw every step
+  Disabled,   ///< one ball in 100 disabled (World::setEnabled)
 };
 
 /// Every feature, Baseline first, in report order.
