@@ -52,13 +52,13 @@ std::span<const SensorEvent> World::sensorEndEvents() const noexcept {
   return impl_->sensors.endEvents();
 }
 bool World::isSensor(BodyId id) const {
-  Impl& w = live("isSensor");
-  const auto use = w.claimRead("isSensor");
-  return w.bodies.sensor[w.denseIndex(id, "isSensor")] != 0;
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.sensor[w.denseIndex(id)] != 0;
 }
 void World::setPreSolve(PreSolveFn fn) {
-  Impl& w = live("setPreSolve");
-  const auto use = w.claimChange("setPreSolve");
+  Impl& w = live();
+  const auto use = w.claimChange();
   w.preSolve = std::move(fn);
 }
 

@@ -6,8 +6,8 @@ namespace quadbin {
 // ---- spatial queries -------------------------------------------------------
 
 void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
-  Impl& w = live("draw");
-  const auto use = w.claimRead("draw");
+  Impl& w = live();
+  const auto use = w.claimRead();
   if (options.region) w.check(validate::queryBox(*options.region, "draw region"));
   w.refreshQueryIndex();
   w.refreshQueryStructure();
@@ -17,14 +17,14 @@ void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
 }
 
 void World::queryBox(const AABB& box, std::vector<BodyId>& out) const {
-  live("queryBox").queryBox(box, out, nullptr);
+  live().queryBox(box, out, nullptr);
 }
 void World::queryBox(const AABB& box, std::vector<BodyId>& out, const QueryFilter& filter) const {
-  live("queryBox").queryBox(box, out, &filter);
+  live().queryBox(box, out, &filter);
 }
 void World::Impl::queryBox(const AABB& box, std::vector<BodyId>& out, const QueryFilter* filter) {
   Impl& w = *this;
-  const auto use = w.claimRead("queryBox");
+  const auto use = w.claimRead();
   w.check(validate::queryBox(box, "queryBox box"));
   const std::uint32_t skip = w.ignored(filter, "queryBox filter.ignore");
   w.refreshQueryIndex();
@@ -45,16 +45,16 @@ void World::Impl::queryBox(const AABB& box, std::vector<BodyId>& out, const Quer
 }
 
 void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out) const {
-  live("queryRadius").queryRadius(center, radius, out, nullptr);
+  live().queryRadius(center, radius, out, nullptr);
 }
 void World::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out,
                         const QueryFilter& filter) const {
-  live("queryRadius").queryRadius(center, radius, out, &filter);
+  live().queryRadius(center, radius, out, &filter);
 }
 void World::Impl::queryRadius(Vec2 center, float radius, std::vector<BodyId>& out,
                               const QueryFilter* filter) {
   Impl& w = *this;
-  const auto use = w.claimRead("queryRadius");
+  const auto use = w.claimRead();
   w.check(validate::queryPoint(center, "queryRadius center"));
   w.check(validate::queryRadius(radius, "queryRadius radius"));
   const std::uint32_t skip = w.ignored(filter, "queryRadius filter.ignore");
@@ -194,16 +194,16 @@ std::optional<RayHit> World::raycast(const Ray& ray, const QueryFilter& filter) 
 }
 
 void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out) const {
-  live("nearest").nearest(point, k, out, nullptr);
+  live().nearest(point, k, out, nullptr);
 }
 void World::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
                     const QueryFilter& filter) const {
-  live("nearest").nearest(point, k, out, &filter);
+  live().nearest(point, k, out, &filter);
 }
 void World::Impl::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
                           const QueryFilter* filter) {
   Impl& w = *this;
-  const auto use = w.claimRead("nearest");
+  const auto use = w.claimRead();
   w.check(validate::queryPoint(point, "nearest point"));
   w.check(validate::nearestCount(k, "nearest k"));
   const std::uint32_t skip = w.ignored(filter, "nearest filter.ignore");

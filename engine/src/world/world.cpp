@@ -57,7 +57,7 @@ bool World::isValid(BodyId id) const noexcept { return impl_ && impl_->isValid(i
 std::uint32_t World::id() const noexcept { return impl_ ? impl_->worldId : 0; }
 
 void World::step(float dt) {
-  Impl& w = live("step");
+  Impl& w = live();
   const auto use = w.claimAlone(Impl::kStepping, "step");
   w.check(validate::dt(dt));
   w.step(dt);
@@ -77,10 +77,10 @@ std::uint32_t World::bodyCount() const noexcept {
   return impl_ ? static_cast<std::uint32_t>(impl_->slotOf.size()) : 0;
 }
 BodyId World::bodyAt(std::uint32_t i) const {
-  Impl& w = live("bodyAt");
-  const auto use = w.claimRead("bodyAt");
+  Impl& w = live();
+  const auto use = w.claimRead();
   if (i >= w.slotOf.size()) {
-    w.refuse(fmt::format("bodyAt: index {} >= bodyCount() = {}", i, w.slotOf.size()));
+    w.refuse(fmt::format("{}: index {} >= bodyCount() = {}", __func__, i, w.slotOf.size()));
   }
   return w.bodyIdAt(i);
 }
@@ -100,14 +100,14 @@ BroadPhaseType World::activeBroadPhase() const noexcept {
 }
 
 void World::setBroadPhase(BroadPhaseType type) {
-  Impl& w = live("setBroadPhase");
-  const auto use = w.claimChange("setBroadPhase");
+  Impl& w = live();
+  const auto use = w.claimChange();
   w.check(validate::broadPhaseType(type, "setBroadPhase type"));
   std::unique_ptr<BroadPhase> broad;
   try {
     broad = w.freshBroadPhase(type);
   } catch (const Error& e) {
-    w.refuse(std::string("setBroadPhase: WorldDef.broadPhaseOptions: ") + e.what());
+    w.refuse(std::string(__func__) + ": WorldDef.broadPhaseOptions: " + e.what());
   }
   w.spareBroad = nullptr;  // of the old type: the next step makes one
   w.broad = std::move(broad);
@@ -118,8 +118,8 @@ void World::setBroadPhase(BroadPhaseType type) {
 }
 
 void World::setThreadCount(std::uint32_t threadCount) {
-  Impl& w = live("setThreadCount");
-  const auto use = w.claimChange("setThreadCount");
+  Impl& w = live();
+  const auto use = w.claimChange();
   w.check(validate::threadCount(threadCount, "setThreadCount threadCount"));
   w.tasks = w.taskSystemFor(threadCount);  // the game's own system, if any, is let go
   w.broad->setTaskSystem(w.tasks);
@@ -156,8 +156,8 @@ Vec2 World::momentum() const noexcept {
 // ---- snapshots (the format: snapshot.cpp, docs/snapshots.md) ---------------
 
 std::vector<std::byte> World::snapshot() const {
-  Impl& w = live("snapshot");
-  const auto use = w.claimRead("snapshot");
+  Impl& w = live();
+  const auto use = w.claimRead();
   return snapshots::write({w.def, w.bodies, w.slotOf, w.generation, w.freeSlots,
                            w.solver.contacts(), w.solver.colourUse(), w.events.touching(),
                            w.events.pendingEnd(), w.sensors.overlaps(), w.sensors.pendingEnd(),
@@ -165,8 +165,8 @@ std::vector<std::byte> World::snapshot() const {
 }
 
 void World::restore(std::span<const std::byte> buffer) {
-  Impl& w = live("restore");
-  const auto use = w.claimChange("restore");
+  Impl& w = live();
+  const auto use = w.claimChange();
   snapshots::State s;
   try {
     s = snapshots::read(buffer);

@@ -4,8 +4,8 @@
 namespace quadbin {
 
 BodyId World::createBody(const BodyDef& d) {
-  Impl& w = live("createBody");
-  const auto use = w.claimChange("createBody");
+  Impl& w = live();
+  const auto use = w.claimChange();
   w.check(w.refusal(d));
   w.admitBody(d);
   return w.insert(d);
@@ -40,9 +40,9 @@ BodyId World::Impl::insert(const BodyDef& d) {
 }
 
 void World::destroyBody(BodyId id) {
-  Impl& w = live("destroyBody");
-  const auto use = w.claimChange("destroyBody");
-  const std::uint32_t dense = w.denseIndex(id, "destroyBody");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t dense = w.denseIndex(id);
   const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
   w.forgetBody(dense);
   w.wake(dense);  // what rested on it must fall
@@ -64,42 +64,42 @@ void World::destroyBody(BodyId id) {
 }
 
 BodyType World::type(BodyId id) const {
-  Impl& w = live("type");
-  const auto use = w.claimRead("type");
-  return w.bodies.type[w.denseIndex(id, "type")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.type[w.denseIndex(id)];
 }
 Vec2 World::position(BodyId id) const {
-  Impl& w = live("position");
-  const auto use = w.claimRead("position");
-  const std::uint32_t i = w.denseIndex(id, "position");
+  Impl& w = live();
+  const auto use = w.claimRead();
+  const std::uint32_t i = w.denseIndex(id);
   return {w.bodies.px[i], w.bodies.py[i]};
 }
 Vec2 World::velocity(BodyId id) const {
-  Impl& w = live("velocity");
-  const auto use = w.claimRead("velocity");
-  const std::uint32_t i = w.denseIndex(id, "velocity");
+  Impl& w = live();
+  const auto use = w.claimRead();
+  const std::uint32_t i = w.denseIndex(id);
   return {w.bodies.vx[i], w.bodies.vy[i]};
 }
 float World::radius(BodyId id) const {
-  Impl& w = live("radius");
-  const auto use = w.claimRead("radius");
-  return w.bodies.radius[w.denseIndex(id, "radius")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.radius[w.denseIndex(id)];
 }
 float World::mass(BodyId id) const {
-  Impl& w = live("mass");
-  const auto use = w.claimRead("mass");
-  return w.bodies.mass[w.denseIndex(id, "mass")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.mass[w.denseIndex(id)];
 }
 AABB World::bounds(BodyId id) const {
-  Impl& w = live("bounds");
-  const auto use = w.claimRead("bounds");
-  return w.bodies.tightBox(w.denseIndex(id, "bounds"));
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.tightBox(w.denseIndex(id));
 }
 
 void World::setPosition(BodyId id, Vec2 p) {
-  Impl& w = live("setPosition");
-  const auto use = w.claimChange("setPosition");
-  const std::uint32_t i = w.denseIndex(id, "setPosition");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   w.check(validate::position(p, w.bodies.radius[i], "setPosition position"));
   if (w.bodies.type[i] == BodyType::Ball) {
     w.requireInside(p, w.bodies.radius[i], "setPosition position");
@@ -113,12 +113,12 @@ void World::setPosition(BodyId id, Vec2 p) {
 }
 
 void World::setVelocity(BodyId id, Vec2 v) {
-  Impl& w = live("setVelocity");
-  const auto use = w.claimChange("setVelocity");
-  const std::uint32_t i = w.denseIndex(id, "setVelocity");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   w.check(validate::velocity(v, "setVelocity velocity"));
   if (w.bodies.type[i] == BodyType::StaticBox) {
-    w.refuse(fmt::format("setVelocity: {} is a static box and cannot move", describe(id)));
+    w.refuse(fmt::format("{}: {} is a static box and cannot move", __func__, describe(id)));
   }
   // A kinematic body wakes the balls in its way when it reaches them.
   if (w.bodies.isBall(i)) w.wake(i);
@@ -128,87 +128,87 @@ void World::setVelocity(BodyId id, Vec2 v) {
 }
 
 float World::angularVelocity(BodyId id) const {
-  Impl& w = live("angularVelocity");
-  const auto use = w.claimRead("angularVelocity");
-  return w.bodies.w[w.denseIndex(id, "angularVelocity")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.w[w.denseIndex(id)];
 }
 
 void World::setAngularVelocity(BodyId id, float angularVelocity) {
-  Impl& w = live("setAngularVelocity");
-  const auto use = w.claimChange("setAngularVelocity");
-  const std::uint32_t i = w.denseIndex(id, "setAngularVelocity");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   w.check(validate::angularVelocity(angularVelocity, w.bodies.radius[i],
                                     "setAngularVelocity angularVelocity"));
   if (w.bodies.type[i] == BodyType::StaticBox) {
-    w.refuse(fmt::format("setAngularVelocity: {} is a static box and cannot turn", describe(id)));
+    w.refuse(fmt::format("{}: {} is a static box and cannot turn", __func__, describe(id)));
   }
   if (!w.bodies.isCircle(i)) {
     w.refuse(
-        fmt::format("setAngularVelocity: {} is a kinematic box and cannot turn; only balls "
+        fmt::format("{}: {} is a kinematic box and cannot turn; only balls "
                     "and kinematic balls spin",
-                    describe(id)));
+                    __func__, describe(id)));
   }
   w.wake(i);
   w.bodies.w[i] = angularVelocity;
 }
 
 float World::angle(BodyId id) const {
-  Impl& w = live("angle");
-  const auto use = w.claimRead("angle");
-  return w.bodies.angle[w.denseIndex(id, "angle")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.angle[w.denseIndex(id)];
 }
 
 float World::friction(BodyId id) const {
-  Impl& w = live("friction");
-  const auto use = w.claimRead("friction");
-  return w.bodies.friction[w.denseIndex(id, "friction")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.friction[w.denseIndex(id)];
 }
 
 void World::setFriction(BodyId id, float friction) {
-  Impl& w = live("setFriction");
-  const auto use = w.claimChange("setFriction");
-  const std::uint32_t i = w.denseIndex(id, "setFriction");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   w.check(validate::friction(friction, "setFriction friction"));
   w.bodies.setFriction(i, friction);
 }
 
 std::uint64_t World::userData(BodyId id) const {
-  Impl& w = live("userData");
-  const auto use = w.claimRead("userData");
-  return w.filters.userData[w.denseIndex(id, "userData")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.filters.userData[w.denseIndex(id)];
 }
 
 void World::setUserData(BodyId id, std::uint64_t value) {
-  Impl& w = live("setUserData");
-  const auto use = w.claimChange("setUserData");
-  w.filters.userData[w.denseIndex(id, "setUserData")] = value;
+  Impl& w = live();
+  const auto use = w.claimChange();
+  w.filters.userData[w.denseIndex(id)] = value;
 }
 
 Filter World::filter(BodyId id) const {
-  Impl& w = live("filter");
-  const auto use = w.claimRead("filter");
-  return w.filters.filter[w.denseIndex(id, "filter")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.filters.filter[w.denseIndex(id)];
 }
 
 void World::setFilter(BodyId id, const Filter& filter) {
-  Impl& w = live("setFilter");
-  const auto use = w.claimChange("setFilter");
-  const std::uint32_t i = w.denseIndex(id, "setFilter");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   if (w.filters.filter[i] == filter) return;
   w.wake(i);  // what rested on it may now fall through
   w.filters.setFilter(i, filter);
 }
 
 bool World::isAwake(BodyId id) const {
-  Impl& w = live("isAwake");
-  const auto use = w.claimRead("isAwake");
-  return w.bodies.awake[w.denseIndex(id, "isAwake")] != 0;
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.awake[w.denseIndex(id)] != 0;
 }
 
 void World::setAwake(BodyId id, bool awake) {
-  Impl& w = live("setAwake");
-  const auto use = w.claimChange("setAwake");
-  const std::uint32_t i = w.denseIndex(id, "setAwake");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   if (!w.bodies.isBall(i)) return;
   w.markMoved();  // falling asleep zeroes the velocity
   if (awake) {
@@ -221,58 +221,58 @@ void World::setAwake(BodyId id, bool awake) {
 // ---- materials, damping and forces (forces.cpp) -----------------------------
 
 float World::restitution(BodyId id) const {
-  Impl& w = live("restitution");
-  const auto use = w.claimRead("restitution");
-  return w.bodies.restitution[w.denseIndex(id, "restitution")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.restitution[w.denseIndex(id)];
 }
 float World::linearDamping(BodyId id) const {
-  Impl& w = live("linearDamping");
-  const auto use = w.claimRead("linearDamping");
-  return w.bodies.linearDamping[w.denseIndex(id, "linearDamping")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.linearDamping[w.denseIndex(id)];
 }
 float World::angularDamping(BodyId id) const {
-  Impl& w = live("angularDamping");
-  const auto use = w.claimRead("angularDamping");
-  return w.bodies.angularDamping[w.denseIndex(id, "angularDamping")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.angularDamping[w.denseIndex(id)];
 }
 Vec2 World::force(BodyId id) const {
-  Impl& w = live("force");
-  const auto use = w.claimRead("force");
-  const std::uint32_t i = w.denseIndex(id, "force");
+  Impl& w = live();
+  const auto use = w.claimRead();
+  const std::uint32_t i = w.denseIndex(id);
   return {w.bodies.fx[i], w.bodies.fy[i]};
 }
 
 void World::setRestitution(BodyId id, float restitution) {
-  Impl& w = live("setRestitution");
-  const auto use = w.claimChange("setRestitution");
-  const std::uint32_t i = w.denseIndex(id, "setRestitution");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   w.check(validate::restitution(restitution, "setRestitution restitution"));
   BodyStore& b = w.bodies;
   b.setMaterial(i, restitution, b.linearDamping[i], b.angularDamping[i]);
 }
 
 void World::setLinearDamping(BodyId id, float linearDamping) {
-  Impl& w = live("setLinearDamping");
-  const auto use = w.claimChange("setLinearDamping");
-  const std::uint32_t i = w.ballIndex(id, "setLinearDamping");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.ballIndex(id);
   w.check(validate::damping(linearDamping, "setLinearDamping linearDamping"));
   BodyStore& b = w.bodies;
   b.setMaterial(i, b.restitution[i], linearDamping, b.angularDamping[i]);
 }
 
 void World::setAngularDamping(BodyId id, float angularDamping) {
-  Impl& w = live("setAngularDamping");
-  const auto use = w.claimChange("setAngularDamping");
-  const std::uint32_t i = w.ballIndex(id, "setAngularDamping");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.ballIndex(id);
   w.check(validate::damping(angularDamping, "setAngularDamping angularDamping"));
   BodyStore& b = w.bodies;
   b.setMaterial(i, b.restitution[i], b.linearDamping[i], angularDamping);
 }
 
 void World::applyForce(BodyId id, Vec2 force) {
-  Impl& w = live("applyForce");
-  const auto use = w.claimChange("applyForce");
-  const std::uint32_t i = w.ballIndex(id, "applyForce");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.ballIndex(id);
   w.check(forces::forceRefusal(w.bodies, i, force));
   w.wake(i);
   w.bodies.fx[i] += force.x;
@@ -281,9 +281,9 @@ void World::applyForce(BodyId id, Vec2 force) {
 }
 
 void World::applyLinearImpulse(BodyId id, Vec2 impulse) {
-  Impl& w = live("applyLinearImpulse");
-  const auto use = w.claimChange("applyLinearImpulse");
-  const std::uint32_t i = w.ballIndex(id, "applyLinearImpulse");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.ballIndex(id);
   w.check(validate::velocity(impulse, "applyLinearImpulse impulse"));
   const Vec2 v = forces::velocityAfterImpulse(w.bodies, i, impulse);
   w.check(validate::velocity(v, "applyLinearImpulse: the velocity after the impulse"));
@@ -294,9 +294,9 @@ void World::applyLinearImpulse(BodyId id, Vec2 impulse) {
 }
 
 void World::applyAngularImpulse(BodyId id, float impulse) {
-  Impl& w = live("applyAngularImpulse");
-  const auto use = w.claimChange("applyAngularImpulse");
-  const std::uint32_t i = w.ballIndex(id, "applyAngularImpulse");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.ballIndex(id);
   if (!std::isfinite(impulse)) {
     w.refuse(fmt::format("applyAngularImpulse impulse = {} is not finite", impulse));
   }
@@ -308,8 +308,8 @@ void World::applyAngularImpulse(BodyId id, float impulse) {
 }
 
 void World::explode(Vec2 center, float radius, float impulse) {
-  Impl& w = live("explode");
-  const auto use = w.claimChange("explode");
+  Impl& w = live();
+  const auto use = w.claimChange();
   w.check(validate::queryPoint(center, "explode center"));
   w.check(validate::queryRadius(radius, "explode radius"));
   if (!(radius > 0.0f)) w.refuse(fmt::format("explode radius = {} must be > 0", radius));
@@ -333,11 +333,11 @@ void World::explode(Vec2 center, float radius, float impulse) {
 // ---- bulk arrays ------------------------------------------------------------
 
 std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
-  Impl& w = live("createBodies");
-  const auto use = w.claimChange("createBodies");
+  Impl& w = live();
+  const auto use = w.claimChange();
   const std::size_t count = defs.size();
   if (count >= std::size_t{kNone} - w.denseOf.size()) {
-    w.refuse(fmt::format("createBodies: {} bodies would overflow the 32-bit body slots", count));
+    w.refuse(fmt::format("{}: {} bodies would overflow the 32-bit body slots", __func__, count));
   }
   // Every def checked first, in parallel; the lowest refused index wins.
   std::atomic<std::size_t> firstBad{count};
@@ -352,7 +352,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
                          }
                        });
   if (const std::size_t bad = firstBad.load(); bad < count) {
-    w.refuse(fmt::format("createBodies: defs[{}]: {}", bad, w.refusal(defs[bad])));
+    w.refuse(fmt::format("{}: defs[{}]: {}", __func__, bad, w.refusal(defs[bad])));
   }
   w.admitBodies(defs);
   // Room for all of them first (the only step that can throw), then the
@@ -409,18 +409,18 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
 }
 
 std::span<const Vec2> World::positions() const {
-  Impl& w = live("positions");
-  const auto use = w.claimRead("positions");
+  Impl& w = live();
+  const auto use = w.claimRead();
   return w.views.positions(w.bodies.px, w.bodies.py, *w.tasks);
 }
 std::span<const Vec2> World::velocities() const {
-  Impl& w = live("velocities");
-  const auto use = w.claimRead("velocities");
+  Impl& w = live();
+  const auto use = w.claimRead();
   return w.views.velocities(w.bodies.vx, w.bodies.vy, *w.tasks);
 }
 std::span<const float> World::radii() const {
-  Impl& w = live("radii");
-  const auto use = w.claimRead("radii");
+  Impl& w = live();
+  const auto use = w.claimRead();
   return w.bodies.radius;
 }
 

@@ -62,15 +62,15 @@ std::span<const ContactData> World::Impl::contactData() {
 }
 
 std::span<const ContactData> World::contacts() const {
-  Impl& w = live("contacts");
-  const auto use = w.claimRead("contacts");
+  Impl& w = live();
+  const auto use = w.claimRead();
   return w.contactData();
 }
 
 void World::contactsOf(BodyId id, std::vector<ContactData>& out) const {
-  Impl& w = live("contactsOf");
-  const auto use = w.claimRead("contactsOf");
-  (void)w.denseIndex(id, "contactsOf");
+  Impl& w = live();
+  const auto use = w.claimRead();
+  (void)w.denseIndex(id);
   out.clear();
   for (const ContactData& d : w.contactData()) {
     if (d.a == id || d.b == id) out.push_back(d);

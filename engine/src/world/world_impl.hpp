@@ -176,9 +176,13 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   [[nodiscard]] Use claimAlone(std::uint32_t as, const char* what) {
     return guard.claimAlone(as, what, refusals);
   }
-  [[nodiscard]] Use claimChange(const char* what) { return claimAlone(kChanging, what); }
+  [[nodiscard]] Use claimChange(const char* what = __builtin_FUNCTION()) {
+    return claimAlone(kChanging, what);
+  }
   // The world for reading, beside other readers, or Error.
-  [[nodiscard]] Use claimRead(const char* what) { return guard.claimRead(what, refusals); }
+  [[nodiscard]] Use claimRead(const char* what = __builtin_FUNCTION()) {
+    return guard.claimRead(what, refusals);
+  }
 
   void markChanged() noexcept {
     queries.invalidate();
@@ -230,7 +234,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
     return true;
   }
   // denseIndex for a member that takes balls only.
-  std::uint32_t ballIndex(BodyId id, const char* what) {
+  std::uint32_t ballIndex(BodyId id, const char* what = __builtin_FUNCTION()) {
     const std::uint32_t i = denseIndex(id, what);
     if (!bodies.isBall(i)) {
       refuse(fmt::format("{}: {} is a static box and cannot move", what, describe(id)));
@@ -247,7 +251,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
            generation[id.index] == id.generation;
   }
   // The caller holds a claim (Use).
-  std::uint32_t denseIndex(BodyId id, const char* what) {
+  std::uint32_t denseIndex(BodyId id, const char* what = __builtin_FUNCTION()) {
     if (id.world != worldId) {
       refuse(fmt::format("{}: {} is not from this world (id {}){}", what, describe(id), worldId,
                          id.isNull() ? ": a null id" : ""));

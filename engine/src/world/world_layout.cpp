@@ -48,8 +48,8 @@ void renumberContacts(std::span<const contacts::Contact> from, std::span<const s
 }  // namespace
 
 void World::optimizeLayout() {
-  Impl& w = live("optimizeLayout");
-  const auto use = w.claimChange("optimizeLayout");
+  Impl& w = live();
+  const auto use = w.claimChange();
   w.reorderBodies();
 }
 

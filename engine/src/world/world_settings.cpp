@@ -6,19 +6,19 @@ namespace quadbin {
 Vec2 World::gravity() const noexcept { return impl_ ? impl_->def.gravity : Vec2{}; }
 
 void World::setGravity(Vec2 gravity) {
-  Impl& w = live("setGravity");
-  const auto use = w.claimChange("setGravity");
+  Impl& w = live();
+  const auto use = w.claimChange();
   WorldDef next = w.def;
   next.gravity = gravity;
   const std::string why = validate::worldDef(next);
-  if (!why.empty()) w.refuse("setGravity: " + why);
+  if (!why.empty()) w.refuse(std::string(__func__) + ": " + why);
   // Every ball's scaled gravity stays within the limit.
   const BodyStore& b = w.bodies;
   for (std::uint32_t i = 0; i < b.size(); ++i) {
     if (b.gravityScale[i] == 1.0f) continue;
     const std::string scaled = validate::gravityScale(b.gravityScale[i], gravity, "gravityScale");
     if (!scaled.empty()) {
-      w.refuse(fmt::format("setGravity: {}'s {}", describe(w.bodyIdAt(i)), scaled));
+      w.refuse(fmt::format("{}: {}'s {}", __func__, describe(w.bodyIdAt(i)), scaled));
     }
   }
   if (gravity == w.def.gravity) return;
@@ -28,12 +28,12 @@ void World::setGravity(Vec2 gravity) {
 }
 
 void World::setRadius(BodyId id, float radius) {
-  Impl& w = live("setRadius");
-  const auto use = w.claimChange("setRadius");
-  const std::uint32_t i = w.denseIndex(id, "setRadius");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   BodyStore& b = w.bodies;
   if (!b.isCircle(i)) {
-    w.refuse(fmt::format("setRadius: {} is a box; only balls and kinematic balls have a radius",
+    w.refuse(fmt::format("{}: {} is a box; only balls and kinematic balls have a radius", __func__,
                          describe(id)));
   }
   // The checks createBody runs on a radius, and the mass at the same
@@ -47,9 +47,9 @@ void World::setRadius(BodyId id, float radius) {
   const double mass = ball ? double{b.mass[i]} * area : 0.0;
   v.mass = static_cast<float>(std::min(mass, 1e30));
   if (std::isfinite(radius) && radius > 0.0f) {
-    w.check(validate::body(v, "setRadius: "));
+    w.check(validate::body(v, std::string(__func__) + ": "));
   } else {
-    w.refuse(fmt::format("setRadius: radius = {} must be finite and > 0", radius));
+    w.refuse(fmt::format("{}: radius = {} must be finite and > 0", __func__, radius));
   }
   if (ball) w.check(validate::insideBounds(p, radius, w.def, "setRadius: position"));
   w.admitMove(i, {p - Vec2{radius, radius}, p + Vec2{radius, radius}});
@@ -75,15 +75,15 @@ void World::setRadius(BodyId id, float radius) {
 namespace quadbin {
 
 float World::gravityScale(BodyId id) const {
-  Impl& w = live("gravityScale");
-  const auto use = w.claimRead("gravityScale");
-  return w.bodies.gravityScale[w.denseIndex(id, "gravityScale")];
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.gravityScale[w.denseIndex(id)];
 }
 
 void World::setGravityScale(BodyId id, float scale) {
-  Impl& w = live("setGravityScale");
-  const auto use = w.claimChange("setGravityScale");
-  const std::uint32_t i = w.denseIndex(id, "setGravityScale");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   w.check(validate::gravityScale(scale, w.def.gravity, "setGravityScale scale"));
   if (w.bodies.gravityScale[i] == scale) return;
   w.bodies.setGravityScale(i, scale);
@@ -111,17 +111,17 @@ const char* typeName(BodyType t) {
 }  // namespace
 
 void World::setType(BodyId id, BodyType type) {
-  Impl& w = live("setType");
-  const auto use = w.claimChange("setType");
-  const std::uint32_t i = w.denseIndex(id, "setType");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   BodyStore& b = w.bodies;
   const BodyType from = b.type[i];
   const bool circle = b.isCircle(i);
   const bool ball = type == BodyType::Ball;
   if (type == from) return;
   if (circle ? type == BodyType::StaticBox : ball) {
-    w.refuse(fmt::format("setType: {} is a {}; {} can be {} or Kinematic, not {}", describe(id),
-                         circle ? "circle" : "box", circle ? "a circle" : "a box",
+    w.refuse(fmt::format("{}: {} is a {}; {} can be {} or Kinematic, not {}", __func__,
+                         describe(id), circle ? "circle" : "box", circle ? "a circle" : "a box",
                          circle ? "Ball" : "StaticBox", typeName(type)));
   }
   // The body as createBody would make it with the new type.
@@ -139,7 +139,7 @@ void World::setType(BodyId id, BodyType type) {
     v.velocity = {};
     v.angularVelocity = 0.0f;
   }
-  w.check(validate::body(v, "setType: "));  // refuses a value that is no BodyType
+  w.check(validate::body(v, std::string(__func__) + ": "));  // refuses a value that is no BodyType
   if (ball) w.check(validate::insideBounds(v.position, v.radius, w.def, "setType: position"));
   // Nothing fails from here on. What rested on it must see the change
   // (wake), and its contacts, of another kind now, end before its type
@@ -172,15 +172,15 @@ void World::setType(BodyId id, BodyType type) {
 }
 
 bool World::isEnabled(BodyId id) const {
-  Impl& w = live("isEnabled");
-  const auto use = w.claimRead("isEnabled");
-  return w.bodies.enabled[w.denseIndex(id, "isEnabled")] != 0;
+  Impl& w = live();
+  const auto use = w.claimRead();
+  return w.bodies.enabled[w.denseIndex(id)] != 0;
 }
 
 void World::setEnabled(BodyId id, bool enabled) {
-  Impl& w = live("setEnabled");
-  const auto use = w.claimChange("setEnabled");
-  const std::uint32_t i = w.denseIndex(id, "setEnabled");
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t i = w.denseIndex(id);
   BodyStore& b = w.bodies;
   if ((b.enabled[i] != 0) == enabled) return;
   if (enabled) {  // the next step finds its pairs (and wakes what it reaches)

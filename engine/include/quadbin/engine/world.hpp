@@ -461,8 +461,11 @@ class World {
 
  private:
   struct Impl;
-  /// The state, or Error naming `what` for a moved-from world.
-  Impl& live(const char* what) const;
+  /// The state, or Error naming `what` for a moved-from world. `what`
+  /// defaults to the calling member's own name (the compiler's
+  /// __builtin_FUNCTION, in GCC and Clang), as do the claims and id checks
+  /// behind it, so that no member spells its own name.
+  Impl& live(const char* what = __builtin_FUNCTION()) const;
   std::unique_ptr<Impl> impl_;
 };
 
