@@ -152,8 +152,7 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
       }
     }
   });
-  keys_.clear();
-  keyBuffers_.appendTo(tasks, keys_);
+  keyBuffers_.assignTo(tasks, keys_);
   parallelRadixSort(tasks, keys_, keyScratch_, radixCounts_, 2 * codeBits_);
   // A broad phase reports each pair once, so the keys are unique.
   const auto count = static_cast<std::uint32_t>(keys_.size());

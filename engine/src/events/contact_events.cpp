@@ -46,7 +46,9 @@ std::uint32_t ContactEvents::sameAsLastStep(std::uint32_t worldId) {
 }
 
 std::uint32_t ContactEvents::update(const Touching& in, TaskSystem& tasks) {
-  clearNext();
+  // Not clearNext(): the begin, end and hit events are assigned whole
+  // (diffTouching, findHits), over last time's, not cleared first.
+  touchingChanged_ = false;
   findTouching(in, tasks);
   diffTouching(in.worldId, tasks);
   touchingChanged_ = true;
@@ -73,8 +75,7 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
       touchBuffers_[c].push_back((std::uint64_t{sa} << slotBits) | sb);
     }
   });
-  touchKeys_.clear();
-  touchBuffers_.appendTo(ts, touchKeys_);
+  touchBuffers_.assignTo(ts, touchKeys_);
   // While slots and dense indices are in the same order (no body destroyed
   // out of order) the keys come out of the canonical contacts sorted.
   if (!sortedInParallel(ts, touchKeys_)) {
@@ -157,8 +158,8 @@ void ContactEvents::diffTouching(std::uint32_t worldId, TaskSystem& tasks) {
     for (; i != iEnd; ++i) begins.push_back(toEvent(*i, worldId));
     for (; j != jEnd; ++j) ends.push_back(toEvent(*j, worldId));
   });
-  beginBuffers_.appendTo(tasks, nextBegin_);
-  endBuffers_.appendTo(tasks, nextEnd_);
+  beginBuffers_.assignTo(tasks, nextBegin_);
+  endBuffers_.assignTo(tasks, nextEnd_);
 }
 
 // The contacts of bodies destroyed since the last step end now, in order.

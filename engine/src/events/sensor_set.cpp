@@ -268,8 +268,7 @@ void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMa
                    if (hit(contacts[k], ids, threshold, h)) buffers[c].push_back(h);
                  }
                });
-  out.clear();
-  buffers.appendTo(tasks, out);
+  buffers.assignTo(tasks, out);  // over what `out` held: not cleared first
   // By (a's slot, b's slot), a wall (null b) after every body of the same a.
   const auto slots = static_cast<std::uint32_t>(ids.generation.size());
   auto second = [slots](const ContactHitEvent& h) {

@@ -18,6 +18,7 @@ void World::Impl::updateEvents() {
   // started with (saved for the strong guarantee, before gravity).
   const EventGeometry geometry{bodies,    undo.vx, undo.vy, undo.awake, def.gravity * stepDt,
                                def.bounds};
+  const TraceStage traceGeometry(*tasks, "event geometry");
   const std::span<ContactEvent> begins = events.nextBegin();
   tasks->parallelFor(static_cast<std::uint32_t>(begins.size()), 1024,
                      [&](std::uint32_t begin, std::uint32_t end) {
@@ -26,7 +27,9 @@ void World::Impl::updateEvents() {
                          geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
                        }
                      });
+  const TraceStage traceHits(*tasks, "hit events");
   events.findHits(geometry, solver.contacts(), idMap(), def.hitEventThreshold, *tasks);
+  const TraceStage traceSensors(*tasks, "sensor events");
   sensors.update(bodies, undo.px, undo.py, pairs, idMap(), *tasks);
 }
 

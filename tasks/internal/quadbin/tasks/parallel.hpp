@@ -56,21 +56,12 @@ class OrderedBuffers {
   }
 
   /// Appends buffer 0, then buffer 1, ... to `out` (copies in parallel).
-  void appendTo(TaskSystem& tasks, std::vector<T>& out) {
-    offsets_.resize(count_ + 1);
-    std::size_t at = out.size();
-    for (std::uint32_t i = 0; i < count_; ++i) {
-      offsets_[i] = at;
-      at += buffers_[i].size();
-    }
-    offsets_[count_] = at;
-    if (at == out.size()) return;
-    out.resize(at);
-    T* dst = out.data();
-    tasks.forkJoin(count_, [&](std::uint32_t i) {
-      std::copy(buffers_[i].begin(), buffers_[i].end(), dst + offsets_[i]);
-    });
-  }
+  void appendTo(TaskSystem& tasks, std::vector<T>& out) { copyInto(tasks, out, out.size()); }
+  /// Makes `out` buffer 0, then buffer 1, ... (copies in parallel). Unlike
+  /// clear() then appendTo, the elements `out` already has are overwritten
+  /// in place, not value-initialised first by one thread: only what grows
+  /// past its old size is.
+  void assignTo(TaskSystem& tasks, std::vector<T>& out) { copyInto(tasks, out, 0); }
 
   [[nodiscard]] std::size_t memoryBytes() const noexcept {
     std::size_t bytes =
@@ -80,6 +71,23 @@ class OrderedBuffers {
   }
 
  private:
+  // The buffers into `out` from index `from` on; `out` ends after them.
+  void copyInto(TaskSystem& tasks, std::vector<T>& out, std::size_t from) {
+    offsets_.resize(count_ + 1);
+    std::size_t at = from;
+    for (std::uint32_t i = 0; i < count_; ++i) {
+      offsets_[i] = at;
+      at += buffers_[i].size();
+    }
+    offsets_[count_] = at;
+    out.resize(at);
+    if (at == from) return;
+    T* dst = out.data();
+    tasks.forkJoin(count_, [&](std::uint32_t i) {
+      std::copy(buffers_[i].begin(), buffers_[i].end(), dst + offsets_[i]);
+    });
+  }
+
   std::vector<std::vector<T>> buffers_;
   std::vector<std::size_t> offsets_;
   std::uint32_t count_ = 0;
