@@ -48,6 +48,9 @@ TEST(WorldTrace, TheStagesAccountForTheStep) {
                                     "sleep",
                                     "count outside",
                                     "events",
+                                    "event geometry",
+                                    "hit events",
+                                    "sensor events",
                                     "finish"};
   std::uint32_t regions = 0;
   double stagesNs = 0.0, regionsNs = 0.0, tasksNs = 0.0;
