@@ -11,8 +11,8 @@ void World::Impl::updateEvents() {
     sensors.updateAsleep(worldId);
     return;
   }
-  stats.contacts = events.update({bodies, solver.contacts(), slotOf, denseOf, generation, worldId,
-                                  someAsleep || def.enableSleep},
+  stats.contacts = events.update({bodies, solver.contacts(), ids.slotOf(), ids.denseOf(),
+                                  ids.generation(), worldId, someAsleep || def.enableSleep},
                                  *tasks);
   // Begin events' geometry and hit events, from the velocities the step
   // started with (saved for the strong guarantee, before gravity).
@@ -24,7 +24,7 @@ void World::Impl::updateEvents() {
                      [&](std::uint32_t begin, std::uint32_t end) {
                        for (std::uint32_t k = begin; k < end; ++k) {
                          ContactEvent& e = begins[k];
-                         geometry.fill(e, denseOf[e.a.index], denseOf[e.b.index]);
+                         geometry.fill(e, ids.denseOf()[e.a.index], ids.denseOf()[e.b.index]);
                        }
                      });
   const TraceStage traceHits(*tasks, "hit events");

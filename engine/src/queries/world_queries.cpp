@@ -11,8 +11,8 @@ void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
   if (options.region) w.check(validate::queryBox(*options.region, "draw region"));
   w.refreshQueryIndex();
   w.refreshQueryStructure();
-  drawWorld({w.bodies, w.slotOf, w.generation, w.worldId, w.def, *w.broad, w.queries.delta(),
-             w.sensors.overlaps(), w.denseOf, *w.tasks},
+  drawWorld({w.bodies, w.ids.slotOf(), w.ids.generation(), w.worldId, w.def, *w.broad,
+             w.queries.delta(), w.sensors.overlaps(), w.ids.denseOf(), *w.tasks},
             options, out);
 }
 

@@ -35,7 +35,7 @@ SolverSettings World::Impl::settingsFor(float dt) const {
 void World::Impl::step(float dt) {
   const auto start = Clock::now();
   std::optional<TraceStage> traced(std::in_place, *tasks, "setup");  // for quadbin-perf predict
-  const auto n = static_cast<std::uint32_t>(slotOf.size());
+  const std::uint32_t n = ids.size();
   if (!warnedBruteForce && def.broadPhase == BroadPhaseType::BruteForce && n > 5000) {
     logger()->warn(
         "BruteForce broad phase with {} bodies costs n^2/2 box tests per step; "
@@ -322,7 +322,7 @@ void World::Impl::countOutside() {
     logger()->warn(
         "body {} left the world bounds at ({}, {}); it is still simulated "
         "(reported once per world)",
-        slotOf[i], bodies.px[i], bodies.py[i]);
+        ids.slotOf()[i], bodies.px[i], bodies.py[i]);
     warnedOutside = true;
   }
 }

@@ -73,14 +73,12 @@ const StepStats& World::stats() const noexcept {
   static const StepStats kNoStep;
   return impl_ ? impl_->stats : kNoStep;
 }
-std::uint32_t World::bodyCount() const noexcept {
-  return impl_ ? static_cast<std::uint32_t>(impl_->slotOf.size()) : 0;
-}
+std::uint32_t World::bodyCount() const noexcept { return impl_ ? impl_->ids.size() : 0; }
 BodyId World::bodyAt(std::uint32_t i) const {
   Impl& w = live();
   const auto use = w.claimRead();
-  if (i >= w.slotOf.size()) {
-    w.refuse(fmt::format("{}: index {} >= bodyCount() = {}", __func__, i, w.slotOf.size()));
+  if (i >= w.ids.size()) {
+    w.refuse(fmt::format("{}: index {} >= bodyCount() = {}", __func__, i, w.ids.size()));
   }
   return w.bodyIdAt(i);
 }
@@ -158,7 +156,7 @@ Vec2 World::momentum() const noexcept {
 std::vector<std::byte> World::snapshot() const {
   Impl& w = live();
   const auto use = w.claimRead();
-  return snapshots::write({w.def, w.bodies, w.slotOf, w.generation, w.freeSlots,
+  return snapshots::write({w.def, w.bodies, w.ids.slotOf(), w.ids.generation(), w.ids.freeSlots(),
                            w.solver.contacts(), w.solver.colourUse(), w.events.touching(),
                            w.events.pendingEnd(), w.sensors.overlaps(), w.sensors.pendingEnd(),
                            w.filters});
@@ -197,10 +195,8 @@ void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
   def = std::move(newDef);
   bodies = std::move(s.bodies);
   filters.assign(std::move(s.filters));
-  slotOf = std::move(s.slotOf);
-  denseOf = std::move(s.denseOf);
-  generation = std::move(s.generation);
-  freeSlots = std::move(s.freeSlots);
+  ids.restore(std::move(s.slotOf), std::move(s.denseOf), std::move(s.generation),
+              std::move(s.freeSlots));
   solver.restoreState(std::move(s.contacts), std::move(s.colourUse));
   events.restore(std::move(s.touching), std::move(s.pendingEnd));
   sensors.restoreState(std::move(s.sensorOverlaps), std::move(s.sensorPendingEnd));

@@ -16,46 +16,30 @@ BodyId World::Impl::insert(const BodyDef& d) {
   const float radius = kinematic::radiusOf(d);
   const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
   const Vec2 half = radius > 0.0f ? Vec2{radius, radius} : d.halfExtents;
-  std::uint32_t slot = 0;
-  if (!freeSlots.empty()) {
-    slot = freeSlots.back();
-    freeSlots.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(denseOf.size());
-    denseOf.push_back(kNone);
-    generation.push_back(0);
-  }
-  const auto dense = static_cast<std::uint32_t>(slotOf.size());
+  const auto dense = ids.size();
   bodies.push(d.type, d.position, kinematic::velocityOf(d), half, radius, mass, d.friction,
               d.rollingResistance);
   filters.push(d.filter, d.userData);
   bodies.setMaterial(dense, d.restitution.value_or(def.restitution), ball ? d.linearDamping : 0.0f,
                      ball ? d.angularDamping : 0.0f);
   bodies.setGravityScale(dense, d.gravityScale);
-  slotOf.push_back(slot);
-  denseOf[slot] = dense;
+  const std::uint32_t slot = ids.add();
   bodies.setSensor(dense, d.isSensor);
   markBodiesChanged(dense, dense + 1);
-  return {slot, generation[slot], worldId};
+  return {slot, ids.generation()[slot], worldId};
 }
 
 void World::destroyBody(BodyId id) {
   Impl& w = live();
   const auto use = w.claimChange();
   const std::uint32_t dense = w.denseIndex(id);
-  const auto last = static_cast<std::uint32_t>(w.slotOf.size() - 1);
+  const std::uint32_t last = w.ids.size() - 1;
   w.forgetBody(dense);
   w.wake(dense);  // what rested on it must fall
   w.bodies.swapRemove(dense);
   w.filters.swapRemove(dense);
   w.solver.removeBody(w.bodies, dense, last);  // the last body is at dense now
-  const std::uint32_t movedSlot = w.slotOf[last];
-  w.slotOf[dense] = movedSlot;
-  w.denseOf[movedSlot] = dense;
-  w.slotOf.pop_back();
-  w.denseOf[id.index] = kNone;
-  ++w.generation[id.index];
-  w.freeSlots.push_back(id.index);
+  w.ids.remove(id, dense);
   w.markBodiesChanged(dense, dense + 1);  // the last body took its place
   // A destroyed body's contacts and sensor overlaps end with events at the
   // next step (they name its old id).
@@ -336,7 +320,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
   Impl& w = live();
   const auto use = w.claimChange();
   const std::size_t count = defs.size();
-  if (count >= std::size_t{kNone} - w.denseOf.size()) {
+  if (count >= std::size_t{kNone} - w.ids.slotCount()) {
     w.refuse(fmt::format("{}: {} bodies would overflow the 32-bit body slots", __func__, count));
   }
   // Every def checked first, in parallel; the lowest refused index wins.
@@ -360,21 +344,13 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
   // from the back of the list, then new ones; each body written by index,
   // in parallel.
   std::vector<BodyId> ids(count);
-  const auto first = static_cast<std::uint32_t>(w.slotOf.size());
+  const std::uint32_t first = w.ids.size();
   const std::size_t total = first + count;
-  const std::size_t reused = std::min(count, w.freeSlots.size());
-  const auto firstNewSlot = static_cast<std::uint32_t>(w.denseOf.size());
   w.bodies.reserve(total);
   w.filters.reserve(total);
-  w.slotOf.reserve(total);
-  w.denseOf.reserve(firstNewSlot + count - reused);
-  w.generation.reserve(firstNewSlot + count - reused);
+  w.ids.reserveBulk(count);
   w.bodies.resize(total);
   w.filters.resize(total);
-  w.slotOf.resize(total);
-  w.denseOf.resize(firstNewSlot + count - reused, kNone);
-  w.generation.resize(firstNewSlot + count - reused, 0);
-  const std::size_t freeCount = w.freeSlots.size();
   w.tasks->parallelFor(
       static_cast<std::uint32_t>(count), 4096, [&](std::uint32_t begin, std::uint32_t end) {
         for (std::uint32_t k = begin; k < end; ++k) {
@@ -382,9 +358,6 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
           const bool ball = d.type == BodyType::Ball;
           const float radius = kinematic::radiusOf(d);
           const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
-          const std::uint32_t slot = k < reused
-                                         ? w.freeSlots[freeCount - 1 - k]
-                                         : firstNewSlot + static_cast<std::uint32_t>(k - reused);
           const std::uint32_t dense = first + k;
           w.bodies.set(dense, d.type, d.position, kinematic::velocityOf(d),
                        radius > 0.0f ? Vec2{radius, radius} : d.halfExtents, radius, mass,
@@ -396,12 +369,11 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
           w.bodies.linearDamping[dense] = ball ? d.linearDamping : 0.0f;
           w.bodies.gravityScale[dense] = d.gravityScale;  // counted by finishBulk
           w.bodies.angularDamping[dense] = ball ? d.angularDamping : 0.0f;
-          w.slotOf[dense] = slot;
-          w.denseOf[slot] = dense;
-          ids[k] = {slot, w.generation[slot], w.worldId};
+          const std::uint32_t slot = w.ids.bulkSlot(k, first);
+          ids[k] = {slot, w.ids.generation()[slot], w.worldId};
         }
       });
-  w.freeSlots.resize(w.freeSlots.size() - reused);
+  w.ids.finishBulk();
   w.bodies.finishBulk(first);
   w.filters.finishBulk(first);
   w.markBodiesChanged(first, static_cast<std::uint32_t>(w.bodies.size()));

@@ -37,6 +37,7 @@
 #include "solver/contact_solver.hpp"
 #include "step/islands.hpp"
 #include "world/array_views.hpp"
+#include "world/body_ids.hpp"
 #include "world/call_guard.hpp"
 #include "world/log_internal.hpp"
 #include "world/world_draw.hpp"
@@ -54,14 +55,9 @@ std::string describe(BodyId id);
 struct World::Impl {                            // NOLINT(clang-analyzer-optin.performance.Padding)
   const std::uint32_t worldId = makeWorldId();  // carried by every BodyId made here
   WorldDef def;
-  BodyStore bodies;                   // dense structure of arrays
-  BodyFilters filters;                // beside bodies: collision filters, user data
-  std::vector<std::uint32_t> slotOf;  // dense index -> slot
-
-  // Slots give BodyIds their stable identity across swap-removal.
-  std::vector<std::uint32_t> denseOf;  // slot -> dense index, kNone when free
-  std::vector<std::uint32_t> generation;
-  std::vector<std::uint32_t> freeSlots;
+  BodyStore bodies;     // dense structure of arrays
+  BodyFilters filters;  // beside bodies: collision filters, user data
+  BodyIds ids;          // handles: slots, generations, dense indices
 
   // The systems this world made, by thread count: setThreadCount reuses
   // them. oneTBB (2021.8) never gives back an arena that has run work (about
@@ -90,7 +86,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   PreSolveFn preSolve;
   ContactGate gate;
   float stepDt = 0.0f;
-  [[nodiscard]] IdMap idMap() const noexcept { return {slotOf, generation, worldId}; }
+  [[nodiscard]] IdMap idMap() const noexcept { return {ids.slotOf(), ids.generation(), worldId}; }
 
   // What a step that throws puts back (the strong guarantee): the bodies
   // as they were, and an empty broad phase of the same type to take the
@@ -246,10 +242,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
     if (!why.empty()) refuse(why);
   }
 
-  [[nodiscard]] bool isValid(BodyId id) const noexcept {
-    return id.world == worldId && id.index < denseOf.size() && denseOf[id.index] != kNone &&
-           generation[id.index] == id.generation;
-  }
+  [[nodiscard]] bool isValid(BodyId id) const noexcept { return ids.isValid(id, worldId); }
   // The caller holds a claim (Use).
   std::uint32_t denseIndex(BodyId id, const char* what = __builtin_FUNCTION()) {
     if (id.world != worldId) {
@@ -260,7 +253,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
       refuse(
           fmt::format("{}: {} is stale (its body was destroyed) or unknown", what, describe(id)));
     }
-    return denseOf[id.index];
+    return ids.dense(id);
   }
 
   void requireInside(Vec2 p, float r, const char* what) { check(outside(p, r, what)); }
@@ -287,10 +280,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void commit(snapshots::State&& s, WorldDef&& newDef,
               std::unique_ptr<BroadPhase> newBroad) noexcept;
 
-  [[nodiscard]] BodyId bodyIdAt(std::uint32_t dense) const {
-    const std::uint32_t slot = slotOf[dense];
-    return {slot, generation[slot], worldId};
-  }
+  [[nodiscard]] BodyId bodyIdAt(std::uint32_t dense) const { return ids.idAt(dense, worldId); }
 
   void step(float dt);
   void rollBack(const StepStats& before, bool moved) noexcept;

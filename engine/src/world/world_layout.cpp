@@ -89,8 +89,7 @@ void World::Impl::reorderBodies() {
   nextBodies.permute(order, newIndex);
   BodyFilters nextFilters = filters;
   nextFilters.permute(order);
-  std::vector<std::uint32_t> slots(n);
-  for (std::uint32_t k = 0; k < n; ++k) slots[k] = slotOf[order[k]];
+  std::vector<std::uint32_t> slots = ids.renumbered(order);
   std::vector<contacts::Contact> contacts;
   std::vector<std::uint64_t> colourUse;
   renumberContacts(solver.contacts(), solver.colourUse(), newIndex, nextBodies, contacts,
@@ -98,8 +97,7 @@ void World::Impl::reorderBodies() {
   // Nothing throws from here on.
   bodies = std::move(nextBodies);
   filters.assign(std::move(nextFilters));
-  slotOf.swap(slots);
-  for (std::uint32_t k = 0; k < n; ++k) denseOf[slotOf[k]] = k;
+  ids.adopt(std::move(slots));
   // Touching pairs are kept by slot: no begin or end event either.
   solver.restoreState(std::move(contacts), std::move(colourUse));
   markChanged();

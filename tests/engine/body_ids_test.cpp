@@ -1,0 +1,109 @@
+// The bodies' handles (engine/src/world/body_ids.hpp) against a model: a
+// list of live handles in dense order, the generation of every slot and the
+// free slots as a stack, driven by random adds, removals, bulk adds and
+// renumberings.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "world/body_ids.hpp"
+
+namespace quadbin {
+namespace {
+
+constexpr std::uint32_t kWorld = 7;
+
+struct Model {
+  std::vector<BodyId> dense;              // live handles in dense order
+  std::vector<std::uint32_t> generation;  // per slot
+  std::vector<std::uint32_t> freeSlots;   // the next one handed out last
+
+  std::uint32_t add() {
+    std::uint32_t slot = 0;
+    if (!freeSlots.empty()) {
+      slot = freeSlots.back();
+      freeSlots.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(generation.size());
+      generation.push_back(0);
+    }
+    dense.push_back({slot, generation[slot], kWorld});
+    return slot;
+  }
+  void remove(std::uint32_t i) {
+    const BodyId gone = dense[i];
+    dense[i] = dense.back();
+    dense.pop_back();
+    ++generation[gone.index];
+    freeSlots.push_back(gone.index);
+  }
+};
+
+void expectSame(const BodyIds& ids, const Model& m) {
+  ASSERT_EQ(ids.size(), m.dense.size());
+  ASSERT_EQ(ids.slotCount(), m.generation.size());
+  for (std::uint32_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(ids.idAt(i, kWorld), m.dense[i]) << "dense " << i;
+    EXPECT_TRUE(ids.isValid(m.dense[i], kWorld));
+    EXPECT_EQ(ids.dense(m.dense[i]), i);
+  }
+  for (const std::uint32_t slot : m.freeSlots) {
+    EXPECT_FALSE(ids.isValid({slot, m.generation[slot], kWorld}, kWorld));
+    EXPECT_EQ(ids.denseOf()[slot], BodyIds::kNone);
+  }
+  EXPECT_TRUE(std::equal(m.freeSlots.begin(), m.freeSlots.end(), ids.freeSlots().begin(),
+                         ids.freeSlots().end()));
+}
+
+TEST(BodyIds, AddRemoveBulkAndRenumberMatchTheModel) {
+  for (std::uint32_t seed = 1; seed <= 4; ++seed) {
+    std::mt19937 rng(seed);
+    BodyIds ids;
+    Model m;
+    for (int round = 0; round < 400; ++round) {
+      const auto what = static_cast<std::uint32_t>(rng() % 10);
+      if (what < 4 || m.dense.empty()) {
+        EXPECT_EQ(ids.add(), m.add());
+      } else if (what < 7) {
+        const auto i = static_cast<std::uint32_t>(rng() % m.dense.size());
+        const BodyId gone = m.dense[i];
+        ids.remove(gone, i);
+        m.remove(i);
+        EXPECT_FALSE(ids.isValid(gone, kWorld)) << "a removed handle";
+      } else if (what < 9) {
+        const std::size_t count = rng() % 12;
+        const std::uint32_t first = ids.size();
+        ids.reserveBulk(count);
+        std::vector<std::uint32_t> slots(count);
+        for (std::size_t k = count; k-- > 0;) slots[k] = ids.bulkSlot(k, first);  // any order
+        ids.finishBulk();
+        for (std::size_t k = 0; k < count; ++k) EXPECT_EQ(slots[k], m.add());
+      } else {
+        std::vector<std::uint32_t> order(m.dense.size());
+        std::iota(order.begin(), order.end(), 0u);
+        std::shuffle(order.begin(), order.end(), rng);
+        ids.adopt(ids.renumbered(order));
+        std::vector<BodyId> next;
+        for (const std::uint32_t k : order) next.push_back(m.dense[k]);
+        m.dense = next;
+      }
+      expectSame(ids, m);
+    }
+  }
+}
+
+TEST(BodyIds, AHandleFromAnotherWorldOrANullOneIsNotValid) {
+  BodyIds ids;
+  const std::uint32_t slot = ids.add();
+  EXPECT_TRUE(ids.isValid({slot, 0, kWorld}, kWorld));
+  EXPECT_FALSE(ids.isValid({slot, 0, kWorld + 1}, kWorld));
+  EXPECT_FALSE(ids.isValid({slot, 1, kWorld}, kWorld));
+  EXPECT_FALSE(ids.isValid(BodyId{}, kWorld));
+}
+
+}  // namespace
+}  // namespace quadbin
