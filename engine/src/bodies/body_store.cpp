@@ -42,6 +42,23 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
   gravityScale.push_back(1.0f);
 }
 
+void BodyStore::setType(std::uint32_t i, BodyType t, float m) noexcept {
+  const bool was = isBall(i), ball = t == BodyType::Ball;
+  if (friction[i] > 0.0f) frictionBalls = frictionBalls - (was ? 1u : 0u) + (ball ? 1u : 0u);
+  if (gravityScale[i] != 1.0f) scaledBalls = scaledBalls - (was ? 1u : 0u) + (ball ? 1u : 0u);
+  boxCount = boxCount + (was ? 1u : 0u) - (ball ? 1u : 0u);
+  type[i] = t;
+  mass[i] = ball ? m : std::numeric_limits<float>::infinity();
+  invMass[i] = ball ? 1.0f / m : 0.0f;
+  awake[i] = ball && enabled[i] != 0 ? 1 : 0;
+  restTime[i] = 0.0f;
+  if (!ball) {  // no damping (setMaterial keeps dampedBalls right), no force
+    setMaterial(i, restitution[i], 0.0f, 0.0f);
+    fx[i] = fy[i] = 0.0f;
+  }
+  if (t == BodyType::StaticBox) vx[i] = vy[i] = w[i] = 0.0f;
+}
+
 void BodyStore::reserve(std::size_t count) {
   forEachColumn([count](auto& v) { v.reserve(count); });
 }

@@ -66,6 +66,11 @@ struct BodyStore {
   /// A circle (a ball, or a kinematic ball): otherwise an axis-aligned box.
   [[nodiscard]] bool isCircle(std::uint32_t i) const noexcept { return radius[i] > 0.0f; }
   void push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, float mu, float roll);
+  /// Makes body i of type t, as push would (World::setType): a ball of
+  /// mass m (awake, if enabled), or a static or kinematic body of infinite
+  /// mass with no damping or force (a static box also stops); keeps the
+  /// counts right.
+  void setType(std::uint32_t i, BodyType t, float m) noexcept;
   /// Sets body i's friction coefficient (keeps frictionBalls right).
   void setFriction(std::uint32_t i, float mu) noexcept;
   /// Sets body i's restitution and damping (keeps dampedBalls right).

@@ -72,8 +72,7 @@ void BodyFilters::filterPairs(std::vector<Pair>& pairs, std::span<const std::uin
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  std::vector<Pair>& out = kept_[c];
                  for (std::uint32_t k = begin; k < end; ++k) {
-                   const std::uint32_t a = pairs[k].a, b = pairs[k].b;
-                   if ((enabled[a] & enabled[b]) != 0 && collide(a, b)) out.push_back(pairs[k]);
+                   if (keeps(enabled, pairs[k].a, pairs[k].b)) out.push_back(pairs[k]);
                  }
                });
   if (kept_.totalSize() == pairs.size()) return;  // nothing rejected: no copy

@@ -31,6 +31,13 @@ struct BodyFilters {
   [[nodiscard]] bool collide(std::uint32_t i, std::uint32_t j) const noexcept {
     return shouldCollide(filter[i], filter[j]);
   }
+  /// Whether dense bodies a and b may make a pair at all: both enabled
+  /// (`enabled`: BodyStore's column) and their filters collide. The one
+  /// test of filterPairs and of the solver's second look.
+  [[nodiscard]] bool keeps(std::span<const std::uint8_t> enabled, std::uint32_t a,
+                           std::uint32_t b) const noexcept {
+    return (enabled[a] & enabled[b]) != 0 && collide(a, b);
+  }
   /// Whether a query with `q` reports dense body i (QueryFilter's rule;
   /// the ignored body is the caller's).
   [[nodiscard]] bool accepts(const QueryFilter& q, std::uint32_t i) const noexcept {

@@ -322,10 +322,10 @@ void ContactSolver::lookAgain(BodyStore& bodies, const SolverSettings& s, const 
         std::vector<Contact>& out = extraBuffers_[c];
         auto emit = [&](std::uint32_t a, std::uint32_t b) { out.push_back({a, b, 0.0f, 0, 0}); };
         std::vector<std::uint32_t> found;
-        const bool filtered = filters != nullptr && filters->active();
-        const bool someDisabled = bodies.disabledCount > 0;
+        // As filterPairs: filters and disabled bodies, when there are any.
+        const bool filtered = filters != nullptr && (filters->active() || bodies.disabledCount > 0);
         auto collide = [&](std::uint32_t i, std::uint32_t j) {
-          return (!someDisabled || bodies.enabled[j] != 0) && (!filtered || filters->collide(i, j));
+          return !filtered || filters->keeps(bodies.enabled, i, j);
         };
         for (std::uint32_t k = begin; k < end; ++k) {
           const std::uint32_t i = newcomers[k];

@@ -146,28 +146,7 @@ void World::setType(BodyId id, BodyType type) {
   // changes (the next step finds those that still touch).
   w.wake(i);
   w.solver.dropContactsOf(b, i);
-  if (from == BodyType::Ball && b.friction[i] > 0.0f) --b.frictionBalls;
-  if (ball && b.friction[i] > 0.0f) ++b.frictionBalls;
-  if (from == BodyType::Ball && b.gravityScale[i] != 1.0f) --b.scaledBalls;
-  if (ball && b.gravityScale[i] != 1.0f) ++b.scaledBalls;
-  if (from == BodyType::Ball) ++b.boxCount;
-  if (ball) --b.boxCount;
-  b.type[i] = type;
-  b.mass[i] = ball ? v.mass : std::numeric_limits<float>::infinity();
-  b.invMass[i] = ball ? 1.0f / v.mass : 0.0f;
-  b.awake[i] = ball && b.enabled[i] != 0 ? 1 : 0;
-  b.restTime[i] = 0.0f;
-  if (!ball) {  // as createBody makes a static or kinematic body
-    b.linearDamping[i] = 0.0f;
-    b.angularDamping[i] = 0.0f;
-    b.fx[i] = 0.0f;
-    b.fy[i] = 0.0f;
-  }
-  if (type == BodyType::StaticBox) {
-    b.vx[i] = 0.0f;
-    b.vy[i] = 0.0f;
-    b.w[i] = 0.0f;
-  }
+  b.setType(i, type, v.mass);
   w.markBodiesChanged(i, i + 1);
 }
 
