@@ -15,6 +15,7 @@
 #include "bodies/body_store.hpp"
 #include "contacts/constraint_graph.hpp"
 #include "contacts/contact.hpp"
+#include "support/contact_fixtures.hpp"
 
 namespace quadbin {
 namespace {
@@ -23,33 +24,13 @@ using contacts::Contact;
 using contacts::isWall;
 using contacts::kColours;
 
-// n balls, then `boxes` static boxes.
-BodyStore store(std::uint32_t balls, std::uint32_t boxes) {
-  BodyStore b;
-  for (std::uint32_t i = 0; i < balls; ++i) {
-    b.push(BodyType::Ball, {float(i), 0.0f}, {}, {1.0f, 1.0f}, 1.0f, 1.0f, 0.0f, 0.0f);
-  }
-  for (std::uint32_t i = 0; i < boxes; ++i) {
-    b.push(BodyType::StaticBox, {float(i), 5.0f}, {}, {1.0f, 1.0f}, 0.0f,
-           std::numeric_limits<float>::infinity(), 0.0f, 0.0f);
-  }
-  return b;
-}
-
 // Random contacts in canonical order: ball-ball (a < b), ball-box, ball-wall.
 std::vector<Contact> randomContacts(std::mt19937& rng, std::uint32_t balls, std::uint32_t boxes,
-                                    std::uint32_t count) {
-  std::set<std::pair<std::uint32_t, std::uint32_t>> pairs;
-  std::uniform_int_distribution<std::uint32_t> ball(0, balls - 1), kind(0, 9),
-      box(balls, balls + boxes - 1), side(0, 3);
-  while (pairs.size() < count) {
-    const std::uint32_t a = ball(rng), k = kind(rng);
-    std::uint32_t b = k < 7 ? ball(rng) : k < 9 ? box(rng) : contacts::wall(side(rng));
-    if (b == a) continue;
-    pairs.emplace(std::min(a, b), std::max(a, b));
-  }
+                                    std::size_t count) {
   std::vector<Contact> out;
-  for (const auto& [a, b] : pairs) out.push_back({a, b, 0.0f, 0, 0});
+  for (const auto& [a, b] : test::randomPairs(rng, balls, boxes, count)) {
+    out.push_back({a, b, 0.0f, 0, 0});
+  }
   return out;
 }
 
@@ -81,7 +62,7 @@ void expectGreedyColouring(const std::vector<Contact>& cs, const BodyStore& bodi
 TEST(ConstraintGraph, ColoursGreedilySoThatNoBallHasTwoContactsOfOneColour) {
   for (std::uint32_t seed = 1; seed <= 5; ++seed) {
     std::mt19937 rng(seed);
-    const BodyStore bodies = store(40, 6);
+    const BodyStore bodies = test::ballsThenBoxes(40, 6);
     std::vector<Contact> cs = randomContacts(rng, 40, 6, 300);
     ConstraintGraph graph;
     graph.resize(bodies.size());
@@ -94,7 +75,7 @@ TEST(ConstraintGraph, ColoursGreedilySoThatNoBallHasTwoContactsOfOneColour) {
 }
 
 TEST(ConstraintGraph, ABallWithMoreContactsThanColoursOverflowsToTheSerialGroup) {
-  const BodyStore bodies = store(kColours + 3, 0);
+  const BodyStore bodies = test::ballsThenBoxes(kColours + 3, 0);
   ConstraintGraph graph;
   graph.resize(bodies.size());
   std::vector<std::uint8_t> colours;
@@ -107,7 +88,7 @@ TEST(ConstraintGraph, ABallWithMoreContactsThanColoursOverflowsToTheSerialGroup)
 
 TEST(ConstraintGraph, ColoursGivenBackAreFreeAgainAndTheUseMatchesWhatRemains) {
   std::mt19937 rng(7);
-  const BodyStore bodies = store(30, 4);
+  const BodyStore bodies = test::ballsThenBoxes(30, 4);
   std::vector<Contact> cs = randomContacts(rng, 30, 4, 200);
   ConstraintGraph graph;
   graph.resize(bodies.size());
@@ -137,7 +118,7 @@ TEST(ConstraintGraph, ColoursGivenBackAreFreeAgainAndTheUseMatchesWhatRemains) {
 }
 
 TEST(ConstraintGraph, ARemovedBodysSlotTakesTheLastBodysColours) {
-  const BodyStore bodies = store(6, 0);
+  const BodyStore bodies = test::ballsThenBoxes(6, 0);
   ConstraintGraph graph;
   graph.resize(bodies.size());
   ASSERT_EQ(graph.colour(bodies, 4, 5), 0);
@@ -153,7 +134,7 @@ TEST(ConstraintGraph, ARemovedBodysSlotTakesTheLastBodysColours) {
 
 TEST(ConstraintGraph, RebuildFromContactsAfterARollback) {
   std::mt19937 rng(11);
-  const BodyStore bodies = store(25, 3);
+  const BodyStore bodies = test::ballsThenBoxes(25, 3);
   std::vector<Contact> cs = randomContacts(rng, 25, 3, 120);
   ConstraintGraph graph;
   graph.resize(bodies.size());

@@ -19,43 +19,14 @@
 #include "contacts/constraint_graph.hpp"
 #include "contacts/contact.hpp"
 #include "contacts/contact_store.hpp"
+#include "support/contact_fixtures.hpp"
 
 namespace quadbin {
 namespace {
 
 using contacts::Contact;
-using Key = std::pair<std::uint32_t, std::uint32_t>;
-
-BodyStore store(std::uint32_t balls, std::uint32_t boxes) {
-  BodyStore b;
-  for (std::uint32_t i = 0; i < balls; ++i) {
-    b.push(BodyType::Ball, {float(i), 0.0f}, {}, {1.0f, 1.0f}, 1.0f, 1.0f, 0.0f, 0.0f);
-  }
-  for (std::uint32_t i = 0; i < boxes; ++i) {
-    b.push(BodyType::StaticBox, {float(i), 5.0f}, {}, {1.0f, 1.0f}, 0.0f,
-           std::numeric_limits<float>::infinity(), 0.0f, 0.0f);
-  }
-  return b;
-}
-
-// Random canonical pairs among balls, boxes and walls.
-std::vector<Key> randomPairs(std::mt19937& rng, std::uint32_t balls, std::uint32_t boxes,
-                             std::size_t count) {
-  std::set<Key> pairs;
-  std::uniform_int_distribution<std::uint32_t> ball(0, balls - 1), kind(0, 9),
-      box(balls, balls + std::max(boxes, 1u) - 1), side(0, 3);
-  while (pairs.size() < count) {
-    const std::uint32_t a = ball(rng), k = kind(rng);
-    std::uint32_t b = contacts::wall(side(rng));  // k = 9
-    if (k < 7 || (k < 9 && boxes == 0)) {
-      b = ball(rng);
-    } else if (k < 9) {
-      b = box(rng);
-    }
-    if (b != a) pairs.emplace(std::min(a, b), std::max(a, b));
-  }
-  return {pairs.begin(), pairs.end()};
-}
+using test::Key;
+using test::randomPairs;
 
 // One step of the store: the given pairs, new ones coloured, impulses set
 // from `impulse` (as a solver would write them).
@@ -79,7 +50,7 @@ std::map<Key, Contact> byPair(std::span<const Contact> cs) {
 
 TEST(ContactStore, CarryOverKeepsImpulsesAndColoursOfContactsThatStay) {
   auto tasks = makeTaskSystem(2);
-  const BodyStore bodies = store(60, 5);
+  const BodyStore bodies = test::ballsThenBoxes(60, 5);
   ContactStore cs;
   ConstraintGraph graph;
   std::mt19937 rng(3);
@@ -114,7 +85,7 @@ TEST(ContactStore, CarryOverKeepsImpulsesAndColoursOfContactsThatStay) {
 
 TEST(ContactStore, ARolledBackStepLeavesTheContactsAndColoursAsBefore) {
   auto tasks = makeTaskSystem(2);
-  const BodyStore bodies = store(40, 3);
+  const BodyStore bodies = test::ballsThenBoxes(40, 3);
   ContactStore cs;
   ConstraintGraph graph;
   std::mt19937 rng(5);
@@ -135,7 +106,7 @@ TEST(ContactStore, ARolledBackStepLeavesTheContactsAndColoursAsBefore) {
 
 TEST(ContactStore, MergedContactsLandInCanonicalOrder) {
   auto tasks = makeTaskSystem(2);
-  const BodyStore bodies = store(50, 4);
+  const BodyStore bodies = test::ballsThenBoxes(50, 4);
   ContactStore cs;
   ConstraintGraph graph;
   std::mt19937 rng(9);
@@ -161,7 +132,7 @@ TEST(ContactStore, MergedContactsLandInCanonicalOrder) {
 TEST(ContactStore, ADestroyedBodyTakesItsContactsAndTheMovedBodyKeepsItsOwn) {
   auto tasks = makeTaskSystem(2);
   for (std::uint32_t removed : {0u, 7u, 20u, 29u}) {
-    BodyStore bodies = store(30, 0);
+    BodyStore bodies = test::ballsThenBoxes(30, 0);
     ContactStore cs;
     ConstraintGraph graph;
     std::mt19937 rng(removed + 1);

@@ -7,20 +7,15 @@
 #include <quadbin/quadbin.hpp>
 #include <vector>
 
+#include "support/quiet_log.hpp"
 #include "support/state_hash.hpp"
 
 using namespace quadbin;
+using quadbin::test::quietDef;
 
 namespace {
 
 constexpr float kDt = 1.0f / 60.0f;
-
-WorldDef quiet(Vec2 gravity = {}) {
-  WorldDef def;
-  def.logLevel = LogLevel::Off;
-  def.gravity = gravity;
-  return def;
-}
 
 bool contains(const std::vector<BodyId>& ids, BodyId id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
@@ -29,7 +24,7 @@ bool contains(const std::vector<BodyId>& ids, BodyId id) {
 }  // namespace
 
 TEST(SetEnabled, ADisabledBallKeepsItsStateAndNothingMovesIt) {
-  World w(quiet({0, -10}));
+  World w(quietDef({0, -10}));
   const BodyId b = w.createBody(BodyDef::ball({50, 50}, 1.0f, {3, 1}));
   w.step(kDt);
   const Vec2 p = w.position(b), v = w.velocity(b);
@@ -50,7 +45,7 @@ TEST(SetEnabled, ADisabledBallKeepsItsStateAndNothingMovesIt) {
 }
 
 TEST(SetEnabled, NoQueryOrRayReportsADisabledBody) {
-  World w(quiet());
+  World w(quietDef());
   const BodyId ball = w.createBody(BodyDef::ball({50, 50}, 2.0f));
   const BodyId box = w.createBody(BodyDef::staticBox({{60, 45}, {64, 55}}));
   const Ray ray{{40, 50}, {1, 0}, 100};
@@ -80,7 +75,7 @@ TEST(SetEnabled, NoQueryOrRayReportsADisabledBody) {
 // A ball falls through a disabled floor and a disabled ball, and what
 // rested on a disabled body falls.
 TEST(SetEnabled, NothingCollidesWithADisabledBodyAndWhatRestedOnItFalls) {
-  WorldDef def = quiet({0, -10});
+  WorldDef def = quietDef({0, -10});
   def.restitution = 0.0f;
   def.timeToSleep = 0.2f;
   def.bounds = {{0, -100}, {100, 100}};
@@ -104,7 +99,7 @@ TEST(SetEnabled, NothingCollidesWithADisabledBodyAndWhatRestedOnItFalls) {
 
 // A ball resting on a floor, inside a sensor.
 TEST(SetEnabled, ContactsAndSensorOverlapsEndWithEventsAndBeginAgain) {
-  WorldDef def = quiet({0, -10});
+  WorldDef def = quietDef({0, -10});
   def.enableSleep = false;
   World w(def);
   const BodyId floor = w.createBody(BodyDef::staticBox({{40, 0}, {60, 2}}));
@@ -135,7 +130,7 @@ TEST(SetEnabled, ContactsAndSensorOverlapsEndWithEventsAndBeginAgain) {
 }
 
 TEST(SetEnabled, ADisabledKinematicBodyStays) {
-  World w(quiet());
+  World w(quietDef());
   const BodyId k = w.createBody(BodyDef::kinematicBox({{10, 10}, {12, 12}}, {5, 0}));
   w.setEnabled(k, false);
   const Vec2 p = w.position(k);
@@ -151,7 +146,7 @@ TEST(SetEnabled, ADisabledKinematicBodyStays) {
 // optimizeLayout and a snapshot, and the restored world steps as the
 // original does.
 TEST(SetEnabled, TheFlagSurvivesRenumberingAndSnapshots) {
-  World w(quiet({0, -10}));
+  World w(quietDef({0, -10}));
   std::vector<BodyId> balls;
   for (int i = 0; i < 40; ++i) {
     balls.push_back(w.createBody(BodyDef::ball(
@@ -176,11 +171,11 @@ TEST(SetEnabled, TheFlagSurvivesRenumberingAndSnapshots) {
     w.step(kDt);
     copy.step(kDt);
   }
-  EXPECT_EQ(test::hashState(w, true), test::hashState(copy, true));
+  EXPECT_EQ(::test::hashState(w, true), ::test::hashState(copy, true));
 }
 
 TEST(SetEnabled, RefusesABodyNotOfTheWorldAndLeavesItUnchanged) {
-  World w(quiet());
+  World w(quietDef());
   const BodyId b = w.createBody(BodyDef::ball({50, 50}, 1.0f));
   w.destroyBody(b);
   const auto before = w.snapshot();

@@ -10,20 +10,15 @@
 #include <quadbin/quadbin.hpp>
 #include <vector>
 
+#include "support/quiet_log.hpp"
 #include "support/state_hash.hpp"
 
 using namespace quadbin;
+using quadbin::test::quietDef;
 
 namespace {
 
 constexpr float kDt = 1.0f / 60.0f;
-
-WorldDef quiet(Vec2 gravity = {}) {
-  WorldDef def;
-  def.logLevel = LogLevel::Off;
-  def.gravity = gravity;
-  return def;
-}
 
 // The world's state restores into a fresh world (restore checks every
 // derived value and invariant), and both step on identically.
@@ -35,13 +30,13 @@ void expectRestorable(World& w) {
     w.step(kDt);
     copy.step(kDt);
   }
-  EXPECT_EQ(test::hashState(w, true), test::hashState(copy, true));
+  EXPECT_EQ(::test::hashState(w, true), ::test::hashState(copy, true));
 }
 
 }  // namespace
 
 TEST(SetType, ABallMadeKinematicKeepsItsVelocityAndFeelsNoGravity) {
-  World w(quiet({0, -10}));
+  World w(quietDef({0, -10}));
   const BodyId b = w.createBody(BodyDef::ball({50, 50}, 1.0f, {3, 0}));
   w.step(kDt);
   const Vec2 v = w.velocity(b);
@@ -58,7 +53,7 @@ TEST(SetType, ABallMadeKinematicKeepsItsVelocityAndFeelsNoGravity) {
 }
 
 TEST(SetType, AKinematicBallMadeABallFallsWithTheDefaultDensitysMass) {
-  World w(quiet({0, -10}));
+  World w(quietDef({0, -10}));
   const BodyId b = w.createBody(BodyDef::kinematicBall({50, 50}, 2.0f, {1, 0}));
   w.setType(b, BodyType::Ball);
   EXPECT_EQ(w.type(b), BodyType::Ball);
@@ -71,7 +66,7 @@ TEST(SetType, AKinematicBallMadeABallFallsWithTheDefaultDensitysMass) {
 }
 
 TEST(SetType, AStaticBoxMadeKinematicMovesAndMadeStaticAgainStops) {
-  World w(quiet());
+  World w(quietDef());
   const BodyId box = w.createBody(BodyDef::staticBox({{40, 40}, {44, 42}}));
   w.setType(box, BodyType::Kinematic);
   w.setVelocity(box, {2, 0});
@@ -88,7 +83,7 @@ TEST(SetType, AStaticBoxMadeKinematicMovesAndMadeStaticAgainStops) {
 // What rested on a body that changes wakes, and a ball dropped on a ball
 // made kinematic bounces off it without moving it.
 TEST(SetType, WakesWhatRestedOnItAndAKinematicBallIsNotPushed) {
-  WorldDef def = quiet({0, -10});
+  WorldDef def = quietDef({0, -10});
   def.timeToSleep = 0.2f;
   def.restitution = 0.0f;
   World w(def);
@@ -109,7 +104,7 @@ TEST(SetType, WakesWhatRestedOnItAndAKinematicBallIsNotPushed) {
 }
 
 TEST(SetType, RefusesWhatTheShapeDoesNotAllowAndLeavesTheWorldUnchanged) {
-  World w(quiet({0, -10}));
+  World w(quietDef({0, -10}));
   const BodyId ball = w.createBody(BodyDef::ball({50, 50}, 1.0f, {1, 2}));
   const BodyId box = w.createBody(BodyDef::staticBox({{10, 10}, {12, 12}}));
   const BodyId kBox = w.createBody(BodyDef::kinematicBox({{20, 20}, {22, 22}}));
@@ -128,7 +123,7 @@ TEST(SetType, RefusesWhatTheShapeDoesNotAllowAndLeavesTheWorldUnchanged) {
 }
 
 TEST(SetType, ABallThatWouldNotFitInsideAClosedWorldIsRefused) {
-  WorldDef def = quiet();
+  WorldDef def = quietDef();
   def.bounds = {{0, 0}, {100, 100}};
   World w(def);
   // A kinematic ball may pass the walls (they do not stop it).
@@ -143,7 +138,7 @@ TEST(SetType, ABallThatWouldNotFitInsideAClosedWorldIsRefused) {
 // A crowd in contact (warm-started contacts, colours) with one ball turned
 // kinematic and back, many times: every step's world restores.
 TEST(SetType, ContactsOfAChangedBodyEndAndTheCrowdStaysConsistent) {
-  WorldDef def = quiet({0, -10});
+  WorldDef def = quietDef({0, -10});
   def.restitution = 0.2f;
   World w(def);
   std::vector<BodyId> balls;
