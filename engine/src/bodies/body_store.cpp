@@ -1,8 +1,9 @@
 #include "bodies/body_store.hpp"
 
 #include <algorithm>
-
 #include <cmath>
+
+#include "bodies/capacity.hpp"
 
 namespace quadbin {
 
@@ -60,7 +61,7 @@ void BodyStore::setType(std::uint32_t i, BodyType t, float m) noexcept {
 }
 
 void BodyStore::reserve(std::size_t count) {
-  forEachColumn([count](auto& v) { v.reserve(count); });
+  forEachColumn([count](auto& v) { reserveGrowing(v, count); });
 }
 
 void BodyStore::resize(std::size_t count) {

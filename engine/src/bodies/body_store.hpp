@@ -75,7 +75,8 @@ struct BodyStore {
   void setFriction(std::uint32_t i, float mu) noexcept;
   /// Sets body i's restitution and damping (keeps dampedBalls right).
   void setMaterial(std::uint32_t i, float e, float linear, float angular) noexcept;
-  /// Room for `count` bodies in every array (createBodies: one growth).
+  /// Room for `count` bodies in every array (createBodies: one growth,
+  /// geometric, so that many small calls stay amortised O(1)).
   void reserve(std::size_t count);
   /// createBodies' bulk path: resize(n) makes room (no allocation after
   /// reserve(n)), set(i, ...) writes body i as push would (any order, in

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "bodies/capacity.hpp"
+
 namespace quadbin {
 
 namespace {
@@ -18,8 +20,8 @@ void BodyFilters::push(const Filter& f, std::uint64_t user) {
 }
 
 void BodyFilters::reserve(std::size_t count) {
-  filter.reserve(count);
-  userData.reserve(count);
+  reserveGrowing(filter, count);
+  reserveGrowing(userData, count);
 }
 
 void BodyFilters::resize(std::size_t count) {

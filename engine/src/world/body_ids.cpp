@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "bodies/capacity.hpp"
+
 namespace quadbin {
 
 std::uint32_t BodyIds::add() {
@@ -10,8 +12,8 @@ std::uint32_t BodyIds::add() {
     slot = freeSlots_.back();
   } else {
     slot = slotCount();
-    denseOf_.reserve(denseOf_.size() + 1);
-    generation_.reserve(generation_.size() + 1);
+    reserveGrowing(denseOf_, denseOf_.size() + 1);
+    reserveGrowing(generation_, generation_.size() + 1);
   }
   slotOf_.push_back(slot);  // the one step that may throw, before any change
   if (!freeSlots_.empty()) {
@@ -26,7 +28,7 @@ std::uint32_t BodyIds::add() {
 
 void BodyIds::remove(BodyId id, std::uint32_t dense) {
   const std::uint32_t last = size() - 1;
-  freeSlots_.reserve(freeSlots_.size() + 1);  // may throw: nothing changed yet
+  reserveGrowing(freeSlots_, freeSlots_.size() + 1);  // may throw: nothing changed yet
   const std::uint32_t moved = slotOf_[last];
   slotOf_[dense] = moved;
   denseOf_[moved] = dense;
@@ -40,9 +42,9 @@ void BodyIds::reserveBulk(std::size_t count) {
   bulkReused_ = std::min(count, freeSlots_.size());
   bulkFirstSlot_ = slotCount();
   const std::size_t slots = denseOf_.size() + count - bulkReused_;
-  slotOf_.reserve(slotOf_.size() + count);
-  denseOf_.reserve(slots);
-  generation_.reserve(slots);
+  reserveGrowing(slotOf_, slotOf_.size() + count);
+  reserveGrowing(denseOf_, slots);
+  reserveGrowing(generation_, slots);
   slotOf_.resize(slotOf_.size() + count);
   denseOf_.resize(slots, kNone);
   generation_.resize(slots, 0);
