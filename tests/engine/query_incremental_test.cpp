@@ -286,6 +286,53 @@ TEST_P(IncrementalQueries, LongRunsOfChangesAndOccasionalRaysMatchAFullRebuild) 
   }
 }
 
+// Changed bodies of every size, from a twentieth of a unit to a thousand
+// units (the delta files each at the level of the grid it fits, 4x coarser
+// per level), among balls of the log-uniform radii of the mixed scene:
+// moves and creates between queries of every size, some queries with edges
+// on the bodies' own edges. Every answer equals brute force and a full
+// rebuild.
+TEST_P(IncrementalQueries, ChangedBodiesOfEverySizeMatchBruteForce) {
+  Twins t(GetParam(), Boundary::Open, 1);
+  std::mt19937 rng(33);
+  std::uniform_real_distribution<float> pos(-50, 250), logSize(std::log(0.05f), std::log(1000.0f)),
+      logRadius(std::log(0.5f), std::log(16.0f)), u(0, 1);
+  auto any = [&](Vec2 p) {
+    const float size = std::exp(logSize(rng));
+    if (u(rng) < 0.5f) return BodyDef::ball(p, size * 0.5f);
+    return BodyDef::staticBox({p, p + Vec2{size, size * (0.2f + u(rng))}});
+  };
+  for (int i = 0; i < 400; ++i) {
+    t.create(BodyDef::ball({pos(rng), pos(rng)}, std::exp(logRadius(rng))));
+  }
+  t.step();  // refilled with the balls: the delta's cell fits them
+  for (int i = 0; i < 600; ++i) {
+    const Vec2 p{pos(rng), pos(rng)};
+    if (u(rng) < 0.6f) {
+      t.create(any(p));
+    } else {
+      const auto k =
+          static_cast<std::uint32_t>(u(rng) * static_cast<float>(t.live->bodyCount() - 1));
+      if (t.live->type(t.live->bodyAt(k)) == BodyType::Ball) t.move(k, p);
+    }
+    const Vec2 q{pos(rng), pos(rng)};
+    const float size = std::exp(logSize(rng));
+    if (i % 3 == 0) {
+      t.checkBox({q, q + Vec2{size, size}});
+    } else if (i % 3 == 1) {
+      t.checkRadius(q, size * 0.5f);
+    } else {
+      // A box whose corner is the last body's: touching counts.
+      const AABB b = t.live->bounds(t.live->bodyAt(t.live->bodyCount() - 1));
+      t.checkBox({b.max, b.max + Vec2{size, size}});
+    }
+    if (HasFatalFailure()) {
+      ADD_FAILURE() << "at " << i;
+      return;
+    }
+  }
+}
+
 // Small queries, mostly in empty space, where the cells' occupancy lets a
 // query skip the structure: with few large boxes (answered from their
 // list) and with many (the structure is always asked), queries that just

@@ -39,10 +39,23 @@ double extentOf(const AABB& b) noexcept {
 
 }  // namespace
 
-std::int64_t QueryDelta::cell(float x) const noexcept {
+std::int64_t QueryDelta::cell(float x, std::uint32_t level) const noexcept {
   // Coordinates are bounded (limits::kMaxCoordinate) and the cell no
-  // smaller than 1e-3, so this fits easily.
-  return floorToInt(static_cast<double>(x) * invCellSize_);
+  // smaller than 1e-3, so this fits easily; a level's scale is a power of
+  // two, so the product is exact.
+  return floorToInt(static_cast<double>(x) *
+                    std::ldexp(invCellSize_, -2 * static_cast<int>(level)));
+}
+
+std::uint32_t QueryDelta::levelOf(const AABB& box) const noexcept {
+  const double extent = extentOf(box);
+  double size = cellSize_;
+  std::uint32_t level = 0;
+  while (level < kLevels && !(extent < size)) {
+    size *= 4.0;
+    ++level;
+  }
+  return level;
 }
 
 std::uint64_t QueryDelta::rowHash(std::int64_t cy) noexcept {
@@ -54,11 +67,11 @@ std::uint64_t QueryDelta::rowHash(std::int64_t cy) noexcept {
   return h ^ (h >> 31);
 }
 
-std::uint32_t QueryDelta::bucket(std::int64_t cx, std::int64_t cy) const noexcept {
+std::uint32_t QueryDelta::bucket(const Entry& e) const noexcept {
   // A row's cells take consecutive buckets from a random start: the cells
   // of a query's row are one hash and adjacent heads.
-  return static_cast<std::uint32_t>((rowHash(cy) + static_cast<std::uint64_t>(cx)) &
-                                    (heads_.size() - 1));
+  return static_cast<std::uint32_t>(
+      (levelRow(e.level, e.cellY) + static_cast<std::uint64_t>(e.cellX)) & (heads_.size() - 1));
 }
 
 namespace {
@@ -79,6 +92,7 @@ void QueryDelta::rebuilt(std::span<const AABB> boxes) {
   refill(entryOf_, n, kNone);
   entries_.clear();
   big_.clear();
+  levelsUsed_ = 0;
   // Buckets for as many entries as the structure holds bodies: a delta
   // that grows past that doubles the table (growTable).
   const std::size_t most = std::size_t{std::max(n, kMinLimit)} + 1;
@@ -145,23 +159,25 @@ void QueryDelta::fillOccupancy(std::span<const AABB> boxes) {
   }
 }
 
-bool QueryDelta::cellRange(const AABB& box, CellRange& range) const noexcept {
+bool QueryDelta::cellRange(const AABB& box, CellRange& range, std::uint32_t level) const noexcept {
   // A small body has an extent below a cell (exactly: the rounded
   // difference is below the cell, so the exact one is too), so one that
   // touches `box` has box.min - cellSize < its min <= box.max on each axis:
   // its min corner lies in the cells from box.min's minus one to box.max's.
-  // With a power-of-two cell, coordinate * invCellSize_ is exact.
-  const double x0 = static_cast<double>(box.min.x) * invCellSize_;
-  const double y0 = static_cast<double>(box.min.y) * invCellSize_;
-  const double x1 = static_cast<double>(box.max.x) * invCellSize_;
-  const double y1 = static_cast<double>(box.max.y) * invCellSize_;
+  // With a power-of-two cell, coordinate * invCellSize_ is exact (and so
+  // at every level, whose cells are 4^level of them).
+  const double scale = std::ldexp(invCellSize_, -2 * static_cast<int>(level));
+  const double x0 = static_cast<double>(box.min.x) * scale;
+  const double y0 = static_cast<double>(box.min.y) * scale;
+  const double x1 = static_cast<double>(box.max.x) * scale;
+  const double y1 = static_cast<double>(box.max.y) * scale;
   // Far outside any body (a box near the float range, or infinite, or a
   // NaN): no cell numbers.
   constexpr double kFar = 0x1p52;
   if (!(std::abs(x0) < kFar && std::abs(y0) < kFar && std::abs(x1) < kFar && std::abs(y1) < kFar)) {
     return false;
   }
-  range = {floorToInt(x0) - 1, floorToInt(y0) - 1, floorToInt(x1), floorToInt(y1)};
+  range = {floorToInt(x0) - 1, floorToInt(y0) - 1, floorToInt(x1), floorToInt(y1), level};
   const double cells =
       static_cast<double>(range.x1 - range.x0 + 1) * static_cast<double>(range.y1 - range.y0 + 1);
   return cells <= static_cast<double>(kMaxCellScan);
@@ -183,7 +199,7 @@ std::size_t QueryDelta::occupiedCells(const CellRange& r, Cell* out) const noexc
   const auto len = static_cast<std::uint64_t>(r.x1 - r.x0 + 1);
   assert(len <= kMaxCellScan / 2);
   for (std::int64_t cy = r.y0; cy <= r.y1; ++cy) {
-    const std::uint64_t row = rowHash(cy);
+    const std::uint64_t row = levelRow(r.level, cy);
     // The row's cells are adjacent bits of the first table: one or two
     // words say which of them may be occupied (usually none).
     std::uint64_t bits =
@@ -230,17 +246,35 @@ bool QueryDelta::answer(const AABB& box, std::uint32_t n, std::vector<std::uint3
 
 void QueryDelta::appendChanged(const AABB& box, std::uint32_t n, const Cell* cells,
                                std::size_t count, std::vector<std::uint32_t>& found) const {
-  auto take = [&](std::uint32_t e) {
+  for (const std::uint32_t e : big_) {
     if (live(e, n) && touches(entries_[e].box, box)) found.push_back(entries_[e].body);
-  };
-  for (const std::uint32_t e : big_) take(e);
+  }
+  if ((levelsUsed_ & 1u) != 0) appendLevel(box, n, 0, cells, count, found);
+  std::array<Cell, kMaxCellScan> coarse;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  for (std::uint32_t used = levelsUsed_ & ~1u; used != 0; used &= used - 1) {
+    const auto level = static_cast<std::uint32_t>(std::countr_zero(used));
+    // A level's range has no more cells than level 0's, which fit.
+    CellRange r;
+    [[maybe_unused]] const bool fits = cellRange(box, r, level);
+    assert(fits);
+    appendLevel(box, n, level, coarse.data(), occupiedCells(r, coarse.data()), found);
+  }
+}
+
+void QueryDelta::appendLevel(const AABB& box, std::uint32_t n, std::uint32_t level,
+                             const Cell* cells, std::size_t count,
+                             std::vector<std::uint32_t>& found) const {
   const std::uint64_t mask = heads_.size() - 1;
   for (std::size_t k = 0; k < count; ++k) {
     const Cell& c = cells[k];
     for (std::uint32_t e = heads_[c.key & mask]; e != kNone; e = entries_[e].next) {
       // Other cells share the bucket: only this cell's entries, so each
       // entry is taken once.
-      if (entries_[e].cellX == c.cx && entries_[e].cellY == c.cy) take(e);
+      const Entry& entry = entries_[e];
+      if (entry.cellX == c.cx && entry.cellY == c.cy && entry.level == level && live(e, n) &&
+          touches(entry.box, box)) {
+        found.push_back(entry.body);
+      }
     }
   }
 }
@@ -251,8 +285,8 @@ void QueryDelta::growTable() {
   heads_.assign(heads_.size() * 2, kNone);
   for (std::uint32_t e = 0; e < entries_.size(); ++e) {
     Entry& entry = entries_[e];
-    if (!(extentOf(entry.box) < cellSize_)) continue;  // in big_
-    const std::uint32_t b = bucket(entry.cellX, entry.cellY);
+    if (entry.level == kLevels) continue;  // in big_
+    const std::uint32_t b = bucket(entry);
     entry.next = heads_[b];
     heads_[b] = e;
   }
@@ -262,14 +296,18 @@ void QueryDelta::add(std::uint32_t body, const AABB& box) {
   if (body >= entryOf_.size()) entryOf_.resize(std::size_t{body} + 1, kNone);
   if (kLoad * (entries_.size() + 1) > heads_.size()) growTable();
   const auto e = static_cast<std::uint32_t>(entries_.size());
-  Entry entry{box, cell(box.min.x), cell(box.min.y), body, kNone};
-  if (!(extentOf(box) < cellSize_)) {
+  const std::uint32_t level = levelOf(box);
+  Entry entry{box, 0, 0, body, kNone, level};
+  if (level == kLevels) {
     big_.push_back(e);
   } else {
-    occupy(entry.cellX, entry.cellY);
-    const std::uint32_t b = bucket(entry.cellX, entry.cellY);
+    entry.cellX = cell(box.min.x, level);
+    entry.cellY = cell(box.min.y, level);
+    occupy(levelRow(level, entry.cellY), entry.cellX);
+    const std::uint32_t b = bucket(entry);
     entry.next = heads_[b];
     heads_[b] = e;
+    levelsUsed_ |= 1u << level;
   }
   entries_.push_back(entry);
   entryOf_[body] = e;  // an earlier entry of this body is dead from now on

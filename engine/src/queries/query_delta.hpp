@@ -79,11 +79,18 @@ class QueryDelta {
 
  private:
   static constexpr std::uint32_t kNone = UINT32_MAX;
+  // The changed bodies' grid has levels: level L's cells are 4^L times
+  // the base cell, and a changed body goes to the first level where it is
+  // smaller than a cell (one cell, by its min corner), so that a query
+  // reads a few cells per level used whatever the bodies' sizes; only a
+  // body too large for the last level is listed apart (big_).
+  static constexpr std::uint32_t kLevels = 20;  // 4^19 cells of 1e-3 span every coordinate
   struct Entry {
     AABB box;
-    std::int64_t cellX = 0, cellY = 0;  // the cell of box.min
+    std::int64_t cellX = 0, cellY = 0;  // the cell of box.min at its level
     std::uint32_t body = kNone;         // dense index
     std::uint32_t next = kNone;         // next entry of the bucket
+    std::uint32_t level = kLevels;      // kLevels: in big_
   };
   [[nodiscard]] bool clean(std::uint32_t n) const noexcept {
     return entries_.empty() && n == count_;
@@ -91,10 +98,19 @@ class QueryDelta {
   // The cells that may hold the min corner of a small body touching a box.
   struct CellRange {
     std::int64_t x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+    std::uint32_t level = 0;
   };
-  // False when the box spans more than kMaxCellScan cells (or is infinite
-  // or far outside every body).
-  [[nodiscard]] bool cellRange(const AABB& box, CellRange& range) const noexcept;
+  // False when the box spans more than kMaxCellScan cells of `level` (or
+  // is infinite or far outside every body).
+  [[nodiscard]] bool cellRange(const AABB& box, CellRange& range,
+                               std::uint32_t level = 0) const noexcept;
+  // The level of a changed body's box (kLevels: too large for any).
+  [[nodiscard]] std::uint32_t levelOf(const AABB& box) const noexcept;
+  // The row hash of cell row cy at a level: level 0's is rowHash(cy), so
+  // that the structure's bodies (level 0) and the delta's share the tables.
+  [[nodiscard]] static std::uint64_t levelRow(std::uint32_t level, std::int64_t cy) noexcept {
+    return rowHash(cy) ^ (std::uint64_t{level} * 0xA24BAED4963EE407ull);
+  }
   // Two bit tables (a Bloom filter): the first hashed as the buckets are,
   // so the cells of a row are adjacent bits; the second, read only where
   // the first is set, by a hash of both coordinates.
@@ -115,7 +131,6 @@ class QueryDelta {
   // The cells of r whose occupancy bits are set, into out (r.cells() of
   // them at most); returns their count.
   std::size_t occupiedCells(const CellRange& r, Cell* out) const noexcept;
-  void occupy(std::int64_t cx, std::int64_t cy) noexcept { occupy(rowHash(cy), cx); }
   void occupy(std::uint64_t row, std::int64_t cx) noexcept {
     const std::uint64_t a = (row + static_cast<std::uint64_t>(cx)) & bitMask_;
     occupied_[a >> 6] |= std::uint64_t{1} << (a & 63);
@@ -123,9 +138,9 @@ class QueryDelta {
     occupied_[secondTable_ + (b >> 6)] |= std::uint64_t{1} << (b & 63);
   }
   void fillOccupancy(std::span<const AABB> boxes);
-  [[nodiscard]] std::int64_t cell(float x) const noexcept;
+  [[nodiscard]] std::int64_t cell(float x, std::uint32_t level = 0) const noexcept;
   [[nodiscard]] static std::uint64_t rowHash(std::int64_t cy) noexcept;
-  [[nodiscard]] std::uint32_t bucket(std::int64_t cx, std::int64_t cy) const noexcept;
+  [[nodiscard]] std::uint32_t bucket(const Entry& e) const noexcept;
   // Whether entry e is its body's current one (a body that changes twice
   // leaves a dead entry behind) and the body still exists.
   [[nodiscard]] bool live(std::uint32_t e, std::uint32_t n) const noexcept {
@@ -140,24 +155,30 @@ class QueryDelta {
     return p >= n || stale_[p] != 0;
   }
   void dropStale(std::uint32_t n, std::vector<std::uint32_t>& found) const;
-  // The changed bodies (n bodies now) whose tight box touches `box`: the
-  // large ones, and the small ones in `cells` (count of them), appended.
+  // The changed bodies (n bodies now) whose tight box touches `box`,
+  // appended: level 0's from `cells` (count of them, the occupied cells of
+  // the box's level-0 range), the other levels' from their own cells, and
+  // big_.
   void appendChanged(const AABB& box, std::uint32_t n, const Cell* cells, std::size_t count,
                      std::vector<std::uint32_t>& found) const;
+  // Level `level`'s entries in `cells` (count of them) touching `box`.
+  void appendLevel(const AABB& box, std::uint32_t n, std::uint32_t level, const Cell* cells,
+                   std::size_t count, std::vector<std::uint32_t>& found) const;
 
   bool built_ = false;
   std::uint32_t count_ = 0;          // bodies in the structure: [0, count_)
   std::vector<std::uint8_t> stale_;  // per structure proxy: changed since
   // The changed bodies, in a hash grid of square cells of side cellSize_
-  // (about twice a typical body, a power of two): each entry in the bucket
-  // of its box's min corner; boxes not smaller than a cell are kept apart
-  // in big_.
+  // (about twice a typical body, a power of two) and coarser levels of
+  // them (Entry): each entry in the bucket of its box's min corner at its
+  // level.
   double cellSize_ = 1.0, invCellSize_ = 1.0;
   std::vector<Entry> entries_;
   std::vector<std::uint32_t> entryOf_;  // per dense body: its live entry or kNone
   std::vector<std::uint32_t> heads_;    // per bucket: first entry or kNone (at
                                         // least twice the entries, a power of two)
-  std::vector<std::uint32_t> big_;      // entries larger than a cell
+  std::vector<std::uint32_t> big_;      // entries too large for every level
+  std::uint32_t levelsUsed_ = 0;        // bit L: level L holds an entry
   std::vector<double> sample_;          // rebuilt's scratch
   // Two bits per cell (about 16 per body in each table): set where a small body of the structure or
   // of the delta has its min corner; a clear bit proves the cell empty. The structure's bodies not
