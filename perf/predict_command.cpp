@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -122,12 +123,12 @@ double nsPerCall(std::uint32_t calls, Fn&& fn) {
 }
 
 // --measure-costs: the three costs of the model on this machine's task
-// system with all its hardware threads (docs/scaling.md, "The costs").
+// system with all its hardware threads (docs/scaling.md, "The model").
 // region: a fork-join of one empty task per thread, after serial work on
-// the caller (as a step's regions mostly are). task: the extra time of a
-// parallelFor of many one-item ranges over a fork-join started back to
-// back, per range and worker. barrier: the extra time of a StagedLoop
-// stage of one block per thread, less that stage's tasks.
+// the caller (as a step's regions mostly are), per doubling of the workers. task: the extra time of
+// a parallelFor of many one-item ranges over a fork-join started back to back, per range and
+// worker. barrier: the extra time of a StagedLoop stage of one block per thread, less that stage's
+// tasks.
 TraceCosts measureCosts(std::uint32_t threads) {
   const auto system = makeTbbTaskSystem(threads);
   TaskSystem& tasks = *system;
@@ -146,7 +147,8 @@ TraceCosts measureCosts(std::uint32_t threads) {
       tasks.forkJoin(threads, touch);
       samples.push_back(TaskTrace::nsSince(t0));
     }
-    c.regionNs = medianOf(std::move(samples));
+    // The model's cost is per doubling of the workers.
+    c.regionNs = medianOf(std::move(samples)) / std::max(1.0, std::log2(threads));
   }
   constexpr std::uint32_t kRanges = 4096;
   const double many = nsPerCall(20, [&] {
@@ -377,9 +379,12 @@ int predictCommand(const PredictOptions& o) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create " + dir.string() + ": " + ec.message());
-  char cost[128];
+  // region_per_doubling: the region cost counts log2(P) times (it once
+  // counted once per region: scripts/fit_costs.py reads both).
+  char cost[160];
   std::snprintf(cost, sizeof cost,
-                "{\"region_ns\": %g, \"barrier_ns\": %g, \"task_ns\": %g, \"slowdown\": %g}",
+                "{\"region_ns\": %g, \"region_per_doubling\": true, \"barrier_ns\": %g, "
+                "\"task_ns\": %g, \"slowdown\": %g}",
                 costs.regionNs, costs.barrierNs, costs.taskNs, costs.slowdown);
   const JsonObject options{{"workloads", measure::workloadList(workloads)},
                            {"sizes", measure::numberList(sizes)},

@@ -91,12 +91,14 @@ struct Commands {
   CLI::App* list = nullptr;
 };
 
-// predict's default costs, ns (docs/scaling.md).
-// region, barrier and task: `predict --measure-costs` on the 2-core VM;
-// slowdown: 1, what its measured 2-thread speed-ups need (`predict --compare`).
-constexpr double kRegionNs = 1000.0;
-constexpr double kBarrierNs = 550.0;
-constexpr double kTaskNs = 4.0;
+// predict's default costs, ns (docs/scaling.md, "The model"): region (per
+// doubling of the workers) and task fitted to the speed-ups measured on a
+// 16-core machine (2 to 16 threads, Workload B at 100,000 and 1,000,000,
+// `predict --compare`, scripts/fit_costs.py); barrier as `--measure-costs`
+// gave there; slowdown 1.
+constexpr double kRegionNs = 10750.0;
+constexpr double kBarrierNs = 3000.0;
+constexpr double kTaskNs = 1750.0;
 constexpr double kSlowdown = 1.0;
 
 void setDefaults(Commands& c, int argc, char** argv) {
@@ -115,7 +117,7 @@ void setDefaults(Commands& c, int argc, char** argv) {
   c.pileOpts.argv.assign(argv, argv + argc);
   c.featuresOpts.argv.assign(argv, argv + argc);
   c.predictOpts.argv.assign(argv, argv + argc);
-  // The model's costs as measured on the project's 2-core VM (docs/scaling.md).
+  // The model's calibrated costs (docs/scaling.md).
   c.predictOpts.regionNs = kRegionNs;
   c.predictOpts.barrierNs = kBarrierNs;
   c.predictOpts.taskNs = kTaskNs;
@@ -188,7 +190,8 @@ void addPredict(CLI::App& app, Commands& c) {
   c.predict->add_option("--warmup", o.warmup, "untraced steps (frames) first");
   c.predict->add_option("--steps", o.steps, "traced steps (frames): the median one is kept");
   c.predict->add_option("--seed", o.seed, "scene seed");
-  c.predict->add_option("--region-ns", o.regionNs, "cost of starting a parallel region, ns");
+  c.predict->add_option("--region-ns", o.regionNs,
+                        "cost of starting a parallel region per doubling of the workers, ns");
   c.predict->add_option("--barrier-ns", o.barrierNs, "cost of a barrier between phases, ns");
   c.predict->add_option("--task-ns", o.taskNs, "cost per task, ns");
   c.predict->add_option("--slowdown", o.slowdown,

@@ -2,6 +2,7 @@
 #include <quadbin/tasks/trace.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <queue>
 
@@ -163,7 +164,9 @@ std::vector<StagePrediction> predict(const TaskTrace& trace, std::uint32_t worke
     double ns = trace.serialNs(s);
     for (std::uint32_t r = s.firstRegion; r < s.firstRegion + s.regionCount; ++r) {
       const TaskTrace::Region& region = trace.regions()[r];
-      double regionNs = c.regionNs;
+      // Starting a region wakes the workers and spreads its tasks as a
+      // tree: a cost per doubling of the workers.
+      double regionNs = c.regionNs * std::log2(static_cast<double>(workers));
       for (std::uint32_t k = 0; k < region.phaseCount; ++k) {
         const TaskTrace::Phase& phase = trace.phases()[region.firstPhase + k];
         p.tasks += phase.taskCount;

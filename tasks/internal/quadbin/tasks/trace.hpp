@@ -122,8 +122,10 @@ class TraceStage {
 };
 
 /// What a region costs beyond its tasks when P > 1 workers run it, in ns:
-/// starting it (waking the workers), each barrier between two phases of
-/// more than one task, and each task (a claim, a steal); and `slowdown`,
+/// starting it (waking the workers and spreading its tasks, a tree of
+/// them: regionNs per doubling of the workers, log2(P) times in all),
+/// each barrier between two phases of more than one task, and each task
+/// (a claim, a steal, its first touch of data); and `slowdown`,
 /// the factor on every task's own time while several workers run at once
 /// (what the trace of one thread cannot see: shared memory bandwidth and
 /// caches, a sibling hardware thread).
