@@ -118,8 +118,9 @@ inline std::uint32_t chunkedBucketOffsets(std::uint32_t* counts, std::uint32_t c
 /// may be set, in as few passes of at most 12 bits as cover them (digits
 /// as even as they go: 34 bits are 3 passes of 12, not 4 of 11), chunks
 /// counted and scattered in parallel (per-chunk histograms, prefix sums
-/// over digit then chunk; about 8 chunks, of 4,096 to 65,536 keys: a
-/// function of the key count alone). The result is the keys in ascending
+/// over digit then chunk; about 8 chunks, of 16,384 to 65,536 keys: a
+/// function of the key count alone; fewer keys sort on the calling thread,
+/// where a pass costs less than starting a region). The result is the keys in ascending
 /// order, whatever the task system. The `lowBits` lowest bits are not
 /// sorted on: they ride along (a payload, such as an index), and keys equal
 /// above them keep their order. `scratch` and `counts` are working space
@@ -129,7 +130,7 @@ inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& key
                               std::vector<std::uint32_t>& counts, unsigned keyBits,
                               unsigned lowBits = 0) {
   constexpr unsigned kMaxDigitBits = 12;
-  constexpr std::uint32_t kMinChunk = 1u << 12, kMaxChunk = 1u << 16, kChunks = 8;
+  constexpr std::uint32_t kMinChunk = 1u << 14, kMaxChunk = 1u << 16, kChunks = 8;
   const auto n = static_cast<std::uint32_t>(keys.size());
   if (n < 2 || keyBits <= lowBits) return;
   const unsigned sortBits = keyBits - lowBits;
