@@ -43,8 +43,7 @@ std::int64_t QueryDelta::cell(float x, std::uint32_t level) const noexcept {
   // Coordinates are bounded (limits::kMaxCoordinate) and the cell no
   // smaller than 1e-3, so this fits easily; a level's scale is a power of
   // two, so the product is exact.
-  return floorToInt(static_cast<double>(x) *
-                    std::ldexp(invCellSize_, -2 * static_cast<int>(level)));
+  return floorToInt(static_cast<double>(x) * levelScale_[level]);
 }
 
 std::uint32_t QueryDelta::levelOf(const AABB& box) const noexcept {
@@ -115,6 +114,9 @@ void QueryDelta::rebuilt(std::span<const AABB> boxes) {
   // exact, which mergeBox's cell range relies on.
   cellSize_ = std::exp2(std::round(std::log2(size)));
   invCellSize_ = 1.0 / cellSize_;
+  for (std::uint32_t level = 0; level < kLevels; ++level) {
+    levelScale_[level] = std::ldexp(invCellSize_, -2 * static_cast<int>(level));
+  }
   fillOccupancy(boxes);
   count_ = n;
   built_ = true;
@@ -166,7 +168,7 @@ bool QueryDelta::cellRange(const AABB& box, CellRange& range, std::uint32_t leve
   // its min corner lies in the cells from box.min's minus one to box.max's.
   // With a power-of-two cell, coordinate * invCellSize_ is exact (and so
   // at every level, whose cells are 4^level of them).
-  const double scale = std::ldexp(invCellSize_, -2 * static_cast<int>(level));
+  const double scale = levelScale_[level];
   const double x0 = static_cast<double>(box.min.x) * scale;
   const double y0 = static_cast<double>(box.min.y) * scale;
   const double x1 = static_cast<double>(box.max.x) * scale;

@@ -8,6 +8,7 @@
 // rebuild each time.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <quadbin/geometry/aabb.hpp>
 #include <span>
@@ -173,6 +174,15 @@ class QueryDelta {
   // them (Entry): each entry in the bucket of its box's min corner at its
   // level.
   double cellSize_ = 1.0, invCellSize_ = 1.0;
+  std::array<double, kLevels> levelScale_ = [] {  // invCellSize_ / 4^level
+    std::array<double, kLevels> scale{};
+    double s = 1.0;
+    for (double& l : scale) {
+      l = s;
+      s *= 0.25;
+    }
+    return scale;
+  }();
   std::vector<Entry> entries_;
   std::vector<std::uint32_t> entryOf_;  // per dense body: its live entry or kNone
   std::vector<std::uint32_t> heads_;    // per bucket: first entry or kNone (at
