@@ -125,10 +125,11 @@ double nsPerCall(std::uint32_t calls, Fn&& fn) {
 // --measure-costs: the three costs of the model on this machine's task
 // system with all its hardware threads (docs/scaling.md, "The model").
 // region: a fork-join of one empty task per thread, after serial work on
-// the caller (as a step's regions mostly are), per doubling of the workers. task: the extra time of
-// a parallelFor of many one-item ranges over a fork-join started back to back, per range and
-// worker. barrier: the extra time of a StagedLoop stage of one block per thread, less that stage's
-// tasks.
+// the caller (as a step's regions mostly are), per doubling of the
+// workers. task: the extra time of a parallelFor of many one-item ranges
+// over a fork-join started back to back, per range and worker. barrier:
+// the extra time of a StagedLoop stage of one block per thread, less that
+// stage's tasks.
 TraceCosts measureCosts(std::uint32_t threads) {
   const auto system = makeTbbTaskSystem(threads);
   TaskSystem& tasks = *system;

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "support/array_moves.hpp"
 #include "world/body_ids.hpp"
 
 namespace quadbin {
@@ -112,29 +113,27 @@ TEST(BodyIds, AHandleFromAnotherWorldOrANullOneIsNotValid) {
 // made creating 1,000,000 bodies quadratic). Counted by the arrays'
 // addresses, not timed.
 TEST(BodyIds, OneByOneGrowsGeometrically) {
-  constexpr std::uint32_t kCount = 20'000;
+  using test::countMove;
+  using test::kMostMoves;
+  constexpr auto kCount = static_cast<std::uint32_t>(test::kGrowths);
   BodyIds ids;
-  auto moves = [](std::vector<const std::uint32_t*>& seen, std::span<const std::uint32_t> a) {
-    if (seen.empty() || seen.back() != a.data()) seen.push_back(a.data());
-  };
   std::vector<const std::uint32_t*> slotOf;
   std::vector<const std::uint32_t*> denseOf;
   std::vector<const std::uint32_t*> generation;
   std::vector<const std::uint32_t*> freeSlots;
   for (std::uint32_t k = 0; k < kCount; ++k) {
     ids.add();
-    moves(slotOf, ids.slotOf());
-    moves(denseOf, ids.denseOf());
-    moves(generation, ids.generation());
+    countMove(slotOf, ids.slotOf());
+    countMove(denseOf, ids.denseOf());
+    countMove(generation, ids.generation());
   }
   for (std::uint32_t k = 0; k < kCount; ++k) {
     const std::uint32_t dense = ids.size() - 1 - (k % ids.size());
     ids.remove(ids.idAt(dense, kWorld), dense);
-    moves(freeSlots, ids.freeSlots());
+    countMove(freeSlots, ids.freeSlots());
   }
   EXPECT_EQ(ids.size(), 0U);
   EXPECT_EQ(ids.freeSlots().size(), kCount);
-  constexpr std::size_t kMostMoves = 40;  // log2(20,000) is 15
   EXPECT_LE(slotOf.size(), kMostMoves);
   EXPECT_LE(denseOf.size(), kMostMoves);
   EXPECT_LE(generation.size(), kMostMoves);

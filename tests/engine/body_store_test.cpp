@@ -7,21 +7,23 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "bodies/body_store.hpp"
 #include "bodies/capacity.hpp"
 #include "bodies/filtering.hpp"
+#include "support/array_moves.hpp"
 
 namespace quadbin {
 namespace {
 
-constexpr std::size_t kCount = 20'000;
-constexpr std::size_t kMostMoves = 40;  // log2(20,000) is 15
+using test::kMostMoves;
+constexpr std::size_t kCount = test::kGrowths;
 
 template <class T>
 void countMove(std::vector<const T*>& seen, const std::vector<T>& v) {
-  if (seen.empty() || seen.back() != v.data()) seen.push_back(v.data());
+  test::countMove(seen, std::span<const T>(v));
 }
 
 TEST(Capacity, ReserveGrowingDoubles) {

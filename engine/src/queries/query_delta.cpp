@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "bodies/body_store.hpp"
+#include "bodies/capacity.hpp"
 
 namespace quadbin {
 
@@ -79,7 +80,7 @@ namespace {
 // fault in fresh pages) at every refill.
 template <class T>
 void refill(std::vector<T>& v, std::size_t n, T value) {
-  if (n > v.capacity()) v.reserve(std::max(n, 2 * v.capacity()));
+  reserveGrowing(v, n);
   v.assign(n, value);
 }
 }  // namespace
@@ -113,10 +114,7 @@ void QueryDelta::rebuilt(std::span<const AABB> boxes) {
   // A power of two (the nearest): a coordinate times its inverse is then
   // exact, which mergeBox's cell range relies on.
   cellSize_ = std::exp2(std::round(std::log2(size)));
-  invCellSize_ = 1.0 / cellSize_;
-  for (std::uint32_t level = 0; level < kLevels; ++level) {
-    levelScale_[level] = std::ldexp(invCellSize_, -2 * static_cast<int>(level));
-  }
+  levelScale_ = levelScales(1.0 / cellSize_);
   fillOccupancy(boxes);
   count_ = n;
   built_ = true;
@@ -166,8 +164,8 @@ bool QueryDelta::cellRange(const AABB& box, CellRange& range, std::uint32_t leve
   // difference is below the cell, so the exact one is too), so one that
   // touches `box` has box.min - cellSize < its min <= box.max on each axis:
   // its min corner lies in the cells from box.min's minus one to box.max's.
-  // With a power-of-two cell, coordinate * invCellSize_ is exact (and so
-  // at every level, whose cells are 4^level of them).
+  // With a power-of-two cell, coordinate * its level's scale (a power of
+  // two too) is exact.
   const double scale = levelScale_[level];
   const double x0 = static_cast<double>(box.min.x) * scale;
   const double y0 = static_cast<double>(box.min.y) * scale;

@@ -173,16 +173,17 @@ class QueryDelta {
   // (about twice a typical body, a power of two) and coarser levels of
   // them (Entry): each entry in the bucket of its box's min corner at its
   // level.
-  double cellSize_ = 1.0, invCellSize_ = 1.0;
-  std::array<double, kLevels> levelScale_ = [] {  // invCellSize_ / 4^level
+  double cellSize_ = 1.0;
+  // Per level, 1 / (its cell's side): 1 / (cellSize_ 4^level), powers of two.
+  static constexpr std::array<double, kLevels> levelScales(double inverseCell) noexcept {
     std::array<double, kLevels> scale{};
-    double s = 1.0;
     for (double& l : scale) {
-      l = s;
-      s *= 0.25;
+      l = inverseCell;
+      inverseCell *= 0.25;
     }
     return scale;
-  }();
+  }
+  std::array<double, kLevels> levelScale_ = levelScales(1.0);
   std::vector<Entry> entries_;
   std::vector<std::uint32_t> entryOf_;  // per dense body: its live entry or kNone
   std::vector<std::uint32_t> heads_;    // per bucket: first entry or kNone (at

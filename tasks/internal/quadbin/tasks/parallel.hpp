@@ -120,8 +120,8 @@ inline std::uint32_t chunkedBucketOffsets(std::uint32_t* counts, std::uint32_t c
 /// counted and scattered in parallel (per-chunk histograms, prefix sums
 /// over digit then chunk; about 8 chunks, of 16,384 to 65,536 keys: a
 /// function of the key count alone; fewer keys sort on the calling thread,
-/// where a pass costs less than starting a region). The result is the keys in ascending
-/// order, whatever the task system. The `lowBits` lowest bits are not
+/// where a pass costs less than starting a region). The result is the keys
+/// in ascending order, whatever the task system. The `lowBits` lowest bits are not
 /// sorted on: they ride along (a payload, such as an index), and keys equal
 /// above them keep their order. `scratch` and `counts` are working space
 /// kept by the caller.
