@@ -3,3 +3,4 @@
 /// Everything of the narrowphase layer.
 
 #include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/narrowphase/hull.hpp>

@@ -6,6 +6,7 @@
 #include <optional>
 #include <quadbin/geometry/circle.hpp>
 #include <quadbin/geometry/ray.hpp>
+#include <quadbin/narrowphase/hull.hpp>
 
 namespace quadbin {
 
@@ -34,6 +35,20 @@ struct Contact {
 /// Earliest t in [0, tMax] at which circle a moving at va touches the
 /// fixed box; 0 when it already overlaps or touches it.
 [[nodiscard]] std::optional<float> timeOfImpact(const Circle& a, Vec2 va, const AABB& box,
+                                                float tMax) noexcept;
+
+/// Hulls (segments, chains' segments, polygons; hull.hpp):
+/// A contact when the circle overlaps or touches the hull at `at`, with the
+/// conventions of collide(Circle, AABB): the normal points from the circle
+/// into the hull. A centre inside a polygon leaves through the nearest
+/// edge; a centre on a segment through its left side (normals[0]). A
+/// chain's segment reports nothing for a centre in the region its
+/// neighbour owns.
+[[nodiscard]] std::optional<Contact> collide(const Circle& a, const Hull& hull, Vec2 at) noexcept;
+
+/// Earliest t in [0, tMax] at which circle a moving at va touches the fixed
+/// hull at `at`; 0 when it already overlaps or touches it.
+[[nodiscard]] std::optional<float> timeOfImpact(const Circle& a, Vec2 va, const Hull& hull, Vec2 at,
                                                 float tMax) noexcept;
 
 /// Unit normal of the box's surface facing point p: from the closest point
