@@ -148,7 +148,7 @@ TEST_F(SnapshotFormat, OtherVersionsAndMachinesAreRefused) {
   Bytes bad = b;
   set<std::uint32_t>(bad, 8, 2);  // version 2: before the gravity scale
   reseal(bad);
-  expectRefused(w, bad, before, "format version 2; this build reads version 3");
+  expectRefused(w, bad, before, "format version 2; this build reads versions 3 and 4");
   bad = b;
   set<std::uint32_t>(bad, 16, 0x04030201);
   reseal(bad);

@@ -36,6 +36,7 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
   islandPrev.push_back(kNoBody);
   sensor.push_back(0);
   enabled.push_back(1);
+  shape.push_back(kNoHull);
   // Materials: World::Impl::insert sets them (setMaterial) right after.
   for (auto* column : {&restitution, &linearDamping, &angularDamping, &fx, &fy}) {
     column->push_back(0.0f);
@@ -58,6 +59,42 @@ void BodyStore::setType(std::uint32_t i, BodyType t, float m) noexcept {
     fx[i] = fy[i] = 0.0f;
   }
   if (t == BodyType::StaticBox) vx[i] = vy[i] = w[i] = 0.0f;
+}
+
+void BodyStore::reserveHulls(std::size_t count) {
+  const std::size_t free = freeHulls.size();
+  if (count > free) reserveGrowing(hulls, hulls.size() + (count - free));
+  // A slot for every hull, so that clearHull never allocates.
+  reserveGrowing(freeHulls, hulls.capacity());
+}
+
+void BodyStore::setHull(std::uint32_t i, const Hull& h) {
+  reserveHulls(1);
+  if (shape[i] != kNoHull) {
+    hulls[shape[i]] = h;
+    return;
+  }
+  if (freeHulls.empty()) {
+    hulls.push_back(h);
+    shape[i] = static_cast<std::uint32_t>(hulls.size() - 1);
+  } else {
+    shape[i] = freeHulls.back();
+    freeHulls.pop_back();
+    hulls[shape[i]] = h;
+  }
+  ++hullCount;
+}
+
+void BodyStore::clearHull(std::uint32_t i) noexcept {
+  if (shape[i] == kNoHull) return;
+  if (shape[i] + 1 == hulls.size()) {
+    hulls.pop_back();
+  } else {
+    // freeHulls has room: one slot per hull ever held (reserved with hulls).
+    freeHulls.push_back(shape[i]);
+  }
+  shape[i] = kNoHull;
+  --hullCount;
 }
 
 void BodyStore::reserve(std::size_t count) {
@@ -90,6 +127,7 @@ void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, floa
   islandPrev[i] = kNoBody;
   sensor[i] = 0;
   enabled[i] = 1;
+  shape[i] = kNoHull;
   restitution[i] = 0.0f;
   linearDamping[i] = 0.0f;
   angularDamping[i] = 0.0f;
@@ -162,6 +200,7 @@ void BodyStore::swapRemove(std::uint32_t i) {
   setEnabled(i, true);
   setMaterial(i, 0.0f, 0.0f, 0.0f);
   setGravityScale(i, 1.0f);
+  clearHull(i);
   auto remove = [i](auto& v) {
     v[i] = v.back();
     v.pop_back();

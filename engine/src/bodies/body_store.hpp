@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <quadbin/engine/body.hpp>
+#include <quadbin/narrowphase/hull.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <span>
 #include <vector>
@@ -19,6 +20,7 @@
 namespace quadbin {
 
 inline constexpr std::uint32_t kNoBody = UINT32_MAX;
+inline constexpr std::uint32_t kNoHull = UINT32_MAX;
 
 struct BodyStore {
   std::vector<float> px, py, vx, vy;
@@ -56,6 +58,23 @@ struct BodyStore {
   // and resize make 0; setSensor keeps sensorCount right.
   std::vector<std::uint8_t> sensor;
   std::uint32_t sensorCount = 0;
+  // Outlines (BodyDef::outline: segments, chains' segments, polygons): a
+  // static or kinematic body's index into `hulls`, kNoHull for balls and
+  // axis-aligned boxes. hx, hy then hold a box centred on the position that
+  // holds the hull. Freed slots are listed in freeHulls for the next.
+  std::vector<std::uint32_t> shape;
+  std::vector<Hull> hulls;
+  std::vector<std::uint32_t> freeHulls;
+  std::uint32_t hullCount = 0;  // bodies with a hull
+  [[nodiscard]] const Hull* hullOf(std::uint32_t i) const noexcept {
+    return shape[i] == kNoHull ? nullptr : &hulls[shape[i]];
+  }
+  /// Room for `count` more hulls: setHull then allocates nothing.
+  void reserveHulls(std::size_t count);
+  /// Gives body i the hull h (replacing any it had).
+  void setHull(std::uint32_t i, const Hull& h);
+  /// Body i's hull, if any, is freed; it becomes an axis-aligned box.
+  void clearHull(std::uint32_t i) noexcept;
   void setSensor(std::uint32_t i, bool on) noexcept {
     sensorCount = sensorCount - sensor[i] + (on ? 1u : 0u);
     sensor[i] = on ? 1 : 0;
@@ -158,6 +177,7 @@ struct BodyStore {
     f(awake);
     f(sensor);
     f(enabled);
+    f(shape);
     f(islandNext);
     f(islandPrev);
   }

@@ -1,5 +1,6 @@
 // Kinematic bodies: shape tests against a moving shape (see kinematic.hpp).
 #include "bodies/kinematic.hpp"
+#include "bodies/solid.hpp"
 
 #include <quadbin/narrowphase/contact.hpp>
 
@@ -9,9 +10,6 @@ namespace {
 // As guardBoxes: a path that only grazes the body does not enter it.
 constexpr float kGuardTolerance = 1e-3f;
 
-AABB boxAt(const BodyStore& b, std::uint32_t k, Vec2 center) noexcept {
-  return {{center.x - b.hx[k], center.y - b.hy[k]}, {center.x + b.hx[k], center.y + b.hy[k]}};
-}
 bool round(const BodyStore& b, std::uint32_t k) noexcept { return b.radius[k] > 0.0f; }
 }  // namespace
 
@@ -24,19 +22,9 @@ Touch touch(const BodyStore& b, std::uint32_t k, Vec2 center, Vec2 p, float r) n
     t.gap = dist - r - b.radius[k];
     return t;
   }
-  const AABB box = boxAt(b, k, center);
-  const Vec2 d = closestPoint(box, p) - p;
-  const float dist = length(d);
-  if (dist > 0.0f) {
-    t.normal = d / dist;
-    t.gap = dist - r;
-  } else {  // centre inside the box: out through the nearest face
-    const Vec2 out = outwardNormal(box, p);
-    t.normal = -out;
-    const float toFace = out.x != 0.0f ? (out.x > 0.0f ? box.max.x - p.x : p.x - box.min.x)
-                                       : (out.y > 0.0f ? box.max.y - p.y : p.y - box.min.y);
-    t.gap = -(r + toFace);
-  }
+  const solid::Touch s = solid::touch(solid::at(b, k, center), p, r);
+  t.normal = s.normal;
+  t.gap = s.gap;
   return t;
 }
 
@@ -44,7 +32,7 @@ std::optional<float> timeOfImpact(const BodyStore& b, std::uint32_t k, Vec2 cent
                                   const Circle& ball, Vec2 v, float tMax) noexcept {
   if (round(b, k)) return quadbin::timeOfImpact(ball, v, Circle{center, b.radius[k]}, vk, tMax);
   // In the box's frame the box stands still and the ball moves at v - vk.
-  return quadbin::timeOfImpact(ball, v - vk, boxAt(b, k, center), tMax);
+  return solid::timeOfImpact(ball, v - vk, solid::at(b, k, center), tMax);
 }
 
 void guard(const BodyStore& b, const SolverSettings& s, std::uint32_t a, std::uint32_t k,

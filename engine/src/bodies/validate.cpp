@@ -7,6 +7,8 @@
 #include <quadbin/engine/limits.hpp>
 #include <string_view>
 
+#include "bodies/outline.hpp"
+
 namespace quadbin::validate {
 
 using namespace limits;
@@ -160,8 +162,48 @@ namespace {
 // A def's own rules, before its values go through body(): what only a
 // def has (density, a radius of 0 meaning a kinematic box) and the
 // messages that say "must be > 0" rather than a range.
+std::string defOutline(const BodyDef& d) {
+  if (d.type == BodyType::Ball) {
+    return fmt::format(
+        "BodyDef.outlineCount = {}: a ball has no outline (outlines are for static and "
+        "kinematic bodies)",
+        d.outlineCount);
+  }
+  if (d.outlineCount == 1 || d.outlineCount > BodyDef::kMaxOutline) {
+    return fmt::format(
+        "BodyDef.outlineCount = {} must be 0, 2 (a segment) or 3 to {} (a convex polygon)",
+        d.outlineCount, BodyDef::kMaxOutline);
+  }
+  for (std::size_t i = 0; i < d.outlineCount; ++i) {
+    const std::string field = fmt::format("BodyDef.outline[{}]", i);
+    std::string why = finite(d.outline[i], field);
+    if (why.empty() &&
+        (std::abs(d.outline[i].x) > kMaxSize || std::abs(d.outline[i].y) > kMaxSize)) {
+      why = fmt::format("{} = ({}, {}) is farther than {:g} from the position", field,
+                        d.outline[i].x, d.outline[i].y, kMaxSize);
+    }
+    if (!why.empty()) return why;
+  }
+  if (d.type == BodyType::Kinematic && d.radius > 0.0f) {
+    return fmt::format(
+        "BodyDef: a kinematic body with radius = {} (a ball) and an outline is ambiguous: use "
+        "BodyDef::kinematicPolygon (radius 0)",
+        d.radius);
+  }
+  if (!outline::hullOf(d)) {
+    return d.outlineCount == 2
+               ? std::string("BodyDef.outline: a segment's two points coincide")
+               : fmt::format(
+                     "BodyDef.outline: the {} points are not a convex polygon (repeated or "
+                     "collinear points, or a dent)",
+                     d.outlineCount);
+  }
+  return {};
+}
+
 std::string defShape(const BodyDef& d) {
   if (!std::isfinite(d.radius)) return fmt::format("BodyDef.radius = {} is not finite", d.radius);
+  if (d.outlineCount != 0) return defOutline(d);
   if (d.type == BodyType::Kinematic) {
     if (d.radius < 0.0f) return fmt::format("BodyDef.radius = {} must be >= 0", d.radius);
     // A kinematic body is a ball when its radius is above 0, a box when it
@@ -281,8 +323,8 @@ std::string bodyDef(const BodyDef& d) {
   v.type = d.type;
   v.position = d.position;
   v.velocity = d.velocity;
-  v.radius = d.type == BodyType::StaticBox ? 0.0f : d.radius;
-  v.halfExtents = d.halfExtents;
+  v.radius = d.type == BodyType::StaticBox || d.outlineCount != 0 ? 0.0f : d.radius;
+  v.halfExtents = outline::halfExtentsOf(d, v.radius);
   v.mass = d.type == BodyType::Ball ? ballMass(d) : 0.0f;
   v.friction = d.friction;
   v.rolling = d.rollingResistance;

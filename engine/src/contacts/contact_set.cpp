@@ -10,6 +10,7 @@
 
 #include "bodies/ball_geometry.hpp"
 #include "bodies/kinematic.hpp"
+#include "bodies/solid.hpp"
 #include "contacts/constraint_graph.hpp"
 #include "contacts/contact.hpp"
 #include "solver/contact_solver.hpp"
@@ -90,7 +91,8 @@ void ContactSolver::addCandidate(const BodyStore& bodies, std::uint32_t i, std::
     reach = margin_[i] + margin_[j];
     if ((crowded_[i] | crowded_[j]) != 0) reach += kShiftReach * std::min(r, bodies.radius[j]);
   } else {
-    gap = length(c - closestPoint(bodies.tightBox(j), c)) - r;
+    gap = bodies.shape[j] == kNoHull ? length(c - closestPoint(bodies.tightBox(j), c)) - r
+                                     : solid::touch(solid::of(bodies, j), c, r).gap;
     reach = margin_[i] + margin_[j] + kEscapeTolerance * r;  // margin_[j]: a kinematic body's
   }
   // Keep the pair when the gap can close within the step (with a little
@@ -187,15 +189,8 @@ struct BodyTouch {
     const kinematic::Touch t = kinematic::touch(bodies, b, {bodies.px[b], bodies.py[b]}, pa, ra);
     return {t.normal, t.gap, {bodies.vx[b], bodies.vy[b]}};
   }
-  const AABB box = bodies.tightBox(b);
-  const Vec2 d = closestPoint(box, pa) - pa;
-  const float dist = length(d);
-  if (dist > 0.0f) return {d / dist, dist - ra, {}};
-  // Centre inside the box: out through the nearest face.
-  const Vec2 out = outwardNormal(box, pa);
-  const float toFace = out.x != 0.0f ? (out.x > 0.0f ? box.max.x - pa.x : pa.x - box.min.x)
-                                     : (out.y > 0.0f ? box.max.y - pa.y : pa.y - box.min.y);
-  return {-out, -(ra + toFace), {}};
+  const solid::Touch t = solid::touch(solid::of(bodies, b), pa, ra);
+  return {t.normal, t.gap, {}};
 }
 }  // namespace
 

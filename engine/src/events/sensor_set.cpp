@@ -8,6 +8,7 @@
 #include <quadbin/narrowphase/contact.hpp>
 
 #include "bodies/ball_geometry.hpp"
+#include "bodies/solid.hpp"
 #include "events/sensor_sweep.hpp"
 
 namespace quadbin {
@@ -22,7 +23,7 @@ bool sensorOverlaps(const BodyStore& b, std::uint32_t sensor, std::uint32_t ball
     const float reach = r + b.radius[sensor];
     return lengthSquared(Vec2{b.px[sensor], b.py[sensor]} - c) < reach * reach;
   }
-  return lengthSquared(c - closestPoint(b.tightBox(sensor), c)) < r * r;
+  return lengthSquared(c - solid::closestPoint(solid::of(b, sensor), c)) < r * r;
 }
 
 // The ball's path from its start p0 to its end, moved with the sensor (which
@@ -33,7 +34,12 @@ bool sensorSwept(const BodyStore& b, std::uint32_t sensor, std::uint32_t ball, V
   const Vec2 from = p0 + (s1 - s0), to{b.px[ball], b.py[ball]};
   const float r = b.radius[ball];
   if (b.isCircle(sensor)) return sweep::sweptBallTouchesCircle(from, to, r, s1, b.radius[sensor]);
-  return sweep::sweptBallTouchesBox(from, to, r, b.tightBox(sensor));
+  if (b.shape[sensor] == kNoHull)
+    return sweep::sweptBallTouchesBox(from, to, r, b.tightBox(sensor));
+  // A hull: the path comes within r (the ends strictly, as for boxes).
+  const solid::Solid s = solid::of(b, sensor);
+  if (lengthSquared(from - solid::closestPoint(s, from)) < r * r) return true;
+  return solid::raycast(Ray{from, to - from, 1.0f}, s, r).has_value();
 }
 }  // namespace
 
@@ -51,8 +57,8 @@ bool ContactGate::allows(const void* context, std::uint32_t a, std::uint32_t b) 
   if ((s.sensor[a] | s.sensor[b]) != 0) return false;
   if (g.preSolve == nullptr || !*g.preSolve) return true;
   const Vec2 c{s.px[a], s.py[a]};
-  const Vec2 normal =
-      s.isCircle(b) ? normalizeOr(Vec2{s.px[b], s.py[b]} - c) : ballToBox(c, s.tightBox(b)).first;
+  const Vec2 normal = s.isCircle(b) ? normalizeOr(Vec2{s.px[b], s.py[b]} - c)
+                                    : solid::ballTo(solid::of(s, b), c).first;
   return (*g.preSolve)(g.ids.id(a), g.ids.id(b), normal);
 }
 
@@ -175,7 +181,7 @@ void EventGeometry::fill(ContactEvent& e, std::uint32_t a, std::uint32_t b) cons
   } else {
     const bool ballFirst = s.isBall(a);
     const std::uint32_t ball = ballFirst ? a : b, box = ballFirst ? b : a;
-    const auto [n, q] = ballToBox(Vec2{s.px[ball], s.py[ball]}, s.tightBox(box));
+    const auto [n, q] = solid::ballTo(solid::of(s, box), Vec2{s.px[ball], s.py[ball]});
     e.normal = ballFirst ? n : -n;
     e.point = q;
   }

@@ -35,7 +35,7 @@ void World::Impl::queryBox(const AABB& box, std::vector<BodyId>& out, const Quer
   const BodyStore& b = w.bodies;
   std::erase_if(found, [&](std::uint32_t i) {
     if (!w.reports(filter, skip, i)) return true;
-    if (b.radius[i] == 0.0f) return !touches(b.tightBox(i), box);  // a static or kinematic box
+    if (b.radius[i] == 0.0f) return !solid::touches(solid::of(b, i), box);  // not a circle
     const Vec2 c{b.px[i], b.py[i]};
     return lengthSquared(c - closestPoint(box, c)) > b.radius[i] * b.radius[i];
   });
@@ -67,7 +67,7 @@ void World::Impl::queryRadius(Vec2 center, float radius, std::vector<BodyId>& ou
   std::erase_if(found, [&](std::uint32_t i) {
     if (!w.reports(filter, skip, i)) return true;
     if (b.radius[i] == 0.0f) {  // a static or kinematic box
-      return lengthSquared(center - closestPoint(b.tightBox(i), center)) > radius * radius;
+      return lengthSquared(center - solid::closestPoint(solid::of(b, i), center)) > radius * radius;
     }
     const float reach = radius + b.radius[i];
     return lengthSquared(Vec2{b.px[i], b.py[i]} - center) > reach * reach;
@@ -118,12 +118,14 @@ void wallHits(const Ray& ray, const AABB& b, std::vector<RayHit>& out) {
 
 std::optional<RayHit> World::Impl::hit(const Ray& ray, std::uint32_t i) const {
   const Vec2 back = -normalizeOr(ray.direction);
-  if (bodies.radius[i] == 0.0f) {  // a static or kinematic box
-    const AABB box = bodies.tightBox(i);
-    const auto t = quadbin::raycast(ray, box);
+  if (bodies.radius[i] == 0.0f) {  // a box or an outline
+    const solid::Solid shape = solid::of(bodies, i);
+    const auto t = solid::raycast(ray, shape, 0.0f);
     if (!t) return std::nullopt;
     const Vec2 p = ray.at(*t);
-    return RayHit{bodyIdAt(i), *t, p, *t > 0.0f ? outwardNormal(box, p) : back};
+    Vec2 n = solid::outwardNormal(shape, p);
+    if (dot(n, ray.direction) > 0.0f) n = -n;  // a segment: the side the ray came from
+    return RayHit{bodyIdAt(i), *t, p, *t > 0.0f ? n : back};
   }
   const Vec2 c{bodies.px[i], bodies.py[i]};
   const auto t = quadbin::raycast(ray, Circle{c, bodies.radius[i]});
@@ -214,7 +216,7 @@ void World::Impl::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
   w.refreshQueryIndex();
   const BodyStore& b = w.bodies;
   auto distance = [&](std::uint32_t i) {
-    if (b.radius[i] == 0.0f) return length(point - closestPoint(b.tightBox(i), point));
+    if (b.radius[i] == 0.0f) return length(point - solid::closestPoint(solid::of(b, i), point));
     return std::max(0.0f, length(Vec2{b.px[i], b.py[i]} - point) - b.radius[i]);
   };
   // Search squares that double until they hold k bodies within their

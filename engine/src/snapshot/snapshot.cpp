@@ -2,7 +2,9 @@
 // the WorldDef's simulation fields, the bodies as columns (materials, user
 // data and filters included), the slots, the persistent contacts, the
 // colours they hold, the touching pairs, the events and sensors block, and a
-// 64-bit checksum of everything before it. Values are in the writer's byte
+// 64-bit checksum of everything before it. Version 4 is version 3 with the
+// bodies' outlines (segments, polygons) after the events block; a world
+// without outlines writes version 3. Values are in the writer's byte
 // order and IEEE-754 binary32, both recorded in the header and refused when
 // they differ from the reader's.
 #include "snapshot/snapshot.hpp"
@@ -20,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "bodies/outline.hpp"
 #include "bodies/validate.hpp"
 #include "snapshot/snapshot_checks.hpp"
 
@@ -193,6 +196,10 @@ void readBodies(Reader& r, BodyStore& b, std::uint32_t n) {
   r.getAll(b.awake, n, "body awake flags");
   b.enabled.assign(n, 1);
   b.disabledCount = 0;
+  b.shape.assign(n, kNoHull);  // the outlines come after the events block
+  b.hulls.clear();
+  b.freeHulls.clear();
+  b.hullCount = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     if (b.awake[i] != kDisabled) continue;
     b.awake[i] = 0;
@@ -240,7 +247,8 @@ void readContacts(Reader& r, State& s, std::uint32_t count) {
 
 // Whether the buffer is the sections before the events block (`before`
 // bytes with the checksum) plus a whole events block.
-bool eventsFit(std::span<const std::byte> buffer, std::uint64_t before, std::uint64_t bodies);
+bool eventsFit(std::span<const std::byte> buffer, std::uint64_t before, std::uint64_t bodies,
+               bool hulls);
 
 // ---- events and sensors: a block appended after the touching pairs ---------
 // u32 counts of the pending contact ends, sensor overlaps and pending sensor
@@ -263,13 +271,95 @@ void writeEvents(Writer& w, const View& v) {
   for (const SensorKey& k : v.sensorPendingEnd) w.put(k);
 }
 
-bool eventsFit(std::span<const std::byte> buffer, std::uint64_t before, std::uint64_t bodies) {
+// ---- outlines (version 4): after the events block ---------------------------
+// u32 count, then per body with an outline: its dense index (u32, rising),
+// the vertex count (u8), the chain flags (u8: 1 hasPrev, 2 hasNext), two
+// bytes of padding, 8 vertices (the unused ones 0) and the previous and
+// next vertex, as floats relative to the body's position.
+constexpr std::uint64_t kHullBytes = 4 + 1 + 1 + 2 + 8 * 8ull + 2 * 8ull;
+
+std::uint64_t hullBytes(std::uint64_t hulls) noexcept { return 4 + hulls * kHullBytes; }
+
+void writeHulls(Writer& w, const BodyStore& b) {
+  w.put(b.hullCount);
+  for (std::uint32_t i = 0; i < b.size(); ++i) {
+    const Hull* h = b.hullOf(i);
+    if (h == nullptr) continue;
+    w.put(i);
+    w.put(h->count);
+    w.put(static_cast<std::uint8_t>((h->hasPrev ? 1 : 0) | (h->hasNext ? 2 : 0)));
+    w.put(std::uint16_t{0});
+    for (const Vec2 v : h->vertices) w.put(v);
+    w.put(h->hasPrev ? h->prev : Vec2{});
+    w.put(h->hasNext ? h->next : Vec2{});
+  }
+}
+
+void readHulls(Reader& r, BodyStore& b, std::uint32_t n) {
+  const auto count = r.get<std::uint32_t>("outline count");
+  if (count > n) fail("more outlines than bodies");
+  b.reserveHulls(count);
+  std::uint32_t last = 0;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const auto i = r.get<std::uint32_t>("outline body");
+    const auto vertices = r.get<std::uint8_t>("outline vertex count");
+    const auto flags = r.get<std::uint8_t>("outline chain flags");
+    (void)r.get<std::uint16_t>("outline padding");
+    std::array<Vec2, Hull::kMaxVertices> points{};
+    for (Vec2& v : points) v = r.get<Vec2>("outline vertices");
+    const auto prev = r.get<Vec2>("outline previous vertex");
+    const auto next = r.get<Vec2>("outline next vertex");
+    if (i >= n || (k > 0 && i <= last)) fail(fmt::format("outline {}: body {} out of order", k, i));
+    last = i;
+    if (b.isCircle(i) || b.type[i] == BodyType::Ball) {
+      fail(fmt::format("body {}: a ball or kinematic ball has no outline", i));
+    }
+    std::optional<Hull> h;
+    if (vertices == 2) {
+      h = makeSegment(points[0], points[1], Vec2{});
+    } else if (vertices >= 3 && vertices <= Hull::kMaxVertices) {
+      h = makePolygon(std::span<const Vec2>(points.data(), vertices), Vec2{});
+    }
+    // The vertices as written: counter-clockwise already, so the hull keeps them.
+    if (!h || !std::equal(points.begin(), points.begin() + vertices, h->vertices.begin())) {
+      fail(fmt::format("body {}: outline of {} vertices is not a segment or convex polygon", i,
+                       vertices));
+    }
+    if (flags > 3 || (vertices != 2 && flags != 0)) {
+      fail(fmt::format("body {}: chain flags {} (only a segment has neighbours)", i, flags));
+    }
+    h->hasPrev = (flags & 1) != 0;
+    h->hasNext = (flags & 2) != 0;
+    h->prev = h->hasPrev ? prev : Vec2{};
+    h->next = h->hasNext ? next : Vec2{};
+    for (const Vec2 p : {h->prev, h->next}) {
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || std::abs(p.x) > limits::kMaxSize ||
+          std::abs(p.y) > limits::kMaxSize) {
+        fail(fmt::format("body {}: a chain neighbour is not finite or too far", i));
+      }
+    }
+    const Vec2 half = outline::halfOf(*h);
+    if (half.x > b.hx[i] || half.y > b.hy[i]) {
+      fail(fmt::format("body {}: halfExtents ({}, {}) do not hold its outline", i, b.hx[i],
+                       b.hy[i]));
+    }
+    b.setHull(i, *h);
+  }
+}
+
+bool eventsFit(std::span<const std::byte> buffer, std::uint64_t before, std::uint64_t bodies,
+               bool hulls) {
   const std::uint64_t at = before - kChecksumBytes;  // where the block starts
   if (buffer.size() < before + eventBytes(bodies, 0)) return false;
   std::array<std::uint32_t, 3> counts{};
   std::memcpy(counts.data(), buffer.data() + at, sizeof counts);
-  return before + eventBytes(bodies, std::uint64_t{counts[0]} + counts[1] + counts[2]) ==
-         buffer.size();
+  const std::uint64_t events =
+      before + eventBytes(bodies, std::uint64_t{counts[0]} + counts[1] + counts[2]);
+  if (!hulls) return events == buffer.size();
+  if (buffer.size() < events + hullBytes(0)) return false;
+  std::uint32_t outlines = 0;
+  std::memcpy(&outlines, buffer.data() + events - kChecksumBytes, sizeof outlines);
+  return events + hullBytes(outlines) == buffer.size();
 }
 
 template <class Key>
@@ -317,10 +407,11 @@ std::vector<std::byte> write(const View& v) {
   const std::uint64_t size =
       totalBytes(n, v.generation.size(), v.freeSlots.size(), v.contacts.size(), v.colourUse.size(),
                  v.touching.size()) +
-      eventBytes(n, v.pendingEnd.size() + v.sensorOverlaps.size() + v.sensorPendingEnd.size());
+      eventBytes(n, v.pendingEnd.size() + v.sensorOverlaps.size() + v.sensorPendingEnd.size()) +
+      (b.hullCount != 0 ? hullBytes(b.hullCount) : 0);
   Writer w(size);
   w.put(kMagic);
-  w.put(kFormatVersion);
+  w.put(b.hullCount != 0 ? kHullFormatVersion : kFormatVersion);
   w.put(kHeaderBytes);
   w.put(kByteOrder);
   w.put(kFloatCheck);
@@ -386,6 +477,7 @@ std::vector<std::byte> write(const View& v) {
     w.put(t.genB);
   }
   writeEvents(w, v);
+  if (b.hullCount != 0) writeHulls(w, b);
   w.put(checksum(w.written()));
   assert(w.at() == size);
   return w.take();
@@ -400,8 +492,10 @@ State read(std::span<const std::byte> buffer) {
   Reader r(buffer);
   if (r.get<std::array<char, 8>>("magic") != kMagic) fail("not a quadbin snapshot (magic)");
   // The version first: another version may lay out the rest differently.
-  if (const auto version = r.get<std::uint32_t>("version"); version != kFormatVersion) {
-    fail(fmt::format("format version {}; this build reads version {}", version, kFormatVersion));
+  const auto version = r.get<std::uint32_t>("version");
+  if (version != kFormatVersion && version != kHullFormatVersion) {
+    fail(fmt::format("format version {}; this build reads versions {} and {}", version,
+                     kFormatVersion, kHullFormatVersion));
   }
   if (r.get<std::uint32_t>("header size") != kHeaderBytes) fail("header size is not 64");
   if (r.get<std::uint32_t>("byte order") != kByteOrder) {
@@ -427,7 +521,8 @@ State read(std::span<const std::byte> buffer) {
   const auto touching = r.get<std::uint32_t>("touching pair count");
   if (r.get<std::uint32_t>("WorldDef size") != kDefBytes ||
       r.get<std::uint32_t>("contact size") != kContactBytes ||
-      !eventsFit(buffer, totalBytes(n, slots, free, contacts, colourUse, touching), n)) {
+      !eventsFit(buffer, totalBytes(n, slots, free, contacts, colourUse, touching), n,
+                 version == kHullFormatVersion)) {
     fail("the section sizes do not add up to the buffer size");
   }
   State s;
@@ -462,6 +557,7 @@ State read(std::span<const std::byte> buffer) {
   }
   checkTouching(s);
   readEvents(r, s, n);
+  if (version == kHullFormatVersion) readHulls(r, s.bodies, n);
   assert(r.at() == size - kChecksumBytes);
   return s;
 }

@@ -17,6 +17,8 @@
 namespace quadbin::snapshots {
 
 inline constexpr std::uint32_t kFormatVersion = 3;
+/// Version 3 with the bodies' outlines: what a world with outlines writes.
+inline constexpr std::uint32_t kHullFormatVersion = 4;
 /// The awake byte of a disabled body (World::setEnabled); 0 and 1 are
 /// asleep and awake.
 inline constexpr std::uint8_t kDisabled = 2;

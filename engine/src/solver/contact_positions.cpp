@@ -7,6 +7,7 @@
 #include <quadbin/narrowphase/contact.hpp>
 
 #include "bodies/kinematic.hpp"
+#include "bodies/solid.hpp"
 #include "bodies/state_range.hpp"
 #include "solver/contact_solver.hpp"
 #include "solver/contact_solver_rows.hpp"
@@ -78,7 +79,7 @@ bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row
     return -t.gap > kSettled * ra;
   }
   if (r.kind == kBox) {
-    const auto hit = collide(Circle{pa, ra}, bodies.tightBox(r.b));
+    const auto hit = solid::collide(Circle{pa, ra}, solid::of(bodies, r.b));
     if (!hit || !(hit->depth > 0.0f)) return false;
     state_[a].p -= hit->normal * lift(hit->depth, ra);
     return hit->depth > kSettled * ra;
@@ -128,6 +129,10 @@ ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
     smaller = std::min(ra, rb);
   } else if (r.kind == kKinematic) {  // where the body ends the step
     const kinematic::Touch t = kinematic::touch(bodies, r.b, state_[r.b].p, pa, ra);
+    n = t.normal;
+    gap = t.gap;
+  } else if (r.kind == kBox && bodies.shape[r.b] != kNoHull) {
+    const solid::Touch t = solid::touch(solid::of(bodies, r.b), pa, ra);
     n = t.normal;
     gap = t.gap;
   } else if (r.kind == kBox) {
@@ -285,23 +290,23 @@ void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
       return;
     }
     const float ra = bodies.radius[a];
-    const AABB box = bodies.tightBox(r.b);
+    const solid::Solid box = solid::of(bodies, r.b);
     const Vec2 p0{bodies.px[a], bodies.py[a]};
     Vec2& p1 = state_[a].p;
     const float inner = ra * (1.0f - kGuardTolerance);  // grazing is not entering
-    if (collide(Circle{p0, inner}, box)) {
+    if (solid::collide(Circle{p0, inner}, box)) {
       // It started the step overlapping the box: only its end is guarded.
-      const auto hit = collide(Circle{p1, inner}, box);
+      const auto hit = solid::collide(Circle{p1, inner}, box);
       if (!hit) return;
       p1 -= hit->normal * (hit->depth + ra - inner);
     } else {
-      const auto t = timeOfImpact(Circle{p0, inner}, p1 - p0, box, 1.0f);
+      const auto t = solid::timeOfImpact(Circle{p0, inner}, p1 - p0, box, 1.0f);
       if (!t || !(*t < 1.0f)) return;
       p1 = p0 + (p1 - p0) * *t;  // touching with the inner radius
-      p1 += outwardNormal(box, p1) * (ra - inner);
+      p1 += solid::outwardNormal(box, p1) * (ra - inner);
     }
     Vec2& v = state_[a].v;
-    const Vec2 n = outwardNormal(box, p1);
+    const Vec2 n = solid::outwardNormal(box, p1);
     const float vn = dot(v, n);
     if (vn < 0.0f) v -= n * ((1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, r.b))) * vn);
   };

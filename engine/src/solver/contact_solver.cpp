@@ -10,6 +10,7 @@
 #include <quadbin/narrowphase/contact.hpp>
 
 #include "bodies/kinematic.hpp"
+#include "bodies/solid.hpp"
 #include "solver/contact_solver_rows.hpp"
 
 namespace quadbin {
@@ -162,10 +163,10 @@ bool ContactSolver::impactBox(const BodyStore& bodies, const SolverSettings& s, 
   const float t0 = state_[a].tLast;
   const Vec2 pa = positionAt(a, t0);
   const Vec2 v = state_[a].v;
-  const AABB shape = bodies.tightBox(box);
-  const auto toi = timeOfImpact(Circle{pa, bodies.radius[a]}, v, shape, s.dt - t0);
+  const solid::Solid shape = solid::of(bodies, box);
+  const auto toi = solid::timeOfImpact(Circle{pa, bodies.radius[a]}, v, shape, s.dt - t0);
   if (!toi) return false;
-  const Vec2 n = outwardNormal(shape, pa + v * *toi);
+  const Vec2 n = solid::outwardNormal(shape, pa + v * *toi);
   const float vn = dot(v, n);
   if (vn >= 0.0f) return false;
   const float dv = -(1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, box))) * vn;

@@ -15,18 +15,80 @@ BodyId World::Impl::insert(const BodyDef& d) {
   const bool ball = d.type == BodyType::Ball;
   const float radius = kinematic::radiusOf(d);
   const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
-  const Vec2 half = radius > 0.0f ? Vec2{radius, radius} : d.halfExtents;
+  const Vec2 half = outline::halfExtentsOf(d, radius);
   const auto dense = ids.size();
+  const std::optional<Hull> hull = radius > 0.0f ? std::nullopt : outline::hullOf(d);
+  if (hull) bodies.reserveHulls(1);
   bodies.push(d.type, d.position, kinematic::velocityOf(d), half, radius, mass, d.friction,
               d.rollingResistance);
   filters.push(d.filter, d.userData);
   bodies.setMaterial(dense, d.restitution.value_or(def.restitution), ball ? d.linearDamping : 0.0f,
                      ball ? d.angularDamping : 0.0f);
   bodies.setGravityScale(dense, d.gravityScale);
+  if (hull) bodies.setHull(dense, *hull);  // room reserved: no throw
   const std::uint32_t slot = ids.add();
   bodies.setSensor(dense, d.isSensor);
   markBodiesChanged(dense, dense + 1);
   return {slot, ids.generation()[slot], worldId};
+}
+
+std::vector<BodyId> World::createChain(std::span<const Vec2> points, bool loop) {
+  std::vector<BodyDef> defs;
+  {
+    Impl& w = live();
+    const auto use = w.claimChange();
+    const std::size_t n = points.size();
+    if (n < (loop ? 3u : 2u)) {
+      w.refuse(fmt::format("{}: {} points; a chain needs at least {}", __func__, n, loop ? 3 : 2));
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      w.check(
+          validate::position(points[k], 0.0f, fmt::format("{} points[{}]", __func__, k).c_str()));
+    }
+    const std::size_t segments = loop ? n : n - 1;
+    for (std::size_t k = 0; k < segments; ++k) {
+      const Vec2 a = points[k], b = points[(k + 1) % n];
+      if (a == b) {
+        w.refuse(fmt::format("{}: points[{}] and points[{}] are equal ({}, {})", __func__, k,
+                             (k + 1) % n, a.x, a.y));
+      }
+      defs.push_back(BodyDef::staticSegment(a, b));
+    }
+  }
+  std::vector<BodyId> ids = createBodies(defs);  // all or nothing
+  // Each segment learns its neighbours (no allocation: the hulls exist).
+  Impl& w = live();
+  const std::size_t n = points.size(), segments = defs.size();
+  for (std::size_t k = 0; k < segments; ++k) {
+    const std::uint32_t i = w.denseIndex(ids[k]);
+    Hull h = w.bodies.hulls[w.bodies.shape[i]];
+    const Vec2 at{w.bodies.px[i], w.bodies.py[i]};
+    h.hasPrev = loop || k > 0;
+    h.hasNext = loop || k + 1 < segments;
+    if (h.hasPrev) h.prev = points[(k + n - 1) % n] - at;
+    if (h.hasNext) h.next = points[(k + 2) % n] - at;
+    w.bodies.hulls[w.bodies.shape[i]] = h;
+  }
+  return ids;
+}
+
+void World::Impl::leaveChain(std::uint32_t i) noexcept {
+  const Hull* mine = bodies.hullOf(i);
+  if (mine == nullptr || !(mine->hasPrev || mine->hasNext)) return;
+  const Vec2 at{bodies.px[i], bodies.py[i]};
+  const Vec2 start = mine->vertex(0, at), end = mine->vertex(1, at);
+  // The neighbours are the segments whose end is this start, or whose
+  // start is this end, and that defer to it there.
+  for (std::uint32_t j = 0; j < bodies.size(); ++j) {
+    if (j == i || bodies.shape[j] == kNoHull) continue;
+    Hull& other = bodies.hulls[bodies.shape[j]];
+    if (!other.isSegment()) continue;
+    const Vec2 there{bodies.px[j], bodies.py[j]};
+    if (other.hasNext && other.vertex(1, there) == start) other.hasNext = false;
+    if (other.hasPrev && other.vertex(0, there) == end) other.hasPrev = false;
+  }
+  Hull& h = bodies.hulls[bodies.shape[i]];
+  h.hasPrev = h.hasNext = false;
 }
 
 void World::destroyBody(BodyId id) {
@@ -34,6 +96,7 @@ void World::destroyBody(BodyId id) {
   const auto use = w.claimChange();
   const std::uint32_t dense = w.denseIndex(id);
   const std::uint32_t last = w.ids.size() - 1;
+  w.leaveChain(dense);
   w.forgetBody(dense);
   w.wake(dense);  // what rested on it must fall
   w.bodies.swapRemove(dense);
@@ -77,7 +140,8 @@ float World::mass(BodyId id) const {
 AABB World::bounds(BodyId id) const {
   Impl& w = live();
   const auto use = w.claimRead();
-  return w.bodies.tightBox(w.denseIndex(id));
+  const std::uint32_t i = w.denseIndex(id);
+  return w.bodies.isCircle(i) ? w.bodies.tightBox(i) : solid::bounds(solid::of(w.bodies, i));
 }
 
 void World::setPosition(BodyId id, Vec2 p) {
@@ -90,6 +154,7 @@ void World::setPosition(BodyId id, Vec2 p) {
   }
   const Vec2 half{w.bodies.hx[i], w.bodies.hy[i]};
   w.admitMove(i, {p - half, p + half});
+  if (p != Vec2{w.bodies.px[i], w.bodies.py[i]}) w.leaveChain(i);
   w.wake(i);
   w.bodies.px[i] = p.x;
   w.bodies.py[i] = p.y;
@@ -349,6 +414,9 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
   w.bodies.reserve(total);
   w.filters.reserve(total);
   w.ids.reserveBulk(count);
+  std::size_t outlines = 0;
+  for (const BodyDef& d : defs) outlines += d.outlineCount != 0 ? 1 : 0;
+  w.bodies.reserveHulls(outlines);
   w.bodies.resize(total);
   w.filters.resize(total);
   w.tasks->parallelFor(
@@ -360,8 +428,8 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
           const float mass = ball ? validate::ballMass(d) : std::numeric_limits<float>::infinity();
           const std::uint32_t dense = first + k;
           w.bodies.set(dense, d.type, d.position, kinematic::velocityOf(d),
-                       radius > 0.0f ? Vec2{radius, radius} : d.halfExtents, radius, mass,
-                       d.friction, d.rollingResistance);
+                       outline::halfExtentsOf(d, radius), radius, mass, d.friction,
+                       d.rollingResistance);
           w.bodies.sensor[dense] = d.isSensor ? 1 : 0;
           w.filters.set(dense, d.filter, d.userData);
           // Counted by finishBulk (setMaterial's count is not for threads).
@@ -374,6 +442,13 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
         }
       });
   w.ids.finishBulk();
+  if (outlines != 0) {  // room reserved above: no throw
+    for (std::size_t k = 0; k < count; ++k) {
+      if (const auto hull = outline::hullOf(defs[k])) {
+        w.bodies.setHull(static_cast<std::uint32_t>(first + k), *hull);
+      }
+    }
+  }
   w.bodies.finishBulk(first);
   w.filters.finishBulk(first);
   w.markBodiesChanged(first, static_cast<std::uint32_t>(w.bodies.size()));

@@ -29,7 +29,7 @@ void geometry(const BodyStore& s, const contacts::Contact& c, ContactData& out) 
     out.point = pa + out.normal * (ra + 0.5f * (len - ra - s.radius[b]));
     return;
   }
-  const auto [n, q] = ballToBox(pa, s.tightBox(b));
+  const auto [n, q] = solid::ballTo(solid::of(s, b), pa);
   out.normal = n;
   out.point = q;
 }

@@ -47,7 +47,7 @@ std::uint64_t countBoxPairs(std::span<const AABB> boxes, std::uint64_t cap,
 
 AABB tightBoxOf(const BodyDef& d) {
   const float r = kinematic::radiusOf(d);
-  const Vec2 half = r > 0.0f ? Vec2{r, r} : d.halfExtents;
+  const Vec2 half = outline::halfExtentsOf(d, r);
   return {d.position - half, d.position + half};
 }
 

@@ -1,6 +1,7 @@
 #include "world/world_draw.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <quadbin/narrowphase/contact.hpp>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "bodies/ball_geometry.hpp"
+#include "bodies/solid.hpp"
 #include "contacts/contact.hpp"
 
 namespace quadbin {
@@ -35,6 +37,10 @@ Geometry ballBall(const BodyStore& b, std::uint32_t i, std::uint32_t j) noexcept
 Geometry ballBox(const BodyStore& b, std::uint32_t i, std::uint32_t j) noexcept {
   const Vec2 pa{b.px[i], b.py[i]};
   const float ra = b.radius[i];
+  if (b.shape[j] != kNoHull) {
+    const solid::Touch t = solid::touch(solid::of(b, j), pa, ra);
+    return {t.normal, t.gap};
+  }
   const AABB box = b.tightBox(j);
   const auto [normal, closest] = ballToBox(pa, box);
   if (closest.x != pa.x || closest.y != pa.y) return {normal, length(closest - pa) - ra};
@@ -57,7 +63,7 @@ Geometry ballWall(const BodyStore& b, std::uint32_t i, const AABB& bounds,
 }
 
 bool shapeTouches(const BodyStore& b, std::uint32_t i, const AABB& region) noexcept {
-  if (!b.isCircle(i)) return touches(b.tightBox(i), region);
+  if (!b.isCircle(i)) return solid::touches(solid::of(b, i), region);
   const Vec2 c{b.px[i], b.py[i]};
   return lengthSquared(c - closestPoint(region, c)) <= b.radius[i] * b.radius[i];
 }
@@ -99,7 +105,7 @@ class Drawer {
         const float len = length(d);
         if (len > b_.radius[*s]) point = centre + d * (b_.radius[*s] / len);
       } else {
-        point = closestPoint(b_.tightBox(*s), c);
+        point = solid::closestPoint(solid::of(b_, *s), c);
       }
       if (options_.region && !contains(*options_.region, point)) continue;
       out_.sensorOverlap(idAt(*s), idAt(*v), point);
@@ -148,10 +154,17 @@ class Drawer {
                  b_.awake[i] != 0,
                  b_.type[i]});
     } else if (shown && !b_.isCircle(i) && options_.staticBoxes) {
-      out_.staticBox({idAt(i), b_.tightBox(i)});
+      if (const Hull* h = b_.hullOf(i)) {
+        std::array<Vec2, Hull::kMaxVertices> at{};
+        for (int k = 0; k < h->count; ++k) at[k] = h->vertex(k, {b_.px[i], b_.py[i]});
+        out_.polygon(
+            {idAt(i), std::span<const Vec2>(at.data(), h->count), !h->isSegment(), b_.type[i]});
+      } else {
+        out_.staticBox({idAt(i), b_.tightBox(i)});
+      }
     }
     if (options_.aabbs) {
-      const AABB box = b_.tightBox(i);
+      const AABB box = b_.isCircle(i) ? b_.tightBox(i) : solid::bounds(solid::of(b_, i));
       if (!options_.region || touches(box, *options_.region)) out_.aabb(idAt(i), box);
     }
   }

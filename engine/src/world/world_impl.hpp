@@ -29,6 +29,8 @@
 #include "bodies/filtering.hpp"
 #include "bodies/forces.hpp"
 #include "bodies/kinematic.hpp"
+#include "bodies/outline.hpp"
+#include "bodies/solid.hpp"
 #include "bodies/validate.hpp"
 #include "events/contact_events.hpp"
 #include "events/sensor_set.hpp"
@@ -115,6 +117,9 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   // pair limit, else updates knownPairs: a body about to be created from
   // `d`, bodies from `defs`, dense body i about to move to `box`.
   void admitBody(const BodyDef& d);
+  /// Body i, a chain's segment, leaves its chain: it and its neighbours
+  /// stop deferring to each other at their shared vertices.
+  void leaveChain(std::uint32_t i) noexcept;
   void admitBodies(std::span<const BodyDef> defs);
   void admitMove(std::uint32_t i, const AABB& box);
   // Dense body i is about to be destroyed.

@@ -146,6 +146,7 @@ void World::setType(BodyId id, BodyType type) {
   // changes (the next step finds those that still touch).
   w.wake(i);
   w.solver.dropContactsOf(b, i);
+  if (type != b.type[i]) w.leaveChain(i);
   b.setType(i, type, v.mass);
   w.markBodiesChanged(i, i + 1);
 }
@@ -174,6 +175,7 @@ void World::setEnabled(BodyId id, bool enabled) {
     w.sensors.forgetBody(id.index);
     w.wake(i);
     w.solver.dropContactsOf(b, i);
+    w.leaveChain(i);
     b.awake[i] = 0;
     b.setEnabled(i, false);
   }

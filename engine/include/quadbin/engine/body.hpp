@@ -4,12 +4,17 @@
 /// from (BodyType, BodyDef) and which bodies collide or are reported by
 /// queries (Filter, QueryFilter). Included by quadbin/engine/world.hpp.
 
+#include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <quadbin/engine/limits.hpp>
+#include <quadbin/error.hpp>
 #include <quadbin/geometry/aabb.hpp>
+#include <span>
+#include <string>
 
 namespace quadbin {
 
@@ -59,11 +64,15 @@ struct QueryFilter {
 };
 
 enum class BodyType : std::uint8_t {
-  Ball,       ///< dynamic circle: moves, collides, has mass
-  StaticBox,  ///< fixed axis-aligned box: a wall or an obstacle, infinite mass
-  /// A ball (radius > 0) or an axis-aligned box (radius 0, halfExtents;
-  /// a def with radius > 0 and halfExtents other than the default is
-  /// refused as ambiguous: use BodyDef::kinematicBall or kinematicBox)
+  Ball,  ///< dynamic circle: moves, collides, has mass
+  /// A fixed shape, a wall or an obstacle of infinite mass: an axis-aligned
+  /// box (halfExtents), or the segment, polygon or turned box of its
+  /// outline (BodyDef::staticSegment, staticPolygon, staticBox with an angle).
+  StaticBox,
+  /// A ball (radius > 0), an axis-aligned box (radius 0, halfExtents) or an
+  /// outline (radius 0; a def with radius > 0 and halfExtents other than
+  /// the default, or an outline, is refused as ambiguous: use
+  /// BodyDef::kinematicBall, kinematicBox or kinematicPolygon)
   /// that moves at the velocity the game sets (a door, a paddle, a lift):
   /// infinite mass, no gravity, never moved by collisions; balls bounce off
   /// it continuously (no tunnelling, even at speed). It does not collide
@@ -120,6 +129,17 @@ struct BodyDef {
   /// times |gravity| at most limits::kMaxGravity (the limit gravity itself
   /// has). Static and kinematic bodies ignore it.
   float gravityScale = 1.0f;
+  /// The most points an outline holds.
+  static constexpr std::size_t kMaxOutline = 8;
+  /// Static and kinematic bodies that are not axis-aligned boxes: the
+  /// shape's points relative to `position`, 2 a two-sided segment, 3 to 8
+  /// a convex polygon in either winding (outlineCount of them; 0, the
+  /// default: a ball, or a box of halfExtents, which are then ignored).
+  /// Balls hit them as they hit boxes (exact time of impact, friction,
+  /// events, sensors, queries). staticSegment, staticPolygon, the turned
+  /// staticBox and World::createChain fill it.
+  std::array<Vec2, kMaxOutline> outline{};
+  std::uint8_t outlineCount = 0;
 
   [[nodiscard]] static BodyDef ball(Vec2 position, float radius, Vec2 velocity = {}) {
     BodyDef def;
@@ -133,6 +153,64 @@ struct BodyDef {
     def.type = BodyType::StaticBox;
     def.position = box.center();
     def.halfExtents = box.extents() * 0.5f;
+    return def;
+  }
+  /// A static two-sided segment from a to b (a slope, a ramp, a line of a
+  /// level); its position is the midpoint.
+  [[nodiscard]] static BodyDef staticSegment(Vec2 a, Vec2 b) {
+    const Vec2 mid = (a + b) * 0.5f;
+    BodyDef def;
+    def.type = BodyType::StaticBox;
+    def.position = mid;
+    def.outline[0] = a - mid;
+    def.outline[1] = b - mid;
+    def.outlineCount = 2;
+    return def;
+  }
+  /// A static convex polygon of 3 to 8 vertices in either winding; its
+  /// position is the centre of its bounding box. Throws quadbin::Error for
+  /// more than 8 vertices (the world refuses other bad outlines).
+  [[nodiscard]] static BodyDef staticPolygon(std::span<const Vec2> vertices) {
+    if (vertices.size() > kMaxOutline) {
+      throw Error("BodyDef::staticPolygon: " + std::to_string(vertices.size()) +
+                  " vertices, more than the 8 an outline holds");
+    }
+    BodyDef def;
+    def.type = BodyType::StaticBox;
+    if (vertices.empty()) return def;
+    Vec2 lo = vertices[0], hi = vertices[0];
+    for (const Vec2 v : vertices) lo = min(lo, v), hi = max(hi, v);
+    def.position = (lo + hi) * 0.5f;
+    for (std::size_t i = 0; i < vertices.size(); ++i) def.outline[i] = vertices[i] - def.position;
+    def.outlineCount = static_cast<std::uint8_t>(vertices.size());
+    return def;
+  }
+  /// A static box of half extents `halfExtents` centred on `centre` and
+  /// turned by `angle` radians counter-clockwise (angle 0: the axis-aligned
+  /// box, as staticBox(AABB)).
+  [[nodiscard]] static BodyDef staticBox(Vec2 centre, Vec2 halfExtents, float angle) {
+    BodyDef def = staticBox(AABB::fromCenterHalf(centre, halfExtents));
+    if (angle == 0.0f) return def;
+    const float c = std::cos(angle), s = std::sin(angle);
+    const Vec2 corners[4] = {{-halfExtents.x, -halfExtents.y},
+                             {halfExtents.x, -halfExtents.y},
+                             {halfExtents.x, halfExtents.y},
+                             {-halfExtents.x, halfExtents.y}};
+    for (int i = 0; i < 4; ++i) {
+      def.outline[i] = {c * corners[i].x - s * corners[i].y, s * corners[i].x + c * corners[i].y};
+    }
+    def.outlineCount = 4;
+    return def;
+  }
+  /// A kinematic convex polygon (3 to 8 vertices) or segment (2): moves at
+  /// `velocity` until World::setVelocity changes it; it does not turn.
+  [[nodiscard]] static BodyDef kinematicPolygon(std::span<const Vec2> vertices,
+                                                Vec2 velocity = {}) {
+    BodyDef def =
+        vertices.size() == 2 ? staticSegment(vertices[0], vertices[1]) : staticPolygon(vertices);
+    def.type = BodyType::Kinematic;
+    def.radius = 0.0f;
+    def.velocity = velocity;
     return def;
   }
   /// A kinematic ball: moves at `velocity` until World::setVelocity changes it.

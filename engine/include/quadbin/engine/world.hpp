@@ -109,6 +109,16 @@ class World {
   /// createBody called on each def in turn (same ids, same state, same
   /// next step), at a fraction of the cost: storage grows once for all.
   std::vector<BodyId> createBodies(std::span<const BodyDef> defs);
+  /// A polyline of static segments for terrain (Box2D's chain shape): one
+  /// two-sided segment per pair of consecutive points, and with `loop` one
+  /// more from the last point back to the first; all or nothing, as
+  /// createBodies. A ball rolls over the chain's inner vertices without a
+  /// bump: the region around a shared vertex belongs to one of its two
+  /// segments. A segment that is destroyed, moved, disabled or made
+  /// kinematic leaves the chain (its neighbours' ends become plain ends).
+  /// Throws Error for fewer than 2 points (3 with `loop`), a point that is
+  /// not finite or outside the limits, or two consecutive equal points.
+  std::vector<BodyId> createChain(std::span<const Vec2> points, bool loop = false);
   /// Throws Error for a stale or foreign id (so does every member that
   /// takes a BodyId). The body's contacts end (with events at the next
   /// step); the last body takes its dense index (bodyAt) and every other

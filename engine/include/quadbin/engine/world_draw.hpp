@@ -26,6 +26,7 @@
 #include <quadbin/engine/world.hpp>
 #include <quadbin/geometry/aabb.hpp>
 #include <quadbin/geometry/vec2.hpp>
+#include <span>
 
 namespace quadbin {
 
@@ -46,6 +47,17 @@ struct DrawnBox {
   AABB box;  ///< its extent (World::bounds)
 };
 
+/// A static or kinematic body made from an outline (BodyDef::outline): a
+/// segment (2 vertices, open) or a convex polygon (closed), its vertices
+/// in world coordinates, counter-clockwise for a polygon. Valid during the
+/// callback only.
+struct DrawnPolygon {
+  BodyId id;
+  std::span<const Vec2> vertices;
+  bool closed = true;  ///< false for a segment
+  BodyType type = BodyType::StaticBox;
+};
+
 /// Two bodies that touch now: their surfaces are at most 0.5% of the
 /// smaller radius apart (or overlap), the rule the solver uses for a
 /// resting contact.
@@ -61,10 +73,12 @@ struct DrawnContact {
 
 /// What World::draw reports.
 struct WorldDrawOptions {
-  bool balls = true;        ///< WorldDraw::ball for each ball
-  bool staticBoxes = true;  ///< WorldDraw::staticBox for each static box
-  bool walls = true;        ///< WorldDraw::walls once, for a closed world
-  bool contacts = false;    ///< WorldDraw::contact for each touching pair and wall
+  bool balls = true;  ///< WorldDraw::ball for each ball
+  /// WorldDraw::staticBox for each static or kinematic box, and
+  /// WorldDraw::polygon for each segment and polygon
+  bool staticBoxes = true;
+  bool walls = true;      ///< WorldDraw::walls once, for a closed world
+  bool contacts = false;  ///< WorldDraw::contact for each touching pair and wall
   /// WorldDraw::sensorOverlap for each ball inside a sensor after the last
   /// step (the overlaps its sensor events reported), in their order.
   bool sensorOverlaps = false;
@@ -93,6 +107,8 @@ class WorldDraw {
   virtual void ball(const DrawnBall& ball) { (void)ball; }
   /// A static box.
   virtual void staticBox(const DrawnBox& box) { (void)box; }
+  /// A segment or polygon (BodyDef::outline).
+  virtual void polygon(const DrawnPolygon& polygon) { (void)polygon; }
   /// The walls of a closed world: the inside of `bounds`.
   virtual void walls(const AABB& bounds) { (void)bounds; }
   /// A pair of touching bodies, or a ball touching a wall.
