@@ -18,7 +18,7 @@ struct FeatureText {
   std::string_view how;
 };
 
-constexpr std::array<FeatureText, 11> kFeatures{{
+constexpr std::array<FeatureText, 12> kFeatures{{
     {Feature::Baseline, "baseline", "the scene as Workload B steps it (no feature on)"},
     {Feature::Filter, "filter",
      "every ball a Filter: category i % 4, mask without category (i + 2) % 4 (a quarter of "
@@ -42,6 +42,9 @@ constexpr std::array<FeatureText, 11> kFeatures{{
      "counts the callbacks, every step"},
     {Feature::Disabled, "disabled",
      "one ball in 100 disabled (World::setEnabled): every candidate pair is then checked"},
+    {Feature::Outlines, "outlines",
+     "16 static boxes turned by 30 degrees and 16 static segments at 45 degrees, each 1/32 "
+     "of the side, on a 4 x 4 grid (the contacts with them included)"},
 }};
 
 // Counts what World::draw reports.
@@ -122,6 +125,7 @@ void FeatureWorld::setUp(const scenes::Scene& scene) {
   }
   if (feature_ == Feature::Kinematic) addPaddles(scene);
   if (feature_ == Feature::Sensors) addSensors(scene);
+  if (feature_ == Feature::Outlines) addOutlines(scene);
   if (feature_ == Feature::PreSolve) {
     world_.setPreSolve([](BodyId /*a*/, BodyId /*b*/, Vec2 /*normal*/) { return true; });
   }
@@ -142,6 +146,22 @@ void FeatureWorld::addPaddles(const scenes::Scene& scene) {
     const AABB box{{c.x - halfWidth, c.y - halfHeight}, {c.x + halfWidth, c.y + halfHeight}};
     const float vy = k % 2 == 0 ? paddleSpeed_ : -paddleSpeed_;
     paddles_.push_back(world_.createBody(BodyDef::kinematicBox(box, {0.0f, vy})));
+  }
+}
+
+void FeatureWorld::addOutlines(const scenes::Scene& scene) {
+  const AABB w = scene.world;
+  const Vec2 size = w.extents();
+  const float side = std::min(size.x, size.y) / 32.0f;
+  for (int row = 0; row < 4; ++row) {
+    for (int col = 0; col < 4; ++col) {
+      const Vec2 c{w.min.x + size.x * (0.125f + 0.25f * static_cast<float>(col)),
+                   w.min.y + size.y * (0.125f + 0.25f * static_cast<float>(row))};
+      (void)world_.createBody(BodyDef::staticBox(c, {side * 0.5f, side * 0.25f}, 0.5236f));
+      const Vec2 offset{side, side};
+      const Vec2 d{side * 0.3536f, side * 0.3536f};
+      (void)world_.createBody(BodyDef::staticSegment(c + offset - d, c + offset + d));
+    }
   }
 }
 

@@ -27,6 +27,7 @@ enum class Feature : std::uint8_t {
   Force,      ///< applyForce on every ball every step
   Draw,       ///< World::draw into a counting WorldDraw every step
   Disabled,   ///< one ball in 100 disabled (World::setEnabled)
+  Outlines,   ///< 16 turned boxes and 16 segments among the balls
 };
 
 /// Every feature, Baseline first, in report order.
@@ -56,6 +57,7 @@ class FeatureWorld {
   void setUp(const scenes::Scene& scene);
   void addPaddles(const scenes::Scene& scene);
   void addSensors(const scenes::Scene& scene);
+  void addOutlines(const scenes::Scene& scene);
   void beforeStep();
   void afterStep();
 
