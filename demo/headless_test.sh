@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest demo_headless: one headless screenshot per broad phase, each checked
-# by quadbin-demo-png-check (exists, size, dimensions, not blank); the window
-# driven by scripted keys; bad command lines refused.
+# by quadbin-demo-png-check (exists, size, dimensions, not blank); the
+# pinball scene; the window driven by scripted keys; bad command lines
+# refused.
 #   headless_test.sh QUADBIN_DEMO PNG_CHECK OUT_DIR
 set -euo pipefail
 demo=$1
@@ -22,6 +23,16 @@ done
 "$demo" --headless --scene mixed --n 400 --frames 3 --overlay off --width 200 --height 300 \
   --screenshot "$out/plain.png"
 "$check" "$out/plain.png" 200 300 --min-bytes 1000 --min-colours 4
+# The pinball scene: outlines (segments, a chain, polygons, turned boxes, a
+# kinematic paddle) under gravity, y up; its balls drained and dropped again.
+"$demo" --headless --scene pinball --frames 90 --width 200 --height 300 --threads 2 \
+  --screenshot "$out/pinball.png"
+"$check" "$out/pinball.png" 200 300 --min-bytes 1000 --min-colours 8
+# Its window: the keys of the reference scenes stay harmless (D removes
+# every ball but never the table; a burst lands only on the field).
+"$demo" --scene pinball --n 50 --width 200 --height 300 --threads 2 --frames 16 \
+  --keys "D,D,A,burst,grab,S,release,Up,ZoomIn,Down,Z,R" --screenshot "$out/pinball-window.png"
+"$check" "$out/pinball-window.png" 200 300 --min-bytes 1000 --min-colours 8
 # Zoomed in on a corner (World::draw culls to the view), and zoomed out.
 "$demo" --headless --scene clustered --n 1000 --frames 5 --zoom 5 --center 20,25 --width 240 \
   --height 240 --screenshot "$out/zoom.png"

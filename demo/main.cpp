@@ -74,8 +74,8 @@ int runHeadless(const demo::Options& o, const sf::Font* font) {
     return 1;
   }
   std::cout << "quadbin-demo: " << o.screenshot << ": " << toString(sim.broadPhase()) << ", "
-            << sim.world().bodyCount() << " balls after " << sim.steps() << " steps ("
-            << sim.stepMs() << " ms per step)\n";
+            << sim.ballCount() << " balls after " << sim.steps() << " steps (" << sim.stepMs()
+            << " ms per step)\n";
   return 0;
 }
 
@@ -139,7 +139,7 @@ class WindowApp {
       }
     }
     std::cout << "quadbin-demo: window closed after " << *options_.frames
-              << " frames: " << toString(sim_.broadPhase()) << ", " << sim_.world().bodyCount()
+              << " frames: " << toString(sim_.broadPhase()) << ", " << sim_.ballCount()
               << " balls, " << sim_.threads() << " threads, " << sim_.steps() << " steps\n";
     window_.close();
     return rc;

@@ -30,28 +30,17 @@ std::optional<quadbin::Vec2> parsePoint(const std::string& text) {
   return quadbin::Vec2{*x, *y};
 }
 
-}  // namespace
-
-Parsed parseOptions(int argc, char** argv) {
-  CLI::App app{
-      "quadbin-demo: bouncing balls with the broad phase's structure drawn over them.\n"
-      "Interactive by default (H shows the keys); --headless writes one PNG."};
-  Options o;
-  std::string scene = "uniform", broadPhase = std::string(toString(o.broadPhase));
+// The options given as text, turned into Options once parsed (resolve).
+struct Text {
+  std::string scene = "uniform";
+  std::string broadPhase;
+  std::string center;
   bool listBroadPhases = false;
-  app.add_option("--scene", scene, "reference scene: uniform, clustered, mixed")
-      ->check(CLI::IsMember({"uniform", "clustered", "mixed"}))
-      ->capture_default_str();
-  app.add_option("--n", o.n, "number of balls")
-      ->check(CLI::Range(0u, 2000000u))
-      ->capture_default_str();
-  app.add_option("--seed", o.seed, "scene seed")->capture_default_str();
-  app.add_option("--broadphase", broadPhase, "broad phase (--list-broadphases)")
-      ->capture_default_str();
-  app.add_flag("--list-broadphases", listBroadPhases, "print the broad phase names and exit");
-  app.add_option("--threads", o.threads, "threads of the step (0: all hardware threads)")
-      ->check(CLI::Range(0u, 1024u))
-      ->capture_default_str();
+  CLI::Option* n = nullptr;  // --n, to tell whether it was given
+};
+
+// What is on screen: the picture's size, what is drawn, the camera.
+void addViewOptions(CLI::App& app, Options& o, Text& t) {
   app.add_option("--width", o.width, "window or picture width in pixels")
       ->check(CLI::Range(16u, 8192u))
       ->capture_default_str();
@@ -73,9 +62,12 @@ Parsed parseOptions(int argc, char** argv) {
                  "10000; the mouse wheel zooms in the window)")
       ->check(CLI::Range(0.25f, 10000.0f))
       ->capture_default_str();
-  std::string center;
-  app.add_option("--center", center,
+  app.add_option("--center", t.center,
                  "the world point X,Y at the middle of the picture (default: the world's centre)");
+}
+
+// How the program runs: headless or a window, for how long, what it saves.
+void addRunOptions(CLI::App& app, Options& o) {
   app.add_flag("--headless", o.headless, "no window: step --frames times, write --screenshot");
   app.add_option("--frames", o.frames,
                  "headless: steps before the screenshot (default 60); window: quit after this "
@@ -87,6 +79,63 @@ Parsed parseOptions(int argc, char** argv) {
                  "window: replay these keys, one per frame, for tests (e.g. Tab,3,A,Space,S,O,+,"
                  "-,C,R,H, burst, grab, release, ZoomIn, ZoomOut, Left, Right, Up, Down, Z)")
       ->delimiter(',');
+}
+
+// The parsed options completed from their text, or the exit code.
+Parsed resolve(Options o, const Text& t) {
+  const auto type = quadbin::parseBroadPhaseType(t.broadPhase);
+  if (!type) {
+    std::cerr << "quadbin-demo: unknown broad phase '" << t.broadPhase
+              << "' (quadbin-demo --list-broadphases lists them)\n";
+    return {std::nullopt, 2};
+  }
+  o.broadPhase = *type;
+  if (!t.center.empty()) {
+    o.center = parsePoint(t.center);
+    if (!o.center) {
+      std::cerr << "quadbin-demo: --center takes X,Y (two numbers), not '" << t.center << "'\n";
+      return {std::nullopt, 2};
+    }
+  }
+  o.pinball = t.scene == "pinball";
+  if (o.pinball) {
+    if (t.n->count() == 0) o.n = kDefaultPinballBalls;
+  } else {
+    o.scene = *quadbin::scenes::parseSceneKind(t.scene);
+  }
+  if (o.headless && o.screenshot.empty()) {
+    std::cerr << "quadbin-demo: --headless needs --screenshot FILE.png\n";
+    return {std::nullopt, 2};
+  }
+  return {o, 0};
+}
+
+}  // namespace
+
+Parsed parseOptions(int argc, char** argv) {
+  CLI::App app{
+      "quadbin-demo: bouncing balls with the broad phase's structure drawn over them.\n"
+      "Interactive by default (H shows the keys); --headless writes one PNG."};
+  Options o;
+  Text t;
+  t.broadPhase = std::string(toString(o.broadPhase));
+  app.add_option("--scene", t.scene,
+                 "reference scene (uniform, clustered, mixed) or the demo's pinball table")
+      ->check(CLI::IsMember({"uniform", "clustered", "mixed", "pinball"}))
+      ->capture_default_str();
+  t.n = app.add_option("--n", o.n, "number of balls")
+            ->check(CLI::Range(0u, 2000000u))
+            ->default_str(std::to_string(kDefaultBalls) + ", pinball " +
+                          std::to_string(kDefaultPinballBalls));
+  app.add_option("--seed", o.seed, "scene seed")->capture_default_str();
+  app.add_option("--broadphase", t.broadPhase, "broad phase (--list-broadphases)")
+      ->capture_default_str();
+  app.add_flag("--list-broadphases", t.listBroadPhases, "print the broad phase names and exit");
+  app.add_option("--threads", o.threads, "threads of the step (0: all hardware threads)")
+      ->check(CLI::Range(0u, 1024u))
+      ->capture_default_str();
+  addViewOptions(app, o, t);
+  addRunOptions(app, o);
 
   try {
     app.parse(argc, argv);
@@ -94,32 +143,13 @@ Parsed parseOptions(int argc, char** argv) {
     const int rc = app.exit(e);
     return {std::nullopt, rc == 0 ? 0 : 2};
   }
-  if (listBroadPhases) {
+  if (t.listBroadPhases) {
     for (const quadbin::BroadPhaseType type : quadbin::allBroadPhaseTypes()) {
       std::cout << toString(type) << '\n';
     }
     return {std::nullopt, 0};
   }
-  const auto type = quadbin::parseBroadPhaseType(broadPhase);
-  if (!type) {
-    std::cerr << "quadbin-demo: unknown broad phase '" << broadPhase
-              << "' (quadbin-demo --list-broadphases lists them)\n";
-    return {std::nullopt, 2};
-  }
-  o.broadPhase = *type;
-  if (!center.empty()) {
-    o.center = parsePoint(center);
-    if (!o.center) {
-      std::cerr << "quadbin-demo: --center takes X,Y (two numbers), not '" << center << "'\n";
-      return {std::nullopt, 2};
-    }
-  }
-  o.scene = *quadbin::scenes::parseSceneKind(scene);
-  if (o.headless && o.screenshot.empty()) {
-    std::cerr << "quadbin-demo: --headless needs --screenshot FILE.png\n";
-    return {std::nullopt, 2};
-  }
-  return {o, 0};
+  return resolve(o, t);
 }
 
 }  // namespace demo

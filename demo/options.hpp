@@ -10,9 +10,17 @@
 
 namespace demo {
 
+/// --n when not given: for the reference scenes, and for the pinball scene.
+inline constexpr std::uint32_t kDefaultBalls = 3000;
+inline constexpr std::uint32_t kDefaultPinballBalls = 200;
+
 struct Options {
+  /// The reference scene (when `pinball` is false).
   quadbin::scenes::SceneKind scene = quadbin::scenes::SceneKind::Uniform;
-  std::uint32_t n = 3000;
+  /// --scene pinball: the demo's own table of outlines (pinball.hpp)
+  /// instead of a reference scene.
+  bool pinball = false;
+  std::uint32_t n = kDefaultBalls;
   std::uint64_t seed = quadbin::scenes::kDefaultSeed;
   quadbin::BroadPhaseType broadPhase = quadbin::BroadPhaseType::Quadtree;
   std::uint32_t threads = 0;  ///< 0: all hardware threads

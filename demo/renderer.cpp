@@ -21,6 +21,9 @@ const sf::Color kContactLine(255, 235, 90, 255);  // normals: yellow over the re
 const sf::Color kBorder(140, 140, 150);
 const sf::Color kAsleep(130, 140, 175);
 const sf::Color kStaticBox(95, 100, 115);
+const sf::Color kStaticEdge(150, 156, 175);  // a polygon's rim
+const sf::Color kKinematic(70, 150, 160);    // a kinematic outline (the paddle)
+const sf::Color kKinematicEdge(120, 210, 220);
 
 // One colour per depth (level), cycling: neighbouring depths stay apart.
 sf::Color depthColour(std::uint32_t depth, sf::Uint8 alpha) {
@@ -209,7 +212,10 @@ sf::View Renderer::worldView(const sf::RenderTarget& target, const Simulation& s
   const float fit = std::min(tw / (b.max.x - b.min.x), th / (b.max.y - b.min.y));
   const float perPixel = 1.0f / (fit * camera.zoom);
   const quadbin::Vec2 c = camera.center.value_or(b.center());
-  return {{c.x, c.y}, {tw * perPixel, th * perPixel}};
+  // A negative height turns the picture upside down: y up for a world
+  // under gravity.
+  const float flip = sim.yUp() ? -1.0f : 1.0f;
+  return {{c.x, c.y}, {tw * perPixel, flip * th * perPixel}};
 }
 
 float Renderer::worldPerPixel(const sf::RenderTarget& target, const Simulation& sim,
@@ -220,7 +226,8 @@ float Renderer::worldPerPixel(const sf::RenderTarget& target, const Simulation& 
 quadbin::AABB Renderer::visible(const sf::RenderTarget& target, const Simulation& sim,
                                 const Camera& camera) {
   const sf::View view = worldView(target, sim, camera);
-  const sf::Vector2f c = view.getCenter(), half = view.getSize() * 0.5f;
+  const sf::Vector2f c = view.getCenter();
+  const sf::Vector2f half{std::abs(view.getSize().x) * 0.5f, std::abs(view.getSize().y) * 0.5f};
   return {{c.x - half.x, c.y - half.y}, {c.x + half.x, c.y + half.y}};
 }
 
@@ -245,7 +252,8 @@ void Renderer::pan(Camera& camera, const sf::RenderTarget& target, const Simulat
                    sf::Vector2f pixels) {
   const float perPixel = worldPerPixel(target, sim, camera);
   const quadbin::Vec2 c = camera.center.value_or(sim.world().def().bounds.center());
-  camera.center = c + quadbin::Vec2{pixels.x, pixels.y} * perPixel;
+  const float flip = sim.yUp() ? -1.0f : 1.0f;
+  camera.center = c + quadbin::Vec2{pixels.x, flip * pixels.y} * perPixel;
 }
 
 void Renderer::draw(sf::RenderTarget& target, const Simulation& sim, const View& view) {
@@ -260,25 +268,42 @@ void Renderer::draw(sf::RenderTarget& target, const Simulation& sim, const View&
 namespace {
 
 // Keeps what World::draw reports, to turn into vertices once complete (a
-// ball's colour depends on contacts reported after it).
+// ball's colour depends on contacts reported after it). A polygon's
+// vertices are valid during its callback only: they are copied.
 class Collector final : public quadbin::WorldDraw {
  public:
   Collector(std::vector<quadbin::DrawnBall>& balls, std::vector<quadbin::DrawnBox>& boxes,
+            std::vector<DrawnOutline>& outlines, std::vector<quadbin::Vec2>& points,
             std::vector<quadbin::DrawnContact>& contacts, std::optional<quadbin::AABB>& walls)
-      : balls_(balls), boxes_(boxes), contacts_(contacts), walls_(walls) {
+      : balls_(balls),
+        boxes_(boxes),
+        outlines_(outlines),
+        points_(points),
+        contacts_(contacts),
+        walls_(walls) {
     balls_.clear();
     boxes_.clear();
+    outlines_.clear();
+    points_.clear();
     contacts_.clear();
     walls_.reset();
   }
   void ball(const quadbin::DrawnBall& ball) override { balls_.push_back(ball); }
   void staticBox(const quadbin::DrawnBox& box) override { boxes_.push_back(box); }
+  void polygon(const quadbin::DrawnPolygon& polygon) override {
+    outlines_.push_back({static_cast<std::uint32_t>(points_.size()),
+                         static_cast<std::uint32_t>(polygon.vertices.size()), polygon.closed,
+                         polygon.type});
+    points_.insert(points_.end(), polygon.vertices.begin(), polygon.vertices.end());
+  }
   void walls(const quadbin::AABB& bounds) override { walls_ = bounds; }
   void contact(const quadbin::DrawnContact& contact) override { contacts_.push_back(contact); }
 
  private:
   std::vector<quadbin::DrawnBall>& balls_;
   std::vector<quadbin::DrawnBox>& boxes_;
+  std::vector<DrawnOutline>& outlines_;
+  std::vector<quadbin::Vec2>& points_;
   std::vector<quadbin::DrawnContact>& contacts_;
   std::optional<quadbin::AABB>& walls_;
 };
@@ -293,9 +318,23 @@ void Renderer::drawBodies(sf::RenderTarget& target, const Simulation& sim, const
   quadbin::WorldDrawOptions options;
   options.contacts = view.contacts;
   options.region = visible(target, sim, view.camera);
-  Collector collector(drawnBalls_, drawnBoxes_, drawnContacts_, walls_);
+  Collector collector(drawnBalls_, drawnBoxes_, drawnOutlines_, outlinePoints_, drawnContacts_,
+                      walls_);
   w.draw(collector, options);
+  drawOutlines(target, pixel);
+  balls_.clear();
+  appendBalls(sim.grabbed(), pixel);
+  for (const quadbin::DrawnBox& box : drawnBoxes_) {
+    const quadbin::AABB& b = box.box;
+    const sf::Vector2f p[4] = {
+        {b.min.x, b.min.y}, {b.max.x, b.min.y}, {b.max.x, b.max.y}, {b.min.x, b.max.y}};
+    for (const int k : {0, 1, 2, 0, 2, 3}) balls_.append({p[k], kStaticBox});
+  }
+  target.draw(balls_);
+  drawLines(target, pixel);
+}
 
+void Renderer::appendBalls(std::optional<quadbin::BodyId> grabbed, float pixel) {
   touchingSlot_.assign(touchingSlot_.size(), 0);
   auto mark = [&](quadbin::BodyId id) {
     if (id.isNull()) return;
@@ -306,8 +345,6 @@ void Renderer::drawBodies(sf::RenderTarget& target, const Simulation& sim, const
     mark(c.a);
     mark(c.b);
   }
-  const auto grabbed = sim.grabbed();
-  balls_.clear();
   for (const quadbin::DrawnBall& ball : drawnBalls_) {
     const quadbin::Vec2 c = ball.center;
     const float r = ball.radius;
@@ -329,13 +366,9 @@ void Renderer::drawBodies(sf::RenderTarget& target, const Simulation& sim, const
       previous = next;
     }
   }
-  for (const quadbin::DrawnBox& box : drawnBoxes_) {
-    const quadbin::AABB& b = box.box;
-    const sf::Vector2f p[4] = {
-        {b.min.x, b.min.y}, {b.max.x, b.min.y}, {b.max.x, b.max.y}, {b.min.x, b.max.y}};
-    for (const int k : {0, 1, 2, 0, 2, 3}) balls_.append({p[k], kStaticBox});
-  }
-  target.draw(balls_);
+}
+
+void Renderer::drawLines(sf::RenderTarget& target, float pixel) {
   lines_.clear();
   // Each contact: a tick from its point along the normal (a towards b),
   // 10 pixels long at any zoom.
@@ -355,6 +388,37 @@ void Renderer::drawBodies(sf::RenderTarget& target, const Simulation& sim, const
     }
   }
   target.draw(lines_);
+}
+
+void Renderer::drawOutlines(sf::RenderTarget& target, float pixel) {
+  // Segments as bands 3 pixels wide at any zoom; polygons filled, with a rim.
+  segments_.clear();
+  const float half = 1.5f * pixel;
+  sf::ConvexShape shape;
+  shape.setOutlineThickness(-pixel);  // inside the polygon: its true extent
+  for (const DrawnOutline& o : drawnOutlines_) {
+    const bool kinematic = o.type == quadbin::BodyType::Kinematic;
+    const quadbin::Vec2* v = outlinePoints_.data() + o.first;
+    if (!o.closed) {
+      const sf::Color colour = kinematic ? kKinematicEdge : kStaticEdge;
+      for (std::uint32_t k = 0; k + 1 < o.count; ++k) {
+        const quadbin::Vec2 d = v[k + 1] - v[k];
+        const float length = std::sqrt(dot(d, d));
+        if (length == 0.0f) continue;
+        const quadbin::Vec2 side = quadbin::Vec2{-d.y, d.x} * (half / length);
+        const sf::Vector2f p[4] = {at(v[k] - side), at(v[k + 1] - side), at(v[k + 1] + side),
+                                   at(v[k] + side)};
+        for (const int i : {0, 1, 2, 0, 2, 3}) segments_.append({p[i], colour});
+      }
+      continue;
+    }
+    shape.setPointCount(o.count);
+    for (std::uint32_t k = 0; k < o.count; ++k) shape.setPoint(k, at(v[k]));
+    shape.setFillColor(kinematic ? kKinematic : kStaticBox);
+    shape.setOutlineColor(kinematic ? kKinematicEdge : kStaticEdge);
+    target.draw(shape);
+  }
+  target.draw(segments_);
 }
 
 void Renderer::drawOverlay(sf::RenderTarget& target, const Simulation& sim, const Camera& camera) {
@@ -383,10 +447,11 @@ void Renderer::drawText(sf::RenderTarget& target, const Simulation& sim, const V
   }
   const double other = std::max(0.0, s.totalMs - s.broadPhaseMs - s.contactsMs - s.solverMs);
   std::string text = name + (view.overlay ? "" : "  (overlay off)") + "\n";
-  text += std::to_string(w.bodyCount()) + " balls | " +
-          std::string(quadbin::scenes::toString(sim.sceneKind())) + " | " +
-          std::to_string(sim.threads()) + (sim.threads() == 1 ? " thread" : " threads") +
-          " | step " + std::to_string(sim.steps()) + "\n";
+  text += std::to_string(sim.ballCount()) + " balls" +
+          (sim.waitingBalls() > 0 ? " (+" + std::to_string(sim.waitingBalls()) + " to drop)" : "") +
+          " | " + std::string(sim.sceneName()) + " | " + std::to_string(sim.threads()) +
+          (sim.threads() == 1 ? " thread" : " threads") + " | step " + std::to_string(sim.steps()) +
+          "\n";
   text += "step " + fixed(s.totalMs, 2) + " ms: broad " + fixed(s.broadPhaseMs, 2) + ", contacts " +
           fixed(s.contactsMs, 2) + ", solver " + fixed(s.solverMs, 2) + ", other " +
           fixed(other, 2) + "\n";

@@ -1,9 +1,8 @@
 #pragma once
 // Draws the demo's picture onto any sf::RenderTarget (the window, or the
-// RenderTexture of --headless): the bodies and contacts in view (through
-// quadbin::WorldDraw), the active broad phase's structure (through
-// quadbin::BroadPhaseDraw) and the text, through a camera that zooms and
-// pans.
+// RenderTexture of --headless): the bodies, outlines (segments and convex
+// polygons) and contacts in view (through quadbin::WorldDraw), the active broad phase's structure
+// (through quadbin::BroadPhaseDraw) and the text, through a camera that zooms and pans.
 
 #include <SFML/Graphics.hpp>
 #include <cstdint>
@@ -36,6 +35,16 @@ struct View {
   double stepsPerSecond = 0.0;  ///< achieved, as measured by the caller
 };
 
+/// A segment or polygon as World::draw reported it (quadbin::DrawnPolygon,
+/// whose vertices live only during the callback): its vertices are
+/// points[first, first + count) of a list the renderer keeps.
+struct DrawnOutline {
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+  bool closed = true;  ///< false for a segment
+  quadbin::BodyType type = quadbin::BodyType::StaticBox;
+};
+
 class Renderer {
  public:
   /// `font` may be null: no text is drawn then.
@@ -63,6 +72,11 @@ class Renderer {
   [[nodiscard]] static sf::View worldView(const sf::RenderTarget& target, const Simulation& sim,
                                           const Camera& camera);
   void drawBodies(sf::RenderTarget& target, const Simulation& sim, const View& view);
+  void drawOutlines(sf::RenderTarget& target, float pixel);
+  /// The balls in drawnBalls_ into balls_, coloured by their contacts.
+  void appendBalls(std::optional<quadbin::BodyId> grabbed, float pixel);
+  /// The contacts' normals and the walls.
+  void drawLines(sf::RenderTarget& target, float pixel);
   void drawOverlay(sf::RenderTarget& target, const Simulation& sim, const Camera& camera);
   void drawText(sf::RenderTarget& target, const Simulation& sim, const View& view);
 
@@ -73,6 +87,9 @@ class Renderer {
   // What World::draw reported for the frame.
   std::vector<quadbin::DrawnBall> drawnBalls_;
   std::vector<quadbin::DrawnBox> drawnBoxes_;
+  std::vector<DrawnOutline> drawnOutlines_;
+  std::vector<quadbin::Vec2> outlinePoints_;
+  sf::VertexArray segments_{sf::Triangles};
   std::vector<quadbin::DrawnContact> drawnContacts_;
   std::optional<quadbin::AABB> walls_;
   std::vector<std::uint8_t> touchingSlot_;  // by BodyId::index

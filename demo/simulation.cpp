@@ -26,12 +26,29 @@ quadbin::Vec2 inside(const quadbin::AABB& b, quadbin::Vec2 p, float r) {
   return {x, y};
 }
 
+// The options' world: the reference scene's, or the pinball table's bounds
+// and physics (its bodies come with the Pinball).
+quadbin::World makeWorld(const Options& o, const quadbin::scenes::Scene& scene) {
+  if (o.pinball) return quadbin::World(Pinball::worldDef(worldDef(o)));
+  return quadbin::scenes::makeWorld(scene, worldDef(o));
+}
+
+// Only the balls (category 1), not the pinball table's pieces.
+quadbin::QueryFilter ballsOnly() {
+  quadbin::QueryFilter f;
+  f.maskBits = 1;
+  return f;
+}
+
 }  // namespace
 
 Simulation::Simulation(const Options& options)
     : options_(options),
-      scene_(quadbin::scenes::generate(options.scene, options.n, options.seed)),
-      world_(quadbin::scenes::makeWorld(scene_, worldDef(options))) {}
+      scene_(options.pinball ? quadbin::scenes::Scene{}
+                             : quadbin::scenes::generate(options.scene, options.n, options.seed)),
+      world_(makeWorld(options, scene_)) {
+  if (options_.pinball) pinball_.emplace(world_, options_.n, options_.seed);
+}
 
 void Simulation::reset() {
   const quadbin::BroadPhaseType type = broadPhase();
@@ -39,7 +56,9 @@ void Simulation::reset() {
   Options o = options_;
   o.broadPhase = type;
   o.threads = threads;
-  world_ = quadbin::scenes::makeWorld(scene_, worldDef(o));
+  world_ = makeWorld(o, scene_);
+  pinball_.reset();
+  if (o.pinball) pinball_.emplace(world_, o.n, o.seed);
   steps_ = 0;
   added_ = 0;
   grabbed_.reset();
@@ -56,6 +75,7 @@ void Simulation::step() {
     if (speed > maxSpeed) v = v * (maxSpeed / speed);
     world_.setVelocity(*ball, v);
   }
+  if (pinball_) pinball_->update(world_);
   const auto start = std::chrono::steady_clock::now();
   world_.step(kDt);
   const double ms =
@@ -76,6 +96,10 @@ void Simulation::addScene(const quadbin::scenes::Scene& s, float scale) {
 }
 
 void Simulation::addBalls(std::uint32_t count) {
+  if (pinball_) {
+    pinball_->queue(count);
+    return;
+  }
   // A scene of `count` balls of the same kind, stretched over these bounds.
   ++added_;
   const auto batch = quadbin::scenes::generate(options_.scene, count, options_.seed + added_);
@@ -87,8 +111,11 @@ void Simulation::addBalls(std::uint32_t count) {
 }
 
 void Simulation::removeBalls(std::uint32_t count) {
+  if (pinball_) count = pinball_->unqueue(count);
   for (std::uint32_t k = 0; k < count && world_.bodyCount() > 0; ++k) {
     const quadbin::BodyId last = world_.bodyAt(world_.bodyCount() - 1);
+    // The pinball table's pieces come first in dense order: stop at them.
+    if (world_.type(last) != quadbin::BodyType::Ball) break;
     if (grabbed_ && *grabbed_ == last) grabbed_.reset();
     world_.destroyBody(last);
   }
@@ -105,17 +132,34 @@ void Simulation::burst(quadbin::Vec2 at, std::uint32_t count) {
     const float dist = 2.1f * r * std::sqrt(static_cast<float>(k) + 0.5f);
     const quadbin::Vec2 dir{std::cos(angle), std::sin(angle)};
     const quadbin::Vec2 p = inside(b, at + dir * dist, r);
-    world_.createBody(quadbin::BodyDef::ball(p, r, dir * (20.0f + 2.0f * dist)));
+    const quadbin::Vec2 v = dir * (20.0f + 2.0f * dist);
+    if (!pinball_) {
+      world_.createBody(quadbin::BodyDef::ball(p, r, v));
+    } else if (pinball_->onField(world_, p, r)) {
+      world_.createBody(Pinball::ball(p, v));
+    }
   }
 }
 
 std::optional<quadbin::BodyId> Simulation::pick(quadbin::Vec2 at, float reach) const {
   std::vector<quadbin::BodyId> near;
-  world_.nearest(at, 1, near);
+  world_.nearest(at, 1, near, ballsOnly());
   if (near.empty()) return std::nullopt;
   const quadbin::Vec2 d = world_.position(near[0]) - at;
   if (std::sqrt(dot(d, d)) - world_.radius(near[0]) > reach) return std::nullopt;
   return near[0];
+}
+
+std::string_view Simulation::sceneName() const noexcept {
+  return pinball_ ? "pinball" : quadbin::scenes::toString(options_.scene);
+}
+
+std::uint32_t Simulation::ballCount() const noexcept {
+  return world_.bodyCount() - (pinball_ ? pinball_->tableBodies() : 0);
+}
+
+std::uint32_t Simulation::waitingBalls() const noexcept {
+  return pinball_ ? pinball_->waiting() : 0;
 }
 
 std::optional<quadbin::BodyId> Simulation::grabbed() const {

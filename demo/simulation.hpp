@@ -1,14 +1,16 @@
 #pragma once
-// The demo's world: a reference scene in a quadbin::World, and what the keys
-// and the mouse do to it (add, remove, burst, drag, switch structure and
-// threads), with the step timed.
+// The demo's world: a reference scene (or the demo's pinball table) in a
+// quadbin::World, and what the keys and the mouse do to it (add, remove,
+// burst, drag, switch structure and threads), with the step timed.
 
 #include <cstdint>
 #include <optional>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/scenes/scene.hpp>
+#include <string_view>
 
 #include "options.hpp"
+#include "pinball.hpp"
 
 namespace demo {
 
@@ -20,14 +22,17 @@ class Simulation {
 
   /// The scene of the options again (the structure and threads in use stay).
   void reset();
-  /// One step of kDt, timed.
+  /// One step of kDt, timed (the pinball table's own moves first, untimed).
   void step();
 
-  /// `count` balls of the scene's kind at random places (bounds unchanged).
+  /// `count` balls of the scene's kind at random places (bounds unchanged);
+  /// pinball: `count` more balls to drop from the top, a row at a time.
   void addBalls(std::uint32_t count);
-  /// Removes the last `count` balls (the most recently added).
+  /// Removes the last `count` balls (the most recently added; pinball: the
+  /// waiting ones first). Never the table's pieces.
   void removeBalls(std::uint32_t count);
-  /// `count` balls flying out of `at` (placed on a spiral, no overlaps).
+  /// `count` balls flying out of `at` (placed on a spiral, no overlaps;
+  /// pinball: only the places on the field, clear of the table).
   void burst(quadbin::Vec2 at, std::uint32_t count);
 
   /// The ball nearest to `at` if it lies within `reach` of its surface.
@@ -47,7 +52,15 @@ class Simulation {
 
   [[nodiscard]] const quadbin::World& world() const noexcept { return world_; }
   [[nodiscard]] const quadbin::scenes::Scene& scene() const noexcept { return scene_; }
-  [[nodiscard]] quadbin::scenes::SceneKind sceneKind() const noexcept { return options_.scene; }
+  /// The scene's name: a reference scene's, or "pinball".
+  [[nodiscard]] std::string_view sceneName() const noexcept;
+  /// The balls in the world (bodyCount() less the pinball table's pieces).
+  [[nodiscard]] std::uint32_t ballCount() const noexcept;
+  /// Balls waiting to drop (pinball; 0 otherwise).
+  [[nodiscard]] std::uint32_t waitingBalls() const noexcept;
+  /// True when the world's y axis points up on screen (the pinball table,
+  /// under gravity); the reference scenes are drawn with y down.
+  [[nodiscard]] bool yUp() const noexcept { return pinball_.has_value(); }
   /// Steps since the last reset.
   [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
   /// Wall time of one step (World::step alone), smoothed over recent steps.
@@ -59,6 +72,7 @@ class Simulation {
   Options options_;
   quadbin::scenes::Scene scene_;
   quadbin::World world_;
+  std::optional<Pinball> pinball_;
   std::uint64_t steps_ = 0;
   std::uint64_t added_ = 0;  // seeds of the added batches
   double stepMs_ = 0.0;
