@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <numbers>
 #include <quadbin/broadphase/auto.hpp>
-#include <quadbin/broadphase/debug_draw.hpp>
+#include <quadbin/broadphase/broadphase.hpp>
 #include <string>
 
 namespace demo {

@@ -4,8 +4,7 @@
 // min <= max, query boxes free of NaN with min <= max, rays finite.
 
 #include <cstdint>
-#include <quadbin/geometry/aabb.hpp>
-#include <quadbin/geometry/ray.hpp>
+#include <quadbin/geometry.hpp>
 #include <span>
 
 namespace quadbin::detail {

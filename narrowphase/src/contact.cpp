@@ -1,6 +1,6 @@
 #include <algorithm>
 #include <cmath>
-#include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/narrowphase.hpp>
 
 namespace quadbin {
 

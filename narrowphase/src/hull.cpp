@@ -1,8 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <quadbin/narrowphase/contact.hpp>
-#include <quadbin/narrowphase/hull.hpp>
+#include <quadbin/narrowphase.hpp>
 
 namespace quadbin {
 namespace {

@@ -3,7 +3,7 @@
 // one rule for makeWorld and the scene-file parser, so that a file the
 // parser accepts always builds.
 
-#include <quadbin/geometry/vec2.hpp>
+#include <quadbin/geometry.hpp>
 #include <quadbin/scenes/scene.hpp>
 #include <string>
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <istream>
 #include <ostream>
-#include <quadbin/engine/limits.hpp>
+#include <quadbin/engine/world_def.hpp>
 #include <quadbin/error.hpp>
 #include <quadbin/scenes/scene.hpp>
 #include <string_view>

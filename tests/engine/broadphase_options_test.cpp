@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <quadbin/broadphase/bin_grid.hpp>
+#include <quadbin/broadphase.hpp>
 #include <quadbin/error.hpp>
 #include <quadbin/quadbin.hpp>
 #include <quadbin/scenes/scene.hpp>

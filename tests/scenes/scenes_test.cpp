@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <limits>
+#include <quadbin/broadphase.hpp>
 #include <quadbin/quadbin.hpp>
 #include <quadbin/scenes/scene.hpp>
 #include <sstream>

@@ -4,7 +4,6 @@
 // warning level afterwards; and a WorldDef whose world logs nothing.
 #include <gtest/gtest.h>
 
-#include <quadbin/engine/log.hpp>
 #include <quadbin/engine/world_def.hpp>
 
 namespace quadbin::test {

@@ -3,7 +3,7 @@
 # public World header, and only the World's own sources (world*.cpp)
 # include world_impl.hpp. The stages and stores of the step (bodies,
 # contacts, solver, sensors, filters, snapshot, validation) depend on the
-# public types headers (body, events, world_def, limits) and on each other,
+# public types headers (body, world_def) and on each other,
 # never on the World. -DSOURCE_DIR
 # The sources sit in folders by concern (engine/CMakeLists.txt) and include
 # each other by that path, so that an include says where the file lives.
@@ -17,7 +17,7 @@ foreach(f IN LISTS files)
     get_filename_component(name ${f} NAME)
     if(line MATCHES "quadbin/(engine/world|quadbin)\\.hpp" AND NOT name STREQUAL "world_impl.hpp")
       message(FATAL_ERROR "engine/src/${f} includes the public World header (${line}): "
-                          "include the types headers it needs (body, events, world_def)")
+                          "include the types headers it needs (body, world_def)")
     endif()
     if(line MATCHES "world_impl\\.hpp\"" AND NOT name MATCHES "^world[a-z_]*\\.cpp$")
       message(FATAL_ERROR "engine/src/${f} includes world_impl.hpp: only the World's own "

@@ -7,6 +7,18 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_
 if(rc)
   message(FATAL_ERROR "cmake --install failed: ${rc}")
 endif()
+# A public API of a few headers: at most 15 installed, none of the
+# structures' own classes (their headers are internal), and the example
+# below includes quadbin/quadbin.hpp, which includes every one of them, so
+# none may need an uninstalled header.
+file(GLOB_RECURSE headers RELATIVE ${WORK_DIR}/prefix ${WORK_DIR}/prefix/include/*.hpp)
+list(LENGTH headers header_count)
+if(header_count GREATER 15 OR header_count EQUAL 0)
+  message(FATAL_ERROR "${header_count} installed headers (at most 15): ${headers}")
+endif()
+if(headers MATCHES "bin_grid|sweep_and_prune|quadtree\\.hpp|parallel\\.hpp")
+  message(FATAL_ERROR "an internal header is installed: ${headers}")
+endif()
 # The package must be relocatable: it names its dependencies by their
 # imported targets, never by a path of the machine that built it, and it
 # is consumed from another folder than the one it was installed into.

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
-#include <quadbin/tasks.hpp>
 #include <quadbin/tasks/staged_loop.hpp>
+#include <quadbin/tasks/task_system.hpp>
 #include <random>
 #include <string>
 #include <vector>

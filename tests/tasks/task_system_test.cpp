@@ -8,8 +8,8 @@
 #include <bit>
 #include <numeric>
 #include <quadbin/error.hpp>
-#include <quadbin/tasks.hpp>
 #include <quadbin/tasks/parallel.hpp>
+#include <quadbin/tasks/task_system.hpp>
 #include <random>
 #include <stdexcept>
 #include <thread>

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <quadbin/geometry/aabb.hpp>
+#include <quadbin/geometry.hpp>
 #include <vector>
 
 namespace quadbin::detail {

@@ -9,9 +9,8 @@
 
 #include <concepts>
 #include <cstdint>
-#include <quadbin/broadphase/debug_draw.hpp>
-#include <quadbin/geometry/aabb.hpp>
-#include <quadbin/geometry/ray.hpp>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/geometry.hpp>
 #include <span>
 
 #include "boxes.hpp"

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <quadbin/broadphase/debug_draw.hpp>
-#include <quadbin/geometry/ray.hpp>
+#include <quadbin/broadphase/broadphase.hpp>
+#include <quadbin/geometry.hpp>
 #include <span>
 #if defined(__SSE2__)
 #include <emmintrin.h>

@@ -37,7 +37,6 @@
 #include <memory>
 #include <mutex>
 #include <quadbin/broadphase/broadphase.hpp>
-#include <quadbin/broadphase/debug_draw.hpp>
 #include <quadbin/broadphase/region_tree_stats.hpp>
 #include <quadbin/tasks/parallel.hpp>
 #include <vector>

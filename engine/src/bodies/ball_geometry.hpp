@@ -4,8 +4,8 @@
 // contact_set.cpp), and which way two balls on one centre part.
 
 #include <cstdint>
-#include <quadbin/geometry/aabb.hpp>
-#include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/geometry.hpp>
+#include <quadbin/narrowphase.hpp>
 #include <utility>
 
 namespace quadbin {

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 #include <quadbin/engine/body.hpp>
-#include <quadbin/narrowphase/hull.hpp>
+#include <quadbin/narrowphase.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <span>
 #include <vector>

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <quadbin/engine/limits.hpp>
+#include <quadbin/engine/world_def.hpp>
 
 namespace quadbin::forces {
 

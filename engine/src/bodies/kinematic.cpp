@@ -2,7 +2,7 @@
 #include "bodies/kinematic.hpp"
 #include "bodies/solid.hpp"
 
-#include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/narrowphase.hpp>
 
 namespace quadbin::kinematic {
 

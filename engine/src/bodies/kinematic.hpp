@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <quadbin/broadphase/broadphase.hpp>
-#include <quadbin/geometry/circle.hpp>
+#include <quadbin/geometry.hpp>
 #include <span>
 
 #include "bodies/body_store.hpp"

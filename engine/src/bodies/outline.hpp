@@ -6,7 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <quadbin/engine/body.hpp>
-#include <quadbin/narrowphase/hull.hpp>
+#include <quadbin/narrowphase.hpp>
 #include <span>
 
 namespace quadbin::outline {

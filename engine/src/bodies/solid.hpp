@@ -9,8 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <quadbin/narrowphase/contact.hpp>
-#include <quadbin/narrowphase/hull.hpp>
+#include <quadbin/narrowphase.hpp>
 
 #include "bodies/ball_geometry.hpp"
 #include "bodies/body_store.hpp"

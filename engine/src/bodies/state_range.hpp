@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <quadbin/engine/limits.hpp>
-#include <quadbin/geometry/vec2.hpp>
+#include <quadbin/engine/world_def.hpp>
+#include <quadbin/geometry.hpp>
 
 namespace quadbin::range {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <quadbin/engine/limits.hpp>
+#include <quadbin/engine/world_def.hpp>
 #include <string_view>
 
 #include "bodies/outline.hpp"

@@ -1,13 +1,13 @@
 #pragma once
 // The checks World runs on its arguments before it changes anything. Each
 // returns why the argument is refused (naming the field, its value and the
-// limit from quadbin/engine/limits.hpp), or an empty string when it is
+// limit from quadbin/engine/world_def.hpp), or an empty string when it is
 // accepted.
 
 #include <cstdint>
 #include <quadbin/engine/body.hpp>
 #include <quadbin/engine/world_def.hpp>
-#include <quadbin/geometry/ray.hpp>
+#include <quadbin/geometry.hpp>
 #include <string>
 #include <string_view>
 

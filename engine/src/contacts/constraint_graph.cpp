@@ -6,14 +6,13 @@
 
 namespace quadbin {
 
-using contacts::Contact;
 using contacts::isWall;
 using contacts::kColours;
 
-void ConstraintGraph::colourUseOf(std::span<const Contact> contacts, const BodyStore& bodies,
-                                  std::span<std::uint64_t> used) noexcept {
+void ConstraintGraph::colourUseOf(std::span<const contacts::Contact> contacts,
+                                  const BodyStore& bodies, std::span<std::uint64_t> used) noexcept {
   std::fill(used.begin(), used.end(), std::uint64_t{0});
-  for (const Contact& c : contacts) {
+  for (const contacts::Contact& c : contacts) {
     if (c.colour >= kColours) continue;
     const std::uint64_t bit = std::uint64_t{1} << c.colour;
     if (c.a < used.size()) used[c.a] |= bit;
@@ -33,7 +32,7 @@ std::uint8_t ConstraintGraph::colour(const BodyStore& bodies, std::uint32_t a,
   return static_cast<std::uint8_t>(colour);
 }
 
-void ConstraintGraph::giveBackConcurrently(const Contact& gone) noexcept {
+void ConstraintGraph::giveBackConcurrently(const contacts::Contact& gone) noexcept {
   if (gone.colour >= kColours) return;
   const std::uint64_t keep = ~(std::uint64_t{1} << gone.colour);
   if (gone.a < used_.size()) {
@@ -57,7 +56,8 @@ void ConstraintGraph::moveBody(std::uint32_t removed, std::uint32_t last) {
 
 void ConstraintGraph::clear() noexcept { std::fill(used_.begin(), used_.end(), std::uint64_t{0}); }
 
-bool ConstraintGraph::matches(std::span<const Contact> contacts, const BodyStore& bodies) const {
+bool ConstraintGraph::matches(std::span<const contacts::Contact> contacts,
+                              const BodyStore& bodies) const {
   std::vector<std::uint64_t> held(used_.size());
   colourUseOf(contacts, bodies, held);
   return held == used_;

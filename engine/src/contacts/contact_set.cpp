@@ -6,7 +6,7 @@
 #include <bit>
 #include <cassert>
 #include <cmath>
-#include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/narrowphase.hpp>
 
 #include "bodies/ball_geometry.hpp"
 #include "bodies/kinematic.hpp"

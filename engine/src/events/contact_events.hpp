@@ -5,7 +5,7 @@
 // and touching set apart; commit() makes them the world's once nothing can
 // fail any more, so a step that throws leaves the last ones in place.
 #include <cstdint>
-#include <quadbin/engine/events.hpp>
+#include <quadbin/engine/body.hpp>
 #include <quadbin/tasks/parallel.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <span>

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/narrowphase.hpp>
 
 #include "bodies/ball_geometry.hpp"
 #include "bodies/solid.hpp"

@@ -15,7 +15,7 @@
 
 #include <cstdint>
 #include <quadbin/broadphase/broadphase.hpp>
-#include <quadbin/engine/events.hpp>
+#include <quadbin/engine/body.hpp>
 #include <quadbin/tasks/parallel.hpp>
 #include <span>
 #include <vector>

@@ -6,7 +6,7 @@
 // fast the ball.
 
 #include <algorithm>
-#include <quadbin/geometry/aabb.hpp>
+#include <quadbin/geometry.hpp>
 #include <utility>
 
 namespace quadbin::sweep {

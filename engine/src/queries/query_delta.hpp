@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <quadbin/geometry/aabb.hpp>
+#include <quadbin/geometry.hpp>
 #include <span>
 #include <vector>
 

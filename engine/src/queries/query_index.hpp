@@ -11,7 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <quadbin/broadphase/broadphase.hpp>
-#include <quadbin/geometry/aabb.hpp>
+#include <quadbin/geometry.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <vector>
 

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cassert>
 #include <cmath>
-#include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/narrowphase.hpp>
 
 #include "bodies/kinematic.hpp"
 #include "bodies/solid.hpp"

@@ -6,8 +6,8 @@
 #include <atomic>
 #include <cmath>
 #include <optional>
-#include <quadbin/geometry/ray.hpp>
-#include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/geometry.hpp>
+#include <quadbin/narrowphase.hpp>
 
 #include "bodies/kinematic.hpp"
 #include "bodies/solid.hpp"

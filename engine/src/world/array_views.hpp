@@ -7,8 +7,8 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <quadbin/engine/events.hpp>
-#include <quadbin/geometry/vec2.hpp>
+#include <quadbin/engine/body.hpp>
+#include <quadbin/geometry.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <span>
 #include <vector>

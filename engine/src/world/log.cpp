@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <mutex>
-#include <quadbin/engine/log.hpp>
+#include <quadbin/engine/world_def.hpp>
 #include <utility>
 
 #include "world/log_internal.hpp"

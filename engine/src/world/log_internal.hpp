@@ -1,8 +1,8 @@
 #pragma once
-// The engine's side of the log (include/quadbin/engine/log.hpp): one spdlog
-// logger named "quadbin", not registered in spdlog's global registry, so a
-// game's spdlog::drop_all() or set_level() neither silences nor floods it.
-// spdlog stays a private dependency: nothing installed names it.
+// The engine's side of the log (LogLevel and LogSink in include/quadbin/engine/world_def.hpp): one
+// spdlog logger named "quadbin", not registered in spdlog's global registry, so a game's
+// spdlog::drop_all() or set_level() neither silences nor floods it. spdlog stays a private
+// dependency: nothing installed names it.
 
 #include <spdlog/logger.h>
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <cmath>
 #include <optional>
-#include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/narrowphase.hpp>
 #include <quadbin/tasks/parallel.hpp>
 #include <vector>
 

@@ -20,7 +20,7 @@
 #include <quadbin/broadphase/brute_force.hpp>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/error.hpp>
-#include <quadbin/narrowphase/contact.hpp>
+#include <quadbin/narrowphase.hpp>
 #include <quadbin/tasks/parallel.hpp>
 #include <quadbin/tasks/trace.hpp>
 #include <string>
@@ -222,7 +222,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void logRefusal(const std::string& message) { refusals.log(message); }
   [[noreturn]] void refuse(const std::string& message) { refusals.refuse(message); }
 
-  // The invariant the input limits (quadbin/engine/limits.hpp) promise:
+  // The invariant the input limits (quadbin::limits, quadbin/engine/world_def.hpp) promise:
   // checked after every step in debug builds.
   [[nodiscard]] bool allFinite() const noexcept {
     for (std::size_t i = 0; i < bodies.size(); ++i) {

@@ -31,7 +31,7 @@
 
 #include <quadbin/broadphase/block_free_list.hpp>
 #include <quadbin/error.hpp>
-#include <quadbin/geometry/aabb.hpp>
+#include <quadbin/geometry.hpp>
 
 #include <algorithm>
 #include <array>

@@ -20,12 +20,8 @@
 #include <optional>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/engine/body.hpp>
-#include <quadbin/engine/events.hpp>
-#include <quadbin/engine/limits.hpp>
-#include <quadbin/engine/log.hpp>
 #include <quadbin/engine/world_def.hpp>
-#include <quadbin/geometry/aabb.hpp>
-#include <quadbin/geometry/ray.hpp>
+#include <quadbin/geometry.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <span>
 #include <vector>

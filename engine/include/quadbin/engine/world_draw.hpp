@@ -24,8 +24,7 @@
 
 #include <optional>
 #include <quadbin/engine/world.hpp>
-#include <quadbin/geometry/aabb.hpp>
-#include <quadbin/geometry/vec2.hpp>
+#include <quadbin/geometry.hpp>
 #include <span>
 
 namespace quadbin {

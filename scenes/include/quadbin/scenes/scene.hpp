@@ -28,7 +28,7 @@
 #include <iosfwd>
 #include <optional>
 #include <quadbin/engine/world.hpp>
-#include <quadbin/geometry/aabb.hpp>
+#include <quadbin/geometry.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
