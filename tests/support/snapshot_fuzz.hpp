@@ -10,6 +10,7 @@
 // fuzzer's restore op) and the libFuzzer target snapshot_fuzzer.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -186,6 +187,17 @@ inline std::vector<Bytes> seedSnapshots() {
   w.createBody(BodyDef::staticBox({{5, 5}, {15, 6}}));
   w.createBody(BodyDef::kinematicBox({{20, 2}, {24, 3}}, {0.5f, 0}));
   w.createBody(BodyDef::kinematicBall({30, 10}, 1.5f, {0, 0.2f}));
+  // Outlines (format version 4): a slope, a chain, a polygon, a turned box
+  // and a kinematic wedge.
+  w.createBody(BodyDef::staticSegment({1, 20}, {8, 16}));
+  const std::array<Vec2, 4> chain{Vec2{26, 20}, Vec2{30, 18}, Vec2{34, 19}, Vec2{38, 22}};
+  w.createChain(chain);
+  const std::array<Vec2, 5> pentagon{Vec2{18, 14}, Vec2{20, 13}, Vec2{22, 14}, Vec2{21, 16},
+                                     Vec2{19, 16}};
+  w.createBody(BodyDef::staticPolygon(pentagon));
+  w.createBody(BodyDef::staticBox({12, 20}, {2, 0.5f}, 0.4f));
+  const std::array<Vec2, 3> wedge{Vec2{2, 2}, Vec2{5, 2}, Vec2{2, 4}};
+  w.createBody(BodyDef::kinematicPolygon(wedge, {0.3f, 0}));
   BodyDef sensor = BodyDef::ball({10, 12}, 3.0f);
   sensor.isSensor = true;
   w.createBody(sensor);

@@ -133,9 +133,9 @@ inline BodyDef Program::bodyDef() {
   d.radius = wild ? value(src_, 10.0f) : 0.5f + static_cast<float>(src_.unit()) * size * 0.03f;
   if (kind == 4) d.radius = 0.0f;  // a kinematic box
   d.halfExtents = {0.1f + positive(size / 10), 0.1f + positive(size / 10)};
-  // A kinematic ball mostly as BodyDef::kinematicBall makes it (half
-  // extents beside a radius are refused as ambiguous).
+  // Kinematic balls mostly as kinematicBall makes them (no half extents).
   if (kind == 3 && src_.below(4) != 0) d.halfExtents = BodyDef{}.halfExtents;
+  if (d.type != BodyType::Ball && src_.below(3) == 0) outline(src_, d, size, wild);
   if (d.type != BodyType::StaticBox) d.velocity = {any(30.0f), any(30.0f)};
   if (src_.below(4) == 0) d.isSensor = true;
   if (src_.below(2) != 0) d.userData = src_.next();

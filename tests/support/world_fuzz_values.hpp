@@ -50,6 +50,23 @@ inline Vec2 point(Source& src, const AABB& bounds) {
 }
 // A filter from a few categories (so that pairs do collide and do not),
 // sometimes any bits.
+// An outline for a static or kinematic def (BodyDef::outline): ordinary,
+// 2 to 8 points on a circle in order (a segment or a convex polygon, a few
+// of them refused as too thin); wild, any count up to 11 (9 and more are
+// refused) and points anywhere.
+inline void outline(Source& src, BodyDef& d, float size, bool wild) {
+  const std::uint32_t n = wild ? src.below(12) : 2 + src.below(7);
+  d.outlineCount = static_cast<std::uint8_t>(n);
+  const float r = 0.1f + static_cast<float>(src.unit()) * size * 0.1f;
+  for (std::uint32_t k = 0; k < d.outline.size(); ++k) {
+    const float turn = (static_cast<float>(k) + 0.4f * static_cast<float>(src.unit())) /
+                       static_cast<float>(std::max(n, 1u));
+    d.outline[k] = wild ? Vec2{value(src, size), value(src, size)}
+                        : Vec2{std::cos(6.2832f * turn), std::sin(6.2832f * turn)} * r;
+  }
+  if (d.type == BodyType::Kinematic && src.below(4) != 0) d.radius = 0.0f;
+}
+
 inline Filter filter(Source& src) {
   Filter f;
   if (src.below(3) == 0) return f;
@@ -119,6 +136,12 @@ struct CountingDraw final : WorldDraw {
   void staticBox(const DrawnBox& b) override {
     ++bodies;
     if (!world->isValid(b.id)) ++bad;
+  }
+  void polygon(const DrawnPolygon& p) override {
+    ++bodies;
+    const bool shaped = p.vertices.size() == (p.closed ? p.vertices.size() : 2u) &&
+                        p.vertices.size() >= 2 && p.vertices.size() <= BodyDef::kMaxOutline;
+    if (!world->isValid(p.id) || world->type(p.id) != p.type || !shaped) ++bad;
   }
   void walls(const AABB& /*bounds*/) override { ++wallCalls; }
   void contact(const DrawnContact& c) override {

@@ -304,7 +304,7 @@ void readHulls(Reader& r, BodyStore& b, std::uint32_t n) {
     const auto i = r.get<std::uint32_t>("outline body");
     const auto vertices = r.get<std::uint8_t>("outline vertex count");
     const auto flags = r.get<std::uint8_t>("outline chain flags");
-    (void)r.get<std::uint16_t>("outline padding");
+    const auto padding = r.get<std::uint16_t>("outline padding");
     std::array<Vec2, Hull::kMaxVertices> points{};
     for (Vec2& v : points) v = r.get<Vec2>("outline vertices");
     const auto prev = r.get<Vec2>("outline previous vertex");
@@ -320,13 +320,19 @@ void readHulls(Reader& r, BodyStore& b, std::uint32_t n) {
     } else if (vertices >= 3 && vertices <= Hull::kMaxVertices) {
       h = makePolygon(std::span<const Vec2>(points.data(), vertices), Vec2{});
     }
-    // The vertices as written: counter-clockwise already, so the hull keeps them.
-    if (!h || !std::equal(points.begin(), points.begin() + vertices, h->vertices.begin())) {
+    // The vertices as written, bit for bit (counter-clockwise already, so
+    // the hull keeps them; the unused ones 0): what the world will write.
+    if (!h || std::memcmp(points.data(), h->vertices.data(), sizeof points) != 0) {
       fail(fmt::format("body {}: outline of {} vertices is not a segment or convex polygon", i,
                        vertices));
     }
-    if (flags > 3 || (vertices != 2 && flags != 0)) {
+    if (flags > 3 || (vertices != 2 && flags != 0) || padding != 0) {
       fail(fmt::format("body {}: chain flags {} (only a segment has neighbours)", i, flags));
+    }
+    const Vec2 zero{};
+    if (((flags & 1) == 0 && std::memcmp(&prev, &zero, sizeof zero) != 0) ||
+        ((flags & 2) == 0 && std::memcmp(&next, &zero, sizeof zero) != 0)) {
+      fail(fmt::format("body {}: a chain neighbour is set but not flagged", i));
     }
     h->hasPrev = (flags & 1) != 0;
     h->hasNext = (flags & 2) != 0;
