@@ -12,9 +12,9 @@ namespace {
 
 using quadbin::Vec2;
 
-// The table, y up: a dome (a chain) over the field, bumpers in the middle,
-// two slopes down to a gap at the bottom centre, the paddle under the gap,
-// and the drain (the floor strip) below it.
+// The table, y up: a dome (a chain) over the field, bumpers and a spinner
+// in the middle, two slopes down to a gap at the bottom centre, the paddle
+// under the gap, and the drain (the floor strip) below it.
 constexpr float kWidth = 100.0f;
 constexpr float kHeight = 150.0f;
 constexpr Vec2 kDomeCentre{50.0f, 98.0f};
@@ -131,6 +131,11 @@ void Pinball::buildBumpers(quadbin::World& world) {
   // Two turned boxes sloping down towards the middle.
   world.createBody(piece(quadbin::BodyDef::staticBox({32.0f, 52.0f}, {7.0f, 0.8f}, -0.3f)));
   world.createBody(piece(quadbin::BodyDef::staticBox({68.0f, 52.0f}, {7.0f, 0.8f}, 0.3f)));
+  // A spinner between the top bumpers: a kinematic bar turning about its
+  // centre (setAngularVelocity), its ends at 10 units/s.
+  const std::array<Vec2, 4> bar{{{45.0f, 80.4f}, {55.0f, 80.4f}, {55.0f, 81.6f}, {45.0f, 81.6f}}};
+  const quadbin::BodyId spinner = world.createBody(piece(quadbin::BodyDef::kinematicPolygon(bar)));
+  world.setAngularVelocity(spinner, 2.0f);
 }
 
 void Pinball::fillGrid(quadbin::World& world, std::uint32_t balls) {

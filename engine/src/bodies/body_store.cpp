@@ -164,6 +164,10 @@ validate::BodyValues BodyStore::values(std::uint32_t i) const noexcept {
   v.angularDamping = angularDamping[i];
   v.force = {fx[i], fy[i]};
   v.gravityScale = gravityScale[i];
+  if (type[i] == BodyType::Kinematic && shape[i] != kNoHull) {
+    const Hull& h = hulls[shape[i]];
+    for (int k = 0; k < h.count; ++k) v.turnReach = std::max(v.turnReach, length(h.vertices[k]));
+  }
   return v;
 }
 

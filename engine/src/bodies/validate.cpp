@@ -282,8 +282,10 @@ std::string body(const BodyValues& v, std::string_view prefix) {
     why = inRange(v.mass, kMinMass, kMaxMass, prefix, "mass");
   }
   if (why.empty()) {
-    why = circle ? angularVelocity(v.angularVelocity, v.radius, name("angularVelocity").c_str())
-                 : inRange(v.angularVelocity, 0.0f, 0.0f, prefix, "angularVelocity");
+    why = circle || v.turnReach > 0.0f
+              ? angularVelocity(v.angularVelocity, circle ? v.radius : v.turnReach,
+                                name("angularVelocity").c_str())
+              : inRange(v.angularVelocity, 0.0f, 0.0f, prefix, "angularVelocity");
   }
   // The step keeps an angle in [-pi, pi] (a remainder of 2 pi).
   if (why.empty()) why = inRange(v.angle, -kMaxAngle, kMaxAngle, prefix, "angle");

@@ -30,6 +30,9 @@ struct BodyValues {
   float linearDamping = 0.0f, angularDamping = 0.0f;
   Vec2 force;  ///< what applyForce gathered for the next step
   float gravityScale = 1.0f;
+  /// A kinematic outline's farthest point from its position: it may turn,
+  /// its surface no faster than kMaxSpeed (0: it may not turn).
+  float turnReach = 0.0f;
 };
 /// A gravity scale under a world gravity: finite, |scale| |gravity| within
 /// kMaxGravity.

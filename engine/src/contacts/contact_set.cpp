@@ -123,6 +123,10 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
     for (std::uint32_t i = begin; i < end; ++i) {
       const bool moves = bodies.awake[i] != 0 || bodies.type[i] == BodyType::Kinematic;
       margin_[i] = moves ? length(Vec2{bodies.vx[i], bodies.vy[i]}) * s.dt : 0.0f;
+      // A turning outline's farthest point also sweeps w reach dt.
+      if (bodies.shape[i] != kNoHull && bodies.w[i] != 0.0f) {
+        margin_[i] += std::abs(bodies.w[i]) * kinematic::reachOf(bodies, i) * s.dt;
+      }
     }
   });
   // Contacts as sortable keys a << codeBits | code(b): bodies are coded as
@@ -186,7 +190,8 @@ struct BodyTouch {
 };
 [[gnu::noinline]] BodyTouch touchBody(const BodyStore& bodies, std::uint32_t b, Vec2 pa, float ra) {
   if (bodies.type[b] == BodyType::Kinematic) {
-    const kinematic::Touch t = kinematic::touch(bodies, b, {bodies.px[b], bodies.py[b]}, pa, ra);
+    const kinematic::Touch t =
+        kinematic::touch(bodies, b, {bodies.px[b], bodies.py[b]}, bodies.angle[b], pa, ra);
     return {t.normal, t.gap, {bodies.vx[b], bodies.vy[b]}};
   }
   const solid::Touch t = solid::touch(solid::of(bodies, b), pa, ra);

@@ -564,6 +564,7 @@ State read(std::span<const std::byte> buffer) {
   checkTouching(s);
   readEvents(r, s, n);
   if (version == kHullFormatVersion) readHulls(r, s.bodies, n);
+  checkTurning(s.bodies);
   assert(r.at() == size - kChecksumBytes);
   return s;
 }

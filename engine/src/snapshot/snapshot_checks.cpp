@@ -22,6 +22,17 @@ void fail(const std::string& why) { throw Error("World::restore: " + why); }
 // mass, largest radius, box count), a sleeping ball still and on a closed
 // island list (so that waking it ends), and in a closed world each ball
 // inside the walls.
+void checkTurning(const BodyStore& b) {
+  for (std::uint32_t i = 0; i < b.size(); ++i) {
+    if (b.radius[i] > 0.0f || b.w[i] == 0.0f) continue;
+    const std::string prefix = fmt::format("body {}: ", i);
+    if (b.shape[i] == kNoHull) {
+      fail(prefix + fmt::format("angularVelocity = {}: a box does not turn", b.w[i]));
+    }
+    if (const std::string why = validate::body(b.values(i), prefix); !why.empty()) fail(why);
+  }
+}
+
 void checkBodies(const BodyStore& b, const WorldDef& def) {
   const auto n = static_cast<std::uint32_t>(b.size());
   float maxRadius = 0.0f;
@@ -33,7 +44,13 @@ void checkBodies(const BodyStore& b, const WorldDef& def) {
       bad(fmt::format("type = {} is not a BodyType (0 to 2)", static_cast<int>(b.type[i])));
     }
     const bool ball = b.type[i] == BodyType::Ball;
-    const validate::BodyValues v = b.values(i);
+    validate::BodyValues v = b.values(i);
+    // A kinematic body that is not a circle may be an outline that turns:
+    // its outline comes later in the buffer, and checkTurning checks its
+    // spin against it then.
+    if (b.type[i] == BodyType::Kinematic && b.radius[i] == 0.0f) {
+      v.turnReach = std::numeric_limits<float>::min();
+    }
     if (const std::string why = validate::body(v, prefix); !why.empty()) fail(why);
     if (const std::string why = validate::gravityScale(v.gravityScale, def.gravity, "gravityScale");
         !why.empty()) {

@@ -11,6 +11,10 @@ namespace quadbin::snapshots {
 [[noreturn]] void fail(const std::string& why);
 // Every body within the limits of creation, its derived values in agreement.
 void checkBodies(const BodyStore& b, const WorldDef& def);
+/// After the outlines: only a kinematic outline turns, its surface within
+/// limits::kMaxSpeed (checkBodies let every kinematic body that is not a
+/// circle through).
+void checkTurning(const BodyStore& b);
 // slotOf a one-to-one map into the slots, the free list the rest; fills
 // s.denseOf.
 void checkSlots(State& s);

@@ -73,7 +73,8 @@ bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row
     return overlap > kSettled * smaller;
   }
   if (r.kind == kKinematic) {  // where the body ends the step
-    const kinematic::Touch t = kinematic::touch(bodies, r.b, state_[r.b].p, pa, ra);
+    const kinematic::Touch t =
+        kinematic::touch(bodies, r.b, state_[r.b].p, kinematic::angleAt(bodies, r.b, s.dt), pa, ra);
     if (!(t.gap < 0.0f)) return false;
     state_[a].p -= t.normal * lift(-t.gap, ra);
     return -t.gap > kSettled * ra;
@@ -128,7 +129,8 @@ ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
     gap = dist - ra - rb;
     smaller = std::min(ra, rb);
   } else if (r.kind == kKinematic) {  // where the body ends the step
-    const kinematic::Touch t = kinematic::touch(bodies, r.b, state_[r.b].p, pa, ra);
+    const kinematic::Touch t =
+        kinematic::touch(bodies, r.b, state_[r.b].p, kinematic::angleAt(bodies, r.b, s.dt), pa, ra);
     n = t.normal;
     gap = t.gap;
   } else if (r.kind == kBox && bodies.shape[r.b] != kNoHull) {

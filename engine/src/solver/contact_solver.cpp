@@ -222,10 +222,16 @@ bool ContactSolver::impactKinematic(const BodyStore& bodies, const SolverSetting
   const Vec2 pa = positionAt(a, t0), pk = positionAt(k, t0);
   const Vec2 va = state_[a].v, vk = state_[k].v;
   const float ra = bodies.radius[a];
-  const auto toi = kinematic::timeOfImpact(bodies, k, pk, vk, Circle{pa, ra}, va, s.dt - t0);
+  const float angle = kinematic::angleAt(bodies, k, t0);
+  const auto toi = kinematic::timeOfImpact(bodies, k, pk, angle, vk, Circle{pa, ra}, va, s.dt - t0);
   if (!toi) return false;
-  const Vec2 n = kinematic::touch(bodies, k, pk + vk * *toi, pa + va * *toi, ra).normal;
-  const float vn = dot(vk - va, n);
+  const Vec2 ck = pk + vk * *toi, ca = pa + va * *toi;
+  const float at = kinematic::angleAt(bodies, k, t0 + *toi);
+  const Vec2 n = kinematic::touch(bodies, k, ck, at, ca, ra).normal;
+  // The body's surface where the ball touches it (a turning outline's
+  // moves faster the farther it is from the centre).
+  const Vec2 vs = kinematic::surfaceVelocity(bodies, k, vk, ck, ca + n * ra);
+  const float vn = dot(vs - va, n);
   if (vn >= 0.0f) return false;  // touching but already separating
   const float dv = (1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, k))) * vn;
   applyImpulse(a, n * dv, t0 + *toi);

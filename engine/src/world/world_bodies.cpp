@@ -186,19 +186,30 @@ void World::setAngularVelocity(BodyId id, float angularVelocity) {
   Impl& w = live();
   const auto use = w.claimChange();
   const std::uint32_t i = w.denseIndex(id);
-  w.check(validate::angularVelocity(angularVelocity, w.bodies.radius[i],
-                                    "setAngularVelocity angularVelocity"));
-  if (w.bodies.type[i] == BodyType::StaticBox) {
-    w.refuse(fmt::format("{}: {} is a static box and cannot turn", __func__, describe(id)));
+  BodyStore& b = w.bodies;
+  const bool outline = b.shape[i] != kNoHull;
+  // A kinematic outline turns about its position, its surface within the
+  // speed limit at its farthest point.
+  const float reach = outline ? kinematic::reachOf(b, i) : b.radius[i];
+  w.check(validate::angularVelocity(angularVelocity, reach, "setAngularVelocity angularVelocity"));
+  if (b.type[i] == BodyType::StaticBox) {
+    w.refuse(fmt::format("{}: {} is a static body and cannot turn", __func__, describe(id)));
   }
-  if (!w.bodies.isCircle(i)) {
+  if (!b.isCircle(i) && !outline) {
     w.refuse(
-        fmt::format("{}: {} is a kinematic box and cannot turn; only balls "
-                    "and kinematic balls spin",
+        fmt::format("{}: {} is a kinematic box and cannot turn; balls, kinematic balls and "
+                    "kinematic outlines (BodyDef::kinematicPolygon) do",
                     __func__, describe(id)));
   }
+  const bool grow = outline && angularVelocity != 0.0f && (b.hx[i] < reach || b.hy[i] < reach);
+  const Vec2 p{b.px[i], b.py[i]}, half{reach, reach};
+  if (grow) w.admitMove(i, {p - half, p + half});  // may refuse: nothing changed yet
   w.wake(i);
-  w.bodies.w[i] = angularVelocity;
+  if (grow) {  // its box holds it at every angle from now on
+    b.hx[i] = b.hy[i] = reach;
+    w.markBodiesChanged(i, i + 1);
+  }
+  b.w[i] = angularVelocity;
 }
 
 float World::angle(BodyId id) const {

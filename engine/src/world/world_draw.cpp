@@ -154,9 +154,10 @@ class Drawer {
                  b_.awake[i] != 0,
                  b_.type[i]});
     } else if (shown && !b_.isCircle(i) && options_.staticBoxes) {
-      if (const Hull* h = b_.hullOf(i)) {
+      const solid::Solid shape = solid::of(b_, i);  // an outline at its angle
+      if (const Hull* h = shape.hull()) {
         std::array<Vec2, Hull::kMaxVertices> at{};
-        for (int k = 0; k < h->count; ++k) at[k] = h->vertex(k, {b_.px[i], b_.py[i]});
+        for (int k = 0; k < h->count; ++k) at[k] = h->vertex(k, shape.at);
         out_.polygon(
             {idAt(i), std::span<const Vec2>(at.data(), h->count), !h->isSegment(), b_.type[i]});
       } else {

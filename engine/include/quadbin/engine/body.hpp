@@ -205,7 +205,9 @@ struct BodyDef {
     return def;
   }
   /// A kinematic convex polygon (3 to 8 vertices) or segment (2): moves at
-  /// `velocity` until World::setVelocity changes it; it does not turn.
+  /// `velocity` until World::setVelocity changes it, and turns about its
+  /// position (the centre of the vertices' bounding box) at the rate
+  /// World::setAngularVelocity gives it (0 until then).
   [[nodiscard]] static BodyDef kinematicPolygon(std::span<const Vec2> vertices,
                                                 Vec2 velocity = {}) {
     BodyDef def =

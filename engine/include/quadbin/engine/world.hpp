@@ -159,12 +159,15 @@ class World {
   void setVelocity(BodyId id, Vec2 velocity);
   /// Angular velocity in rad/s, counter-clockwise (0 for static and
   /// kinematic boxes; a ball's stays 0 unless friction turns it; a kinematic
-  /// ball's is the one set).
+  /// ball's or outline's is the one set).
   [[nodiscard]] float angularVelocity(BodyId id) const;
-  /// Balls and kinematic balls; |angularVelocity| * radius <= limits::kMaxSpeed.
-  /// A kinematic ball keeps the spin it is given (collisions never change
-  /// it): with friction, its surface drives the balls that rest on it, as a
-  /// conveyor wheel does. Static and kinematic boxes cannot turn.
+  /// Balls, kinematic balls and kinematic outlines; |angularVelocity| times
+  /// the radius (an outline's farthest vertex from its position) <=
+  /// limits::kMaxSpeed. A kinematic ball keeps the spin it is given
+  /// (collisions never change it): with friction, its surface drives the
+  /// balls that rest on it, as a conveyor wheel does. A kinematic outline
+  /// turns about its position (a flipper; docs/physics.md, "Turning
+  /// outlines"). Static bodies and kinematic boxes cannot turn.
   void setAngularVelocity(BodyId id, float angularVelocity);
   /// How far the ball has turned, radians in [-pi, pi] (0 for static boxes).
   [[nodiscard]] float angle(BodyId id) const;
