@@ -295,6 +295,13 @@ void writeHulls(Writer& w, const BodyStore& b) {
   }
 }
 
+// Two vectors with the same bits (+0 and -0 differ: the world writes back
+// exactly what it read).
+bool sameBits(Vec2 a, Vec2 b) noexcept {
+  return std::bit_cast<std::uint32_t>(a.x) == std::bit_cast<std::uint32_t>(b.x) &&
+         std::bit_cast<std::uint32_t>(a.y) == std::bit_cast<std::uint32_t>(b.y);
+}
+
 void readHulls(Reader& r, BodyStore& b, std::uint32_t n) {
   const auto count = r.get<std::uint32_t>("outline count");
   if (count > n) fail("more outlines than bodies");
@@ -322,16 +329,15 @@ void readHulls(Reader& r, BodyStore& b, std::uint32_t n) {
     }
     // The vertices as written, bit for bit (counter-clockwise already, so
     // the hull keeps them; the unused ones 0): what the world will write.
-    if (!h || std::memcmp(points.data(), h->vertices.data(), sizeof points) != 0) {
+    if (!h || !std::equal(points.begin(), points.end(), h->vertices.begin(), sameBits)) {
       fail(fmt::format("body {}: outline of {} vertices is not a segment or convex polygon", i,
                        vertices));
     }
     if (flags > 3 || (vertices != 2 && flags != 0) || padding != 0) {
       fail(fmt::format("body {}: chain flags {} (only a segment has neighbours)", i, flags));
     }
-    const Vec2 zero{};
-    if (((flags & 1) == 0 && std::memcmp(&prev, &zero, sizeof zero) != 0) ||
-        ((flags & 2) == 0 && std::memcmp(&next, &zero, sizeof zero) != 0)) {
+    if (((flags & 1) == 0 && !sameBits(prev, Vec2{})) ||
+        ((flags & 2) == 0 && !sameBits(next, Vec2{}))) {
       fail(fmt::format("body {}: a chain neighbour is set but not flagged", i));
     }
     h->hasPrev = (flags & 1) != 0;
