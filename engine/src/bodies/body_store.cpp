@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bodies/capacity.hpp"
+#include "bodies/outline.hpp"
 
 namespace quadbin {
 
@@ -165,8 +166,7 @@ validate::BodyValues BodyStore::values(std::uint32_t i) const noexcept {
   v.force = {fx[i], fy[i]};
   v.gravityScale = gravityScale[i];
   if (type[i] == BodyType::Kinematic && shape[i] != kNoHull) {
-    const Hull& h = hulls[shape[i]];
-    for (int k = 0; k < h.count; ++k) v.turnReach = std::max(v.turnReach, length(h.vertices[k]));
+    v.turnReach = outline::reachOf(hulls[shape[i]]);
   }
   return v;
 }

@@ -1,5 +1,6 @@
 // Kinematic bodies: shape tests against a moving shape (see kinematic.hpp).
 #include "bodies/kinematic.hpp"
+#include "bodies/outline.hpp"
 #include "bodies/solid.hpp"
 
 #include <quadbin/narrowphase.hpp>
@@ -35,11 +36,7 @@ bool turns(const BodyStore& b, std::uint32_t k) noexcept {
 
 float reachOf(const BodyStore& b, std::uint32_t k) noexcept {
   const Hull* h = b.hullOf(k);
-  float most = 0.0f;
-  for (int i = 0; h != nullptr && i < h->count; ++i) {
-    most = std::max(most, length(h->vertices[i]));
-  }
-  return most;
+  return h != nullptr ? outline::reachOf(*h) : 0.0f;
 }
 
 Vec2 surfaceVelocity(const BodyStore& b, std::uint32_t k, Vec2 vk, Vec2 center, Vec2 q) noexcept {

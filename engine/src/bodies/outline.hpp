@@ -29,6 +29,14 @@ namespace quadbin::outline {
   return half;
 }
 
+/// The hull's farthest vertex from the position: the radius it sweeps
+/// when it turns.
+[[nodiscard]] inline float reachOf(const Hull& h) noexcept {
+  float most = 0.0f;
+  for (int i = 0; i < h.count; ++i) most = std::max(most, length(h.vertices[i]));
+  return most;
+}
+
 /// The half extents a def gives its body: a circle's radius, an outline's
 /// box, or the def's halfExtents.
 [[nodiscard]] inline Vec2 halfExtentsOf(const BodyDef& d, float radius) noexcept {

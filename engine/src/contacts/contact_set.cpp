@@ -119,12 +119,13 @@ void ContactSolver::buildContacts(const BodyStore& bodies, const SolverSettings&
   const auto n = static_cast<std::uint32_t>(bodies.size());
   margin_.resize(n);
   markCrowded(s, n, tasks);
+  const bool outlines = bodies.hullCount != 0;  // the common world reads no shape column
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       const bool moves = bodies.awake[i] != 0 || bodies.type[i] == BodyType::Kinematic;
       margin_[i] = moves ? length(Vec2{bodies.vx[i], bodies.vy[i]}) * s.dt : 0.0f;
       // A turning outline's farthest point also sweeps w reach dt.
-      if (bodies.shape[i] != kNoHull && bodies.w[i] != 0.0f) {
+      if (outlines && bodies.shape[i] != kNoHull && bodies.w[i] != 0.0f) {
         margin_[i] += std::abs(bodies.w[i]) * kinematic::reachOf(bodies, i) * s.dt;
       }
     }

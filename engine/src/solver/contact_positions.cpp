@@ -133,22 +133,10 @@ ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
         kinematic::touch(bodies, r.b, state_[r.b].p, kinematic::angleAt(bodies, r.b, s.dt), pa, ra);
     n = t.normal;
     gap = t.gap;
-  } else if (r.kind == kBox && bodies.shape[r.b] != kNoHull) {
+  } else if (r.kind == kBox) {  // a box or an outline
     const solid::Touch t = solid::touch(solid::of(bodies, r.b), pa, ra);
     n = t.normal;
     gap = t.gap;
-  } else if (r.kind == kBox) {
-    const AABB box = bodies.tightBox(r.b);
-    const auto hit = collide(Circle{pa, ra}, box);
-    if (hit && hit->depth > 0.0f) {
-      n = hit->normal;
-      gap = -hit->depth;
-    } else {
-      const Vec2 d = closestPoint(box, pa) - pa;
-      const float dist = length(d);
-      if (dist > 0.0f) n = d / dist;
-      gap = dist - ra;
-    }
   } else {
     gap = s.wallGap(pa, ra, wallSide(r.b));
   }

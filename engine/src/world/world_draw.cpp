@@ -37,17 +37,8 @@ Geometry ballBall(const BodyStore& b, std::uint32_t i, std::uint32_t j) noexcept
 Geometry ballBox(const BodyStore& b, std::uint32_t i, std::uint32_t j) noexcept {
   const Vec2 pa{b.px[i], b.py[i]};
   const float ra = b.radius[i];
-  if (b.shape[j] != kNoHull) {
-    const solid::Touch t = solid::touch(solid::of(b, j), pa, ra);
-    return {t.normal, t.gap};
-  }
-  const AABB box = b.tightBox(j);
-  const auto [normal, closest] = ballToBox(pa, box);
-  if (closest.x != pa.x || closest.y != pa.y) return {normal, length(closest - pa) - ra};
-  // The centre is inside the box: out through the nearest face.
-  const float toFace = normal.x != 0.0f ? (normal.x < 0.0f ? box.max.x - pa.x : pa.x - box.min.x)
-                                        : (normal.y < 0.0f ? box.max.y - pa.y : pa.y - box.min.y);
-  return {normal, -(ra + toFace)};
+  const solid::Touch t = solid::touch(solid::of(b, j), pa, ra);  // a box or an outline
+  return {t.normal, t.gap};
 }
 
 // Side 0: min x, 1: max x, 2: min y, 3: max y (SolverSettings::wallGap).
