@@ -138,8 +138,8 @@ void addMeasureCommands(CLI::App& app, Commands& c) {
                   "quadbin's recommendation (auto) beside every peer at 100,000");
   c.run->add_option("--config-seconds", c.runOpts.configSeconds,
                     "time-box: stop timing a configuration once its timed frames add up to this "
-                    "many seconds, with at least 10 timed (the frames column says how many); 0 "
-                    "always times --frames");
+                    "many seconds, with at least 5 timed (10 with --full; the frames column says "
+                    "how many); 0 always times --frames");
   addMeasureOptions(c.run, c.runOpts,
                     "--workload A,B --scene all --n 100000 --broadphase auto and every peer "
                     "(each in its workload) --threads 1 --frames 60 --warmup 10 --repetitions 3 "

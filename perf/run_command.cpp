@@ -76,6 +76,11 @@ std::string topStages(const std::optional<StageTimes>& st) {
 
 // ---------------------------------------------------------------- plan
 
+// The fewest frames a time-boxed configuration of this run times.
+std::uint32_t minTimedFrames(const MeasureOptions& o) {
+  return o.full ? kMinTimedFrames : kHeadlineMinTimedFrames;
+}
+
 // The configurations of run, and the peers named for a workload they do
 // not take part in (a note, not an error).
 class RunPlanner {
@@ -106,6 +111,7 @@ class RunPlanner {
       for (const auto t : threads_) {
         if (isWorldPeer(s) && t != threads_.front()) continue;
         plan_.push_back(planned(o_, w, scene, n, s, t, o_.configSeconds));
+        plan_.back().minTimedFrames = minTimedFrames(o_);
         // A peer whose setup is too slow for the main job at this N
         // is shown as skipped unless asked for by name.
         const std::uint32_t maxN = defaultMax_.at(s);
@@ -316,14 +322,17 @@ std::vector<std::string> printedRow(const MeasureOptions& o, char w, const Outco
 
 void printWorkload(const MeasureOptions& o, char w, bool first,
                    const std::vector<std::vector<std::string>>& rows, const PeerTimes& peers) {
+  const std::string fewer = o.configSeconds > 0.0
+                                ? " (fewer, at least " + std::to_string(minTimedFrames(o)) +
+                                      ", where a configuration would take over --config-seconds: "
+                                      "see the frames column)"
+                                : "";
   std::printf(
       "%sWorkload %c: %s; ms: the median of %u repetition%s (round-robin) of the median of "
       "%u %s after %u warm-up%s; +-: half the p10-p90 spread of the repetitions\n",
       first ? "" : "\n", w, w == 'A' ? "broad phase alone" : "full world step", o.repetitions,
       o.repetitions == 1 ? "" : "s", o.frames, w == 'A' ? "frames" : "steps", o.warmup,
-      o.configSeconds > 0.0 ? " (fewer, at least 10, where a configuration would take over "
-                              "--config-seconds: see the frames column)"
-                            : "");
+      fewer.c_str());
   std::vector<std::string> header{"scene",
                                   "n",
                                   "structure",
@@ -402,6 +411,7 @@ int runCommand(const MeasureOptions& o) {
   char configSeconds[32];
   std::snprintf(configSeconds, sizeof configSeconds, "%g", o.configSeconds);
   options.push_back({"config_seconds", configSeconds});
+  options.push_back({"min_timed_frames", std::to_string(minTimedFrames(o))});
   writeAndReport(o, machine, "run", table, options);
   return 0;
 }

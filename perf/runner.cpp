@@ -29,12 +29,12 @@ double nLogN(double n) { return n * std::log2(std::max(n, 2.0)); }
 
 /// A prediction of the whole configuration turned into what it takes when
 /// time-boxed: the warm-up, then timed frames up to the box (at least
-/// kMinTimedFrames of them).
+/// minTimedFrames of them).
 std::optional<double> timeBoxed(const Config& c, std::optional<double> predicted) {
   if (!predicted || !(c.timeBoxSeconds > 0.0)) return predicted;
   const double perFrame = *predicted / stepsOf(c);
   const double timed = std::clamp(c.timeBoxSeconds / perFrame,
-                                  static_cast<double>(std::min(kMinTimedFrames, c.frames)),
+                                  static_cast<double>(std::min(c.minTimedFrames, c.frames)),
                                   static_cast<double>(c.frames));
   return perFrame * (c.warmup + timed);
 }

@@ -77,7 +77,7 @@ std::string frameName(const Config& c, std::uint32_t frame) {
 
 // Whether a time-boxed configuration has timed enough frames.
 bool timeBoxUp(const Config& c, const std::vector<double>& times) {
-  if (!(c.timeBoxSeconds > 0.0) || times.size() < kMinTimedFrames) return false;
+  if (!(c.timeBoxSeconds > 0.0) || times.size() < c.minTimedFrames) return false;
   double ms = 0.0;
   for (const double t : times) ms += t;
   return ms >= c.timeBoxSeconds * 1000.0;
