@@ -205,6 +205,7 @@ class WindowApp {
       if (index < types.size()) sim_.setBroadPhase(types[index]);
       return;
     }
+    if (cameraKey(code)) return;
     switch (code) {
       case sf::Keyboard::Tab: {
         const auto now = static_cast<std::size_t>(
@@ -219,30 +220,6 @@ class WindowApp {
         break;
       case sf::Keyboard::D:
         sim_.removeBalls(1000);
-        break;
-      case sf::Keyboard::Left:
-      case sf::Keyboard::Right:
-      case sf::Keyboard::Up:
-      case sf::Keyboard::Down: {
-        // A tenth of the window per press.
-        const sf::Vector2u size = window_.getSize();
-        const float dx = static_cast<float>(size.x) / 10.0f;
-        const float dy = static_cast<float>(size.y) / 10.0f;
-        const sf::Vector2f by = code == sf::Keyboard::Left    ? sf::Vector2f{-dx, 0.0f}
-                                : code == sf::Keyboard::Right ? sf::Vector2f{dx, 0.0f}
-                                : code == sf::Keyboard::Up    ? sf::Vector2f{0.0f, -dy}
-                                                              : sf::Vector2f{0.0f, dy};
-        demo::Renderer::pan(view_.camera, window_, sim_, by);
-        break;
-      }
-      case sf::Keyboard::PageUp:
-      case sf::Keyboard::PageDown:
-        demo::Renderer::zoomAt(view_.camera, window_, middle(), sim_,
-                               code == sf::Keyboard::PageUp ? kZoomStep : 1.0f / kZoomStep);
-        break;
-      case sf::Keyboard::Z:
-      case sf::Keyboard::Home:
-        view_.camera = demo::Camera{};
         break;
       case sf::Keyboard::Space:
         view_.paused = !view_.paused;
@@ -277,6 +254,39 @@ class WindowApp {
         break;
       default:
         break;
+    }
+  }
+
+  // The keys that move the camera: arrows pan by a tenth of the window,
+  // PageUp / PageDown zoom about its middle, Z / Home reset it. False for
+  // any other key.
+  bool cameraKey(sf::Keyboard::Key code) {
+    switch (code) {
+      case sf::Keyboard::Left:
+      case sf::Keyboard::Right:
+      case sf::Keyboard::Up:
+      case sf::Keyboard::Down: {
+        const sf::Vector2u size = window_.getSize();
+        const float dx = static_cast<float>(size.x) / 10.0f;
+        const float dy = static_cast<float>(size.y) / 10.0f;
+        const sf::Vector2f by = code == sf::Keyboard::Left    ? sf::Vector2f{-dx, 0.0f}
+                                : code == sf::Keyboard::Right ? sf::Vector2f{dx, 0.0f}
+                                : code == sf::Keyboard::Up    ? sf::Vector2f{0.0f, -dy}
+                                                              : sf::Vector2f{0.0f, dy};
+        demo::Renderer::pan(view_.camera, window_, sim_, by);
+        return true;
+      }
+      case sf::Keyboard::PageUp:
+      case sf::Keyboard::PageDown:
+        demo::Renderer::zoomAt(view_.camera, window_, middle(), sim_,
+                               code == sf::Keyboard::PageUp ? kZoomStep : 1.0f / kZoomStep);
+        return true;
+      case sf::Keyboard::Z:
+      case sf::Keyboard::Home:
+        view_.camera = demo::Camera{};
+        return true;
+      default:
+        return false;
     }
   }
 

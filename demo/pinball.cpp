@@ -56,7 +56,7 @@ std::vector<Vec2> regular(Vec2 c, float r, int sides) {
   for (int k = 0; k < sides; ++k) {
     const float a = std::numbers::pi_v<float> *
                     (0.5f + 2.0f * static_cast<float>(k) / static_cast<float>(sides));
-    v.push_back({c.x + r * std::cos(a), c.y + r * std::sin(a)});
+    v.emplace_back(c.x + r * std::cos(a), c.y + r * std::sin(a));
   }
   return v;
 }
@@ -101,7 +101,7 @@ void Pinball::buildWalls(quadbin::World& world) {
   for (int k = 0; k <= kDomeSegments; ++k) {
     const float a = std::numbers::pi_v<float> * static_cast<float>(k) / kDomeSegments;
     const float x = std::clamp(kDomeCentre.x + kDomeRadius * std::cos(a), 0.0f, kWidth);
-    arc.push_back({x, kDomeCentre.y + kDomeRadius * std::sin(a)});
+    arc.emplace_back(x, kDomeCentre.y + kDomeRadius * std::sin(a));
   }
   for (const quadbin::BodyId id : world.createChain(arc)) world.setFilter(id, tableFilter());
   // Two slopes from the side walls down to the gap at the bottom centre.
@@ -143,9 +143,10 @@ void Pinball::fillGrid(quadbin::World& world, std::uint32_t balls) {
   // not fit waits to drop.
   std::vector<quadbin::BodyDef> defs;
   const float spacing = 2.4f;
-  int row = 0;
-  for (float y = kDomeCentre.y + kDomeRadius - 4.0f; y > kDomeCentre.y + 14.0f; y -= spacing) {
-    const float shift = (row++ % 2 == 1) ? spacing * 0.5f : 0.0f;
+  const float top = kDomeCentre.y + kDomeRadius - 4.0f, bottom = kDomeCentre.y + 14.0f;
+  for (int row = 0; top - static_cast<float>(row) * spacing > bottom; ++row) {
+    const float y = top - static_cast<float>(row) * spacing;
+    const float shift = (row % 2 == 1) ? spacing * 0.5f : 0.0f;
     for (float x = 2.0f + shift; x < kWidth - 2.0f && defs.size() < balls; x += spacing) {
       if (!onField(world, {x, y}, kBallRadius)) continue;
       defs.push_back(ball({x, y}, {uniform(-1.0f, 1.0f), 0.0f}));

@@ -69,7 +69,11 @@ std::vector<Feature> parseFeatures(const std::vector<std::string>& names) {
         known += featureName(k);
         known += ", ";
       }
-      throw UsageError("unknown feature '" + name + "' (" + known + "or all)");
+      throw UsageError(std::string("unknown feature '")
+                           .append(name)
+                           .append("' (")
+                           .append(known)
+                           .append("or all)"));
     }
   }
   if (names.empty()) out = allFeatures();

@@ -44,7 +44,7 @@ Table sweepTable(const std::vector<Outcome>& outcomes) {
   Table table;
   table.columns = kBaseColumns;
   for (const char* c : {"steps_per_s", "energy_drift", "predicted_s", "status"})
-    table.columns.push_back(c);
+    table.columns.emplace_back(c);
   table.columns.insert(table.columns.end(), kWorldColumns.begin(), kWorldColumns.end());
   for (const auto& out : outcomes) {
     auto row = baseCells(out);
@@ -87,8 +87,8 @@ void printSweep(const MeasureOptions& o, const std::vector<Outcome>& outcomes,
           if (out->skipped) {
             row.emplace_back("skipped");
           } else if (out->result.medianMs > 0.0) {
-            row.push_back(
-                withCommas(static_cast<unsigned long long>(1000.0 / out->result.medianMs + 0.5)));
+            row.push_back(withCommas(
+                static_cast<unsigned long long>(std::llround(1000.0 / out->result.medianMs))));
           } else {
             row.emplace_back("-");
           }
@@ -261,7 +261,7 @@ Table reportScaling(const MeasureOptions& o, const std::vector<Outcome>& outcome
   Table table;
   table.columns = kBaseColumns;
   for (const char* c : {"speedup", "result_hash", "energy_drift", "predicted_s", "status"}) {
-    table.columns.push_back(c);
+    table.columns.emplace_back(c);
   }
   table.columns.insert(table.columns.end(), kWorldColumns.begin(), kWorldColumns.end());
   std::vector<std::vector<std::string>> rows;

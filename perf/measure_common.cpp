@@ -201,16 +201,19 @@ bool pileInA(const MeasureOptions& o, const std::vector<char>& workloads,
 
 std::string stringList(const std::vector<std::string>& v) {
   std::vector<std::string> items;
+  items.reserve(v.size());
   for (const auto& s : v) items.push_back(jsonString(s));
   return jsonArray(items);
 }
 std::string sceneList(const std::vector<SceneKind>& v) {
   std::vector<std::string> names;
+  names.reserve(v.size());
   for (auto k : v) names.push_back(sceneName(k));
   return stringList(names);
 }
 std::string workloadList(const std::vector<char>& v) {
   std::vector<std::string> names;
+  names.reserve(v.size());
   for (char w : v) names.emplace_back(1, w);
   return stringList(names);
 }

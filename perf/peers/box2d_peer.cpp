@@ -45,7 +45,9 @@ namespace {
 
 // Box2D's user data carries the proxy's index in the frame's span.
 [[nodiscard]] void* toUserData(std::uint32_t index) noexcept {
-  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(index));
+  // The pointer only carries the number: Box2D's API takes a void*.
+  return reinterpret_cast<void*>(  // NOLINT(performance-no-int-to-ptr)
+      static_cast<std::uintptr_t>(index));
 }
 [[nodiscard]] std::uint32_t fromUserData(void* data) noexcept {
   return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data));
@@ -89,7 +91,8 @@ class TreeEngine {
       const std::vector<std::uint8_t>* moved;
       Add* add;
       std::uint32_t query;
-      bool QueryCallback(int32 proxyId) {
+      // Box2D calls it by this name.
+      bool QueryCallback(int32 proxyId) {  // NOLINT(readability-identifier-naming)
         const std::uint32_t other = fromUserData(tree->GetUserData(proxyId));
         // Itself, or a pair of two moved proxies already reported by the lower one.
         if (other == query || ((*moved)[other] != 0 && other < query)) return true;
@@ -138,7 +141,8 @@ class BroadPhaseEngine {
     struct Callback {
       Add* add;
       std::size_t count;
-      void AddPair(void* userDataA, void* userDataB) {
+      // Box2D calls it by this name.
+      void AddPair(void* userDataA, void* userDataB) {  // NOLINT(readability-identifier-naming)
         (*add)(fromUserData(userDataA), fromUserData(userDataB));
         ++count;
       }

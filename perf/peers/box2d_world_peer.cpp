@@ -26,8 +26,10 @@ class Box2dWorldPeer final : public WorldStepper {
     world_.SetAllowSleeping(false);
     b2BodyDef wallsDef;
     b2Body* walls = world_.CreateBody(&wallsDef);
-    const float x0 = static_cast<float>(scene.minX), y0 = static_cast<float>(scene.minY);
-    const float x1 = static_cast<float>(scene.maxX), y1 = static_cast<float>(scene.maxY);
+    const auto x0 = static_cast<float>(scene.minX);
+    const auto y0 = static_cast<float>(scene.minY);
+    const auto x1 = static_cast<float>(scene.maxX);
+    const auto y1 = static_cast<float>(scene.maxY);
     const b2Vec2 corners[4] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
     for (int i = 0; i < 4; ++i) {
       b2EdgeShape edge;

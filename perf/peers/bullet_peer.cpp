@@ -50,7 +50,9 @@ constexpr float kSlabHalfDepth = 1.0f;
 
 // The proxy's client object carries its index in the frame's span.
 [[nodiscard]] void* toClient(std::uint32_t index) noexcept {
-  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(index));
+  // The pointer only carries the number: Bullet's API takes a void*.
+  return reinterpret_cast<void*>(  // NOLINT(performance-no-int-to-ptr)
+      static_cast<std::uintptr_t>(index));
 }
 [[nodiscard]] std::uint32_t fromClient(const btBroadphaseProxy* proxy) noexcept {
   return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(proxy->m_clientObject));
@@ -248,7 +250,7 @@ class BulletPeer final : public Structure {
   void update(std::span<const AABB> boxes) override;
   void findPairs(std::vector<Pair>& out) override;
   [[nodiscard]] std::size_t memoryBytes() const noexcept override {
-    return engine_.memoryBytes(proxies_.size()) + proxies_.capacity() * sizeof(btBroadphaseProxy*) +
+    return engine_.memoryBytes(proxies_.size()) + proxies_.capacity() * sizeof(void*) +
            boxes_.capacity() * sizeof(AABB);
   }
 

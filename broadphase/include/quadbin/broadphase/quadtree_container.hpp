@@ -304,7 +304,7 @@ class Quadtree {
     Stats stats;
     stats.outside = outside_.size();
     stats.atRoot = nodes_[0].entries.size();
-    std::array<std::pair<std::uint32_t, std::uint32_t>, 4 * (Options::kMaxDepthLimit + 1)> stack{};
+    std::array<std::pair<std::uint32_t, std::uint32_t>, kStackSize> stack{};
     std::size_t top = 0;
     stack[top++] = {0, 0};
     while (top > 0) {
@@ -347,7 +347,8 @@ class Quadtree {
   // Depth-first traversals keep node indices on a fixed array: at most 3
   // pending siblings per level plus 4 at the deepest, so 4 per level always
   // suffices; no recursion anywhere.
-  using Stack = std::array<std::uint32_t, 4 * (Options::kMaxDepthLimit + 1)>;
+  static constexpr std::size_t kStackSize = 4 * (std::size_t{Options::kMaxDepthLimit} + 1);
+  using Stack = std::array<std::uint32_t, kStackSize>;
   // Nodes from the root down to the node holding (or that would hold) a box.
   struct Path {
     std::array<std::uint32_t, Options::kMaxDepthLimit + 1> nodes;
@@ -424,7 +425,7 @@ class Quadtree {
   }
 
   [[nodiscard]] Path pathFor(const Box& box) const noexcept {
-    Path path;
+    Path path{};
     path.nodes[0] = 0;
     path.length = 1;
     const Vec centre = box.center();
@@ -447,7 +448,7 @@ class Quadtree {
     }
     return nullptr;
   }
-  const Entry* findConst(const std::vector<Entry>& entries, const T& value) const {
+  [[nodiscard]] const Entry* findConst(const std::vector<Entry>& entries, const T& value) const {
     for (const Entry& entry : entries) {
       if (equal_(entry.value, value)) return &entry;
     }
