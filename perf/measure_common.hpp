@@ -58,6 +58,7 @@ void appendWorldCells(std::vector<Cell>& row, const Outcome& o);
 template <class T>
 [[nodiscard]] std::string numberList(const std::vector<T>& v) {
   std::vector<std::string> items;
+  items.reserve(v.size());
   for (const auto& x : v) items.push_back(std::to_string(x));
   return jsonArray(items);
 }

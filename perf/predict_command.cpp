@@ -318,17 +318,14 @@ void compareReport(const PredictOptions& o, const Traced& t, const TraceCosts& c
 
 }  // namespace
 
-int predictCommand(const PredictOptions& o) {
+// The costs predict charges: the options', measured here with
+// --measure-costs; UsageError for options out of range.
+TraceCosts costsFor(const PredictOptions& o) {
   if (o.steps == 0) throw UsageError("--steps must be at least 1");
   if (o.rounds == 0) throw UsageError("--rounds must be at least 1");
   for (const auto p : o.threads) {
     if (p == 0) throw UsageError("--threads must be at least 1");
   }
-  const auto workloads =
-      measure::parseWorkloads(o.workloads.empty() ? std::vector<std::string>{"B"} : o.workloads);
-  const auto scenes =
-      measure::parseScenes(o.scenes.empty() ? std::vector<std::string>{"all"} : o.scenes);
-  const auto sizes = o.sizes.empty() ? std::vector<std::uint32_t>{100000} : o.sizes;
   for (const double ns : {o.regionNs, o.barrierNs, o.taskNs}) {
     if (!(ns >= 0.0) || !(ns <= 1e9))
       throw UsageError("--region-ns, --barrier-ns and --task-ns must be between 0 and 1e9");
@@ -342,6 +339,16 @@ int predictCommand(const PredictOptions& o) {
     std::printf("costs measured on %u threads: region %.0f ns, barrier %.0f ns, task %.0f ns\n",
                 measure::hardwareThreads(), costs.regionNs, costs.barrierNs, costs.taskNs);
   }
+  return costs;
+}
+
+int predictCommand(const PredictOptions& o) {
+  const auto workloads =
+      measure::parseWorkloads(o.workloads.empty() ? std::vector<std::string>{"B"} : o.workloads);
+  const auto scenes =
+      measure::parseScenes(o.scenes.empty() ? std::vector<std::string>{"all"} : o.scenes);
+  const auto sizes = o.sizes.empty() ? std::vector<std::uint32_t>{100000} : o.sizes;
+  const TraceCosts costs = costsFor(o);
   const Machine machine = describeMachine();
   Table table;
   table.columns = {"workload",  "scene",   "n",     "stage",        "threads", "work_ms",

@@ -338,9 +338,8 @@ int dispatch(const Commands& c) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line's parse and dispatch; main catches what escapes it.
+int run(int argc, char** argv) {
   CLI::App app{
       "quadbin-perf: broad phases and world steps on the reference scenes of docs/benchmarks.md, "
       "and result checks on scene files"};
@@ -379,4 +378,16 @@ int main(int argc, char** argv) {
     return fail(1, e.what());
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // building the command line failed
+    return fail(1, e.what());
+  } catch (...) {
+    return fail(1, "an unknown exception");
+  }
 }

@@ -69,7 +69,7 @@ constexpr int kSpawns = 10000;
 std::vector<Vec2> candidates() {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> pos(1, 999);
-  std::vector<Vec2> out(4 * kSpawns);
+  std::vector<Vec2> out(4 * static_cast<std::size_t>(kSpawns));
   for (Vec2& p : out) p = {pos(rng), pos(rng)};
   return out;
 }
@@ -140,6 +140,7 @@ double stepMs(BroadPhaseType type, float bound, float side, Boundary boundary, i
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> pos(1, side - 1), vel(-2, 2), rad(0.3f, 1.0f);
   std::vector<BodyDef> defs;
+  defs.reserve(kBalls);
   for (int i = 0; i < kBalls; ++i) {
     defs.push_back(BodyDef::ball({pos(rng), pos(rng)}, rad(rng), {vel(rng), vel(rng)}));
   }

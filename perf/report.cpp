@@ -43,7 +43,7 @@ std::string cpuModel() {
     if (colon == std::string::npos) continue;
     const std::string key = trim(line.substr(0, colon));
     if (key == "model name" || key == "Model" || key == "cpu model") {
-      const std::string value = trim(line.substr(colon + 1));
+      std::string value = trim(line.substr(colon + 1));
       if (!value.empty()) return value;
     }
   }

@@ -171,9 +171,9 @@ std::vector<std::string> defaultRunStructures(bool full) {
   auto known = structureNames();
   for (auto& peer : worldPeerNames()) known.push_back(std::move(peer));
   std::vector<std::string> names;
-  for (std::string name : {std::string(toString(BroadPhaseType::Auto)), std::string(kBox2dA),
-                           std::string("bullet-dbvt"), std::string("baseline-grid"),
-                           std::string(kBox2dB), kChipmunk.front()}) {
+  for (const std::string& name : {std::string(toString(BroadPhaseType::Auto)), std::string(kBox2dA),
+                                  std::string("bullet-dbvt"), std::string("baseline-grid"),
+                                  std::string(kBox2dB), kChipmunk.front()}) {
     if (std::find(known.begin(), known.end(), name) != known.end()) names.push_back(name);
   }
   return names;

@@ -14,8 +14,8 @@ class QuadbinStructure final : public Structure {
   void update(std::span<const AABB> boxes) override { bp_->update(boxes); }
   void findPairs(std::vector<Pair>& out) override { bp_->findPairs(out); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override { return bp_->memoryBytes(); }
-  void setTaskSystem(std::shared_ptr<TaskSystem> tasks) override {
-    bp_->setTaskSystem(std::move(tasks));
+  void setTaskSystem(const std::shared_ptr<TaskSystem>& tasks) override {
+    bp_->setTaskSystem(tasks);
   }
 
  private:

@@ -30,7 +30,7 @@ class Structure {
   [[nodiscard]] virtual std::size_t memoryBytes() const noexcept = 0;
   /// Where quadbin's structures run their parallel work (--threads);
   /// peers and baselines ignore it.
-  virtual void setTaskSystem(std::shared_ptr<TaskSystem> tasks) { (void)tasks; }
+  virtual void setTaskSystem(const std::shared_ptr<TaskSystem>& tasks) { (void)tasks; }
   /// The most bodies the main job (`run` with the default structures) gives
   /// it, for a peer whose untimed setup grows too fast above that (the time
   /// budget only predicts timed frames); 0: no limit. Named in --broadphase,

@@ -1,7 +1,7 @@
 #include "workloads.hpp"
 
 #include <tbb/global_control.h>
-#include <time.h>
+#include <ctime>
 
 #include <algorithm>
 #include <chrono>
