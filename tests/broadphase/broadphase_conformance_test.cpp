@@ -45,6 +45,7 @@ struct Variant {
 };
 
 // gtest prints parameters in test listings: the name, not the bytes.
+// NOLINTNEXTLINE(readability-identifier-naming): the name gtest looks up
 void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
 
 std::vector<Variant> variants() {
@@ -75,7 +76,7 @@ std::vector<Variant> variants() {
 
 class Conformance : public ::testing::TestWithParam<Variant> {
  protected:
-  std::unique_ptr<BroadPhase> make() const { return GetParam().make(); }
+  [[nodiscard]] std::unique_ptr<BroadPhase> make() const { return GetParam().make(); }
   [[nodiscard]] bool isBruteForce() const { return GetParam().type == BroadPhaseType::BruteForce; }
 
   void expectExact(BroadPhase& bp, std::span<const AABB> boxes, const std::string& what) {
@@ -160,15 +161,15 @@ TEST_P(Conformance, ZeroSizeHugeAndOutsideBoxes) {
   std::vector<AABB> boxes;
   for (int i = 0; i < 300; ++i) {
     const Vec2 p{in(rng), in(rng)};
-    boxes.push_back({p, p + Vec2{size(rng), size(rng)}});
+    boxes.emplace_back(p, p + Vec2{size(rng), size(rng)});
   }
   for (int i = 0; i < 100; ++i) {  // zero size, some on top of each other
     const Vec2 p{std::floor(in(rng)), std::floor(in(rng))};
-    boxes.push_back({p, p});
+    boxes.emplace_back(p, p);
   }
   for (int i = 0; i < 100; ++i) {  // far outside the bounds
     const Vec2 p{out(rng), out(rng)};
-    boxes.push_back({p, p + Vec2{size(rng), size(rng)}});
+    boxes.emplace_back(p, p + Vec2{size(rng), size(rng)});
   }
   boxes.push_back({{-1000, -1000}, {1000, 1000}});  // larger than the world
   boxes.push_back({{-5, 40}, {105, 41}});           // crosses it
@@ -226,7 +227,7 @@ TEST_P(Conformance, BodiesAddedAndRemovedBetweenSteps) {
     }
     while (boxes.size() < target) {
       const Vec2 p{pos(rng), pos(rng)};
-      boxes.push_back({p, p + Vec2{size(rng), size(rng)}});
+      boxes.emplace_back(p, p + Vec2{size(rng), size(rng)});
     }
     expectExact(*bp, boxes, "frame " + std::to_string(frame));
     if (HasFatalFailure()) return;

@@ -125,14 +125,40 @@ struct BoxMaker {
 };
 
 struct ChurnConfig {
-  std::uint32_t seed;
-  double looseness;
-  std::uint32_t threshold;
-  std::uint32_t maxDepth;
+  std::uint32_t seed = 0;
+  double looseness = 1;
+  std::uint32_t threshold = 0;
+  std::uint32_t maxDepth = 0;
   // Maps the [-100, 100]^2 scene to an awkward root (non-dyadic sizes and
   // offsets), so that cells and boxes meet rounding instead of exact halves.
   double scaleX = 1, scaleY = 1, offsetX = 0, offsetY = 0;
 };
+
+// Removing `absent`, a value not in the tree, throws and changes nothing.
+template <class Float>
+void expectAbsentRefused(IdTree<Float>& tree, std::uint32_t absent) {
+  const std::size_t before = tree.size();
+  const std::size_t nodesBefore = tree.nodeCount();
+  EXPECT_THROW(tree.remove(absent), Error);
+  EXPECT_FALSE(tree.contains(absent));
+  EXPECT_EQ(tree.size(), before);
+  EXPECT_EQ(tree.nodeCount(), nodesBefore);
+}
+
+// After a churn: the whole answers against brute force, then emptied,
+// every merge happens and nothing is left behind.
+template <class Float>
+void checkAndEmpty(IdTree<Float>& tree, const std::vector<std::uint32_t>& live,
+                   const std::vector<BasicBox<Float>>& boxes) {
+  EXPECT_EQ(normalized(tree.findAllIntersections()), brutePairs(live, boxes));
+  EXPECT_EQ(sorted(tree.query(tree.rootBox())),
+            bruteQuery(live, boxes, BasicBox<Float>{tree.rootBox()}));
+  for (std::uint32_t id : live) tree.remove(id);
+  EXPECT_TRUE(tree.empty());
+  EXPECT_EQ(tree.nodeCount(), 1u);
+  EXPECT_EQ(tree.outsideCount(), 0u);
+  EXPECT_TRUE(tree.findAllIntersections().empty());
+}
 
 template <class Float>
 void churn(const ChurnConfig& config, int operations) {
@@ -183,20 +209,14 @@ void churn(const ChurnConfig& config, int operations) {
     } else if (roll < 80) {  // move a value
       const std::size_t k = std::uniform_int_distribution<std::size_t>(0, live.size() - 1)(rng);
       const BasicBox<Float> previous = boxes[live[k]];
-      const Float step = static_cast<Float>(config.scaleX);
+      const auto step = static_cast<Float>(config.scaleX);
       boxes[live[k]] = (rng() & 1u) ? makeBox()
                                     : BasicBox<Float>{{previous.min.x + step, previous.min.y},
                                                       {previous.max.x + step, previous.max.y}};
       tree.update(live[k], previous);
     } else if (roll < 83) {  // removing an absent value throws and changes nothing
-      const auto absent = static_cast<std::uint32_t>(boxes.size());
       boxes.push_back(makeBox());
-      const std::size_t before = tree.size();
-      const std::size_t nodesBefore = tree.nodeCount();
-      EXPECT_THROW(tree.remove(absent), Error);
-      EXPECT_FALSE(tree.contains(absent));
-      EXPECT_EQ(tree.size(), before);
-      EXPECT_EQ(tree.nodeCount(), nodesBefore);
+      expectAbsentRefused(tree, static_cast<std::uint32_t>(boxes.size() - 1));
     } else if (roll < 98) {
       BasicBox<Float> q = makeBox();
       if (rng() & 1u)
@@ -220,15 +240,7 @@ void churn(const ChurnConfig& config, int operations) {
     EXPECT_GT(sawNodes, 1u) << "the churn never split the root";
   }
   EXPECT_LE(tree.depth(), config.maxDepth);
-  EXPECT_EQ(normalized(tree.findAllIntersections()), brutePairs(live, boxes));
-  EXPECT_EQ(sorted(tree.query(tree.rootBox())),
-            bruteQuery(live, boxes, BasicBox<Float>{tree.rootBox()}));
-  // Empty it: every merge happens, nothing is left behind.
-  for (std::uint32_t id : live) tree.remove(id);
-  EXPECT_TRUE(tree.empty());
-  EXPECT_EQ(tree.nodeCount(), 1u);
-  EXPECT_EQ(tree.outsideCount(), 0u);
-  EXPECT_TRUE(tree.findAllIntersections().empty());
+  checkAndEmpty(tree, live, boxes);
 }
 
 template <class Float>
@@ -502,11 +514,11 @@ struct UnitBox {
 }  // namespace
 
 TEST(QuadtreeContainer, StructValuesInDoubleWithUpdate) {
-  Quadtree<Unit, UnitBox, std::equal_to<Unit>, double> tree({{0, 0}, {1e4, 1e4}});
+  Quadtree<Unit, UnitBox, std::equal_to<>, double> tree({{0, 0}, {1e4, 1e4}});
   std::vector<Unit> units;
   for (std::uint32_t i = 0; i < 500; ++i) {
-    const double x = static_cast<double>((i * 7919u) % 9973u);
-    const double y = static_cast<double>((i * 104729u) % 9967u);
+    const auto x = static_cast<double>((i * 7919u) % 9973u);
+    const auto y = static_cast<double>((i * 104729u) % 9967u);
     units.push_back({i, {{x, y}, {x + 30, y + 30}}, static_cast<int>(i % 2)});
     tree.add(units.back());
   }

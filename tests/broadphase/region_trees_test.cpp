@@ -327,7 +327,7 @@ TEST(LeafQuadtree, SeedPatternClearInsertRetrieve) {
     std::vector<std::uint32_t> ids;
     for (std::uint32_t i = 0; i < 300; ++i) {
       const Vec2 p{pos(rng), pos(rng)};
-      boxes.push_back({p, p + Vec2{size(rng), size(rng)}});
+      boxes.emplace_back(p, p + Vec2{size(rng), size(rng)});
       ids.push_back(1000 + 7 * i);  // indices of the caller's own
       tree.insert(ids.back(), boxes.back());
     }

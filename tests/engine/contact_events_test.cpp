@@ -87,7 +87,7 @@ TEST_F(Events, BallAgainstStaticBoxNormalPointsFromAToB) {
 
 struct WallCase {
   Vec2 start, velocity;
-  WallSide side;
+  WallSide side = WallSide::None;
   Vec2 normal;
 };
 

@@ -115,8 +115,9 @@ TEST(ContactStore, MergedContactsLandInCanonicalOrder) {
   for (const Key& k : all) (rng() % 5 == 0 ? later : first).push_back(k);
   step(cs, graph, bodies, first, 1.0f, *tasks);
   std::vector<Contact> extra;
-  for (auto it = later.rbegin(); it != later.rend(); ++it) {  // any order
-    Contact c{it->first, it->second, 0.0f, graph.colour(bodies, it->first, it->second), 0};
+  const std::vector<Key> backwards(later.rbegin(), later.rend());
+  for (const auto& [a, b] : backwards) {  // any order
+    Contact c{a, b, 0.0f, graph.colour(bodies, a, b), 0};
     EXPECT_FALSE(cs.contains(c));
     extra.push_back(c);
   }

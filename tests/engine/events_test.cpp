@@ -238,9 +238,10 @@ Trace runBusy(std::uint32_t threads, BroadPhaseType type, int steps) {
   for (int s = 0; s < steps; ++s) {
     w.step(kDt);
     std::vector<Overlap> begins, ends;
-    for (const SensorEvent& e : w.sensorBeginEvents())
+    for (const SensorEvent& e : w.sensorBeginEvents()) {
       begins.emplace_back(e.sensor.index, e.sensor.generation, e.visitor.index,
                           e.visitor.generation);
+    }
     for (const SensorEvent& e : w.sensorEndEvents())
       ends.emplace_back(e.sensor.index, e.sensor.generation, e.visitor.index, e.visitor.generation);
     EXPECT_TRUE(std::is_sorted(begins.begin(), begins.end()));

@@ -185,8 +185,9 @@ World makeSweepWorld(const SweepCase& c, std::uint32_t threads, BodyId& paddle) 
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> jitter(-0.2f, 0.2f), vel(-3.0f, 3.0f);
   std::vector<BodyDef> defs;
-  for (float ix = 0; ix < 12; ++ix) {
-    for (float iy = 0; iy < 20; ++iy) {
+  for (int i = 0; i < 12; ++i) {
+    for (int j = 0; j < 20; ++j) {
+      const auto ix = static_cast<float>(i), iy = static_cast<float>(j);
       defs.push_back(BodyDef::ball({20 + 1.5f * ix + jitter(rng), 36 + 1.5f * iy + jitter(rng)},
                                    kRadius, {vel(rng), vel(rng)}));
     }
@@ -383,8 +384,9 @@ TEST(Kinematic, LargeCrowdBitIdenticalFor1And2And8Threads) {
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> jitter(-0.15f, 0.15f), vel(-5.0f, 5.0f);
     std::vector<BodyDef> defs;
-    for (float ix = 0; ix < 70; ++ix) {
-      for (float iy = 0; iy < 60; ++iy) {
+    for (int i = 0; i < 70; ++i) {
+      for (int j = 0; j < 60; ++j) {
+        const auto ix = static_cast<float>(i), iy = static_cast<float>(j);
         defs.push_back(BodyDef::ball({8 + 2.0f * ix + jitter(rng), 12 + 2.0f * iy + jitter(rng)},
                                      kRadius, {vel(rng), vel(rng)}));
       }

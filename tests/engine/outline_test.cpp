@@ -119,7 +119,7 @@ TEST(Outline, BallSlidesAndRollsOverAChainsInnerVerticesWithoutABump) {
   for (const float friction : {0.0f, 0.6f}) {
     World world(openWorld({0.0f, -10.0f}));
     std::vector<Vec2> points;
-    for (int k = 0; k <= 60; ++k) points.push_back({static_cast<float>(k) * 0.5f - 5.0f, 0.0f});
+    for (int k = 0; k <= 60; ++k) points.emplace_back(static_cast<float>(k) * 0.5f - 5.0f, 0.0f);
     const std::vector<BodyId> chain = world.createChain(points);
     ASSERT_EQ(chain.size(), 60u);
     for (const BodyId s : chain) {
@@ -287,7 +287,7 @@ TEST(Outline, SnapshotKeepsOutlinesAndChainsAndContinuesBitForBit) {
   std::vector<Vec2> points;
   for (int k = 0; k <= 12; ++k) {
     const float x = static_cast<float>(k) * 2.0f - 12.0f;
-    points.push_back({x, 0.02f * x * x});
+    points.emplace_back(x, 0.02f * x * x);
   }
   world.createChain(points);
   const std::array<Vec2, 5> pent{Vec2{0.0f, 5.0f}, Vec2{2.0f, 6.0f}, Vec2{1.5f, 8.0f},

@@ -55,7 +55,7 @@ std::vector<std::uint32_t> bruteRadius(const World& w, Vec2 center, float radius
   std::sort(out.begin(), out.end());
   return out;
 }
-std::vector<std::uint32_t> indices(std::vector<BodyId> ids) {
+std::vector<std::uint32_t> indices(const std::vector<BodyId>& ids) {
   std::vector<std::uint32_t> out;
   for (const BodyId id : ids) out.push_back(id.index);
   std::sort(out.begin(), out.end());

@@ -49,7 +49,7 @@ class Queries : public ::testing::TestWithParam<BroadPhaseType> {
     }
   }
 
-  float distanceTo(const Body& b, Vec2 p) const {
+  [[nodiscard]] float distanceTo(const Body& b, Vec2 p) const {
     if (!b.ball) return length(p - closestPoint(b.box, p));
     return std::max(0.0f, length(p - b.c) - b.r);
   }

@@ -153,9 +153,10 @@ TEST(SetType, ContactsOfAChangedBodyEndAndTheCrowdStaysConsistent) {
     for (int s = 0; s < 5; ++s) w.step(kDt);
     const BodyId b = balls[std::size_t(round * 7) % balls.size()];
     w.setType(b, w.type(b) == BodyType::Ball ? BodyType::Kinematic : BodyType::Ball);
-    if (round % 4 == 3)
+    if (round % 4 == 3) {
       w.setType(box,
                 w.type(box) == BodyType::StaticBox ? BodyType::Kinematic : BodyType::StaticBox);
+    }
     const auto bytes = w.snapshot();
     World copy(w.def());
     ASSERT_NO_THROW(copy.restore(bytes)) << "round " << round;

@@ -168,7 +168,7 @@ TEST_F(SnapshotFormat, InconsistentContentsAreRefused) {
   const Bytes b = sample();
   World w = target();
   const Bytes before = w.snapshot();
-  const auto n = at<std::uint32_t>(b, 32);
+  const std::size_t n = at<std::uint32_t>(b, 32);
   const std::size_t def = 64, bodies = def + 60;
   const std::size_t islandNext = bodies + n * (1 + 13 * 4 + 1 + 4);
   // The body columns (66 bytes each), largest radius and box count, then
@@ -181,18 +181,24 @@ TEST_F(SnapshotFormat, InconsistentContentsAreRefused) {
     reseal(bad);
     expectRefused(w, bad, before, why);
   };
-  refusedWith([&](Bytes& x) { set<std::uint32_t>(x, 32, n + 1); }, "do not add up");
+  refusedWith([&](Bytes& x) { set<std::uint32_t>(x, 32, static_cast<std::uint32_t>(n + 1)); },
+              "do not add up");
   refusedWith([&](Bytes& x) { x[def + 16] = std::byte{7}; }, "WorldDef.boundary");
   refusedWith([&](Bytes& x) { x[def + 16 + 1 + 8 + 4] = std::byte{2}; }, "is not 0 or 1");
   refusedWith([&](Bytes& x) { x[bodies] = std::byte{9}; }, "is not a BodyType");
   refusedWith(
       [&](Bytes& x) { set<float>(x, bodies + n + 4, std::numeric_limits<float>::infinity()); },
       "not finite");
-  refusedWith([&](Bytes& x) { set<std::uint32_t>(x, islandNext, n + 5); }, "island");
+  refusedWith(
+      [&](Bytes& x) { set<std::uint32_t>(x, islandNext, static_cast<std::uint32_t>(n + 5)); },
+      "island");
   refusedWith([&](Bytes& x) { set<std::uint32_t>(x, slotOf, at<std::uint32_t>(x, slotOf + 4)); },
               "taken twice");
-  const std::size_t contacts = slotOf + 4 * n + 4 * at<std::uint32_t>(b, 36) + 4 * 2;
-  refusedWith([&](Bytes& x) { set<std::uint32_t>(x, contacts, n); }, "contact 0");
+  const std::size_t contacts = slotOf + 4 * n +
+                               4 * static_cast<std::size_t>(at<std::uint32_t>(b, 36)) +
+                               2 * sizeof(std::uint32_t);
+  refusedWith([&](Bytes& x) { set<std::uint32_t>(x, contacts, static_cast<std::uint32_t>(n)); },
+              "contact 0");
   refusedWith([&](Bytes& x) { x[contacts + 24] = std::byte{65}; }, "contact 0");
   w.restore(b);
   EXPECT_EQ(w.snapshot(), b);

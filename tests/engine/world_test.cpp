@@ -159,7 +159,7 @@ TEST_F(BadInput, RefusedCallsLeaveTheWorldUnchanged) {
 }
 
 TEST_F(BadInput, WorldDefIsValidated) {
-  auto refused = [](WorldDef def, const char* mentions) {
+  auto refused = [](const WorldDef& def, const char* mentions) {
     try {
       World w(def);
       ADD_FAILURE() << "accepted " << mentions;

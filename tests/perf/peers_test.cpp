@@ -177,7 +177,7 @@ TEST(Peers, BoxesOutsideTheBounds) {
       boxes[i] = {boxes[i].min + d, boxes[i].max + d};
     }
     for (std::size_t i = 3; i < 60; i += 5) {  // far out, in a heap
-      const float k = static_cast<float>(i % 7);
+      const auto k = static_cast<float>(i % 7);
       boxes[i] = {{1e6f + k, -1e6f + k}, {1e6f + k + 3, -1e6f + k + 3}};
     }
     boxes[1] = {{world.min.x - 5, world.min.y - 5}, {world.min.x + 5, world.min.y + 5}};

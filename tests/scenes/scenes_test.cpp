@@ -221,9 +221,10 @@ std::string refusal(const std::string& text, std::initializer_list<std::string> 
   try {
     (void)read(text, placement);
   } catch (const Error& e) {
-    const std::string what = e.what();
-    for (const auto& m : mentions)
+    std::string what = e.what();
+    for (const auto& m : mentions) {
       EXPECT_NE(what.find(m), std::string::npos) << m << " in " << what;
+    }
     return what;
   }
   ADD_FAILURE() << "accepted: " << text.substr(0, 200);

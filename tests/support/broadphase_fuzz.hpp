@@ -175,6 +175,7 @@ struct Variant {
   std::function<std::unique_ptr<BroadPhase>()> make;
 };
 // gtest prints parameters in test listings: the name, not the bytes.
+// NOLINTNEXTLINE(readability-identifier-naming): the name gtest looks up
 inline void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
 
 /// Every type through makeBroadPhase, and option sets that take other paths
@@ -287,6 +288,111 @@ inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 }
 }  // namespace detail
 
+/// One step's change to the boxes, drawn from `src`: add, remove from the
+/// end or the middle, move a little, replace.
+inline void mutateBoxes(Source& src, std::vector<AABB>& boxes, std::uint32_t maxBoxes) {
+  switch (src.below(6)) {
+    case 0:
+    case 1:  // add some
+      for (std::uint32_t k = src.below(6) + 1; k > 0 && boxes.size() < maxBoxes; --k) {
+        boxes.push_back(randomBox(src, boxes));
+      }
+      break;
+    case 2:  // remove from the end
+      for (std::uint32_t k = src.below(4) + 1; k > 0 && !boxes.empty(); --k) boxes.pop_back();
+      break;
+    case 3:  // remove one from the middle: the last takes its index
+      if (!boxes.empty()) {
+        const std::uint32_t i = src.below(static_cast<std::uint32_t>(boxes.size()));
+        boxes[i] = boxes.back();
+        boxes.pop_back();
+      }
+      break;
+    case 4:  // move some a little
+      for (std::uint32_t k = src.below(8); k > 0 && !boxes.empty(); --k) {
+        AABB& b = boxes[src.below(static_cast<std::uint32_t>(boxes.size()))];
+        const auto dx = static_cast<float>(src.unit() - 0.5);
+        const auto dy = static_cast<float>(src.unit() - 0.5);
+        const AABB moved{{b.min.x + dx, b.min.y + dy}, {b.max.x + dx, b.max.y + dy}};
+        if (isFinite(moved) && moved.isValid()) b = moved;
+      }
+      break;
+    default:  // replace some
+      for (std::uint32_t k = src.below(4) + 1; k > 0 && !boxes.empty(); --k) {
+        boxes[src.below(static_cast<std::uint32_t>(boxes.size()))] = randomBox(src, boxes);
+      }
+      break;
+  }
+}
+
+/// findPairs against brute force; what differs, or "" (`got`, `want`:
+/// scratch). Mixes the pairs into `o.pairHash`.
+inline std::string checkPairs(BroadPhase& bp, const std::vector<AABB>& boxes, Outcome& o,
+                              std::vector<Pair>& got, std::vector<Pair>& want) {
+  got.clear();
+  bp.findPairs(got);
+  for (const Pair& p : got) o.pairHash = detail::mix(o.pairHash, p.key());
+  o.pairHash = detail::mix(o.pairHash, got.size());
+  std::sort(got.begin(), got.end());
+  test::bruteForcePairs(boxes, want);
+  if (got == want) return "";
+  std::string s =
+      "findPairs: " + std::to_string(got.size()) + " pairs, want " + std::to_string(want.size());
+  const test::PairDifference d = test::pairDifference(got, want);
+  for (const Pair& p : d.missing) {
+    s += " missing(" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
+  }
+  for (const Pair& p : d.extra) {
+    s += " extra(" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
+  }
+  return s;
+}
+
+/// Up to two box queries and two ray queries drawn from `src`, against
+/// brute force; what differs, or "" (`hits`, `expect`: scratch).
+inline std::string checkQueries(Source& src, BroadPhase& bp, const std::vector<AABB>& boxes,
+                                std::vector<std::uint32_t>& hits,
+                                std::vector<std::uint32_t>& expect) {
+  for (std::uint32_t q = src.below(3); q > 0; --q) {
+    const AABB box = randomBox(src, boxes);
+    hits.clear();
+    bp.query(box, hits);
+    std::sort(hits.begin(), hits.end());
+    expect.clear();
+    for (std::uint32_t i = 0; i < boxes.size(); ++i) {
+      if (touches(boxes[i], box)) expect.push_back(i);
+    }
+    if (hits != expect) {
+      return "query " + detail::text(box) + ": " + std::to_string(hits.size()) + " proxies, want " +
+             std::to_string(expect.size());
+    }
+  }
+  for (std::uint32_t q = src.below(3); q > 0; --q) {
+    const Ray ray = randomRay(src, boxes);
+    hits.clear();
+    bp.queryRay(ray, hits);
+    std::sort(hits.begin(), hits.end());
+    if (std::adjacent_find(hits.begin(), hits.end()) != hits.end()) {
+      return "queryRay " + detail::text(ray) + ": a proxy twice";
+    }
+    // Every exact hit inside the ray's bounds must be there; nothing
+    // that is neither a hit nor in the bounds may be.
+    const AABB reach = ray.bounds();
+    for (std::uint32_t i = 0; i < boxes.size(); ++i) {
+      const bool hit = raycast(ray, boxes[i]).has_value();
+      const bool near = touches(boxes[i], reach);
+      const bool listed = std::binary_search(hits.begin(), hits.end(), i);
+      if (hit && near && !listed) {
+        return "queryRay " + detail::text(ray) + ": misses " + std::to_string(i);
+      }
+      if (listed && !hit && !near) {
+        return "queryRay " + detail::text(ray) + ": lists " + std::to_string(i);
+      }
+    }
+  }
+  return "";
+}
+
 /// Runs one program of at most `maxSteps` steps on `bp` (fresh), against
 /// brute force. Stops at the first difference.
 inline Outcome run(Source& src, BroadPhase& bp, std::uint32_t maxSteps, std::uint32_t maxBoxes) {
@@ -303,39 +409,7 @@ inline Outcome run(Source& src, BroadPhase& bp, std::uint32_t maxSteps, std::uin
         what + "\nafter " + std::to_string(o.steps) + " steps; boxes:\n" + detail::boxesText(boxes);
   };
   for (; o.steps < maxSteps && !src.exhausted(); ++o.steps) {
-    // Change the boxes.
-    switch (src.below(6)) {
-      case 0:
-      case 1:  // add some
-        for (std::uint32_t k = src.below(6) + 1; k > 0 && boxes.size() < maxBoxes; --k) {
-          boxes.push_back(randomBox(src, boxes));
-        }
-        break;
-      case 2:  // remove from the end
-        for (std::uint32_t k = src.below(4) + 1; k > 0 && !boxes.empty(); --k) boxes.pop_back();
-        break;
-      case 3:  // remove one from the middle: the last takes its index
-        if (!boxes.empty()) {
-          const std::uint32_t i = src.below(static_cast<std::uint32_t>(boxes.size()));
-          boxes[i] = boxes.back();
-          boxes.pop_back();
-        }
-        break;
-      case 4:  // move some a little
-        for (std::uint32_t k = src.below(8); k > 0 && !boxes.empty(); --k) {
-          AABB& b = boxes[src.below(static_cast<std::uint32_t>(boxes.size()))];
-          const float dx = static_cast<float>(src.unit() - 0.5),
-                      dy = static_cast<float>(src.unit() - 0.5);
-          const AABB moved{{b.min.x + dx, b.min.y + dy}, {b.max.x + dx, b.max.y + dy}};
-          if (isFinite(moved) && moved.isValid()) b = moved;
-        }
-        break;
-      default:  // replace some
-        for (std::uint32_t k = src.below(4) + 1; k > 0 && !boxes.empty(); --k) {
-          boxes[src.below(static_cast<std::uint32_t>(boxes.size()))] = randomBox(src, boxes);
-        }
-        break;
-    }
+    mutateBoxes(src, boxes, maxBoxes);
     try {
       bp.update(boxes);
       if (bp.size() != boxes.size()) return fail("size() = " + std::to_string(bp.size())), o;
@@ -346,60 +420,9 @@ inline Outcome run(Source& src, BroadPhase& bp, std::uint32_t maxSteps, std::uin
                o;
       }
       o.largestMemory = std::max(o.largestMemory, bytes / (boxes.size() + 1));
-      got.clear();
-      bp.findPairs(got);
-      for (const Pair& p : got) o.pairHash = detail::mix(o.pairHash, p.key());
-      o.pairHash = detail::mix(o.pairHash, got.size());
-      std::sort(got.begin(), got.end());
-      test::bruteForcePairs(boxes, want);
-      if (got != want) {
-        std::string s = "findPairs: " + std::to_string(got.size()) + " pairs, want " +
-                        std::to_string(want.size());
-        const test::PairDifference d = test::pairDifference(got, want);
-        for (const Pair& p : d.missing)
-          s += " missing(" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
-        for (const Pair& p : d.extra)
-          s += " extra(" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
-        return fail(s), o;
-      }
-      // Queries.
-      for (std::uint32_t q = src.below(3); q > 0; --q) {
-        const AABB box = randomBox(src, boxes);
-        hits.clear();
-        bp.query(box, hits);
-        std::sort(hits.begin(), hits.end());
-        expect.clear();
-        for (std::uint32_t i = 0; i < boxes.size(); ++i) {
-          if (touches(boxes[i], box)) expect.push_back(i);
-        }
-        if (hits != expect) {
-          return fail("query " + detail::text(box) + ": " + std::to_string(hits.size()) +
-                      " proxies, want " + std::to_string(expect.size())),
-                 o;
-        }
-      }
-      for (std::uint32_t q = src.below(3); q > 0; --q) {
-        const Ray ray = randomRay(src, boxes);
-        hits.clear();
-        bp.queryRay(ray, hits);
-        std::sort(hits.begin(), hits.end());
-        if (std::adjacent_find(hits.begin(), hits.end()) != hits.end()) {
-          return fail("queryRay " + detail::text(ray) + ": a proxy twice"), o;
-        }
-        // Every exact hit inside the ray's bounds must be there; nothing
-        // that is neither a hit nor in the bounds may be.
-        const AABB reach = ray.bounds();
-        for (std::uint32_t i = 0; i < boxes.size(); ++i) {
-          const bool hit = raycast(ray, boxes[i]).has_value();
-          const bool near = touches(boxes[i], reach);
-          const bool listed = std::binary_search(hits.begin(), hits.end(), i);
-          if (hit && near && !listed) {
-            return fail("queryRay " + detail::text(ray) + ": misses " + std::to_string(i)), o;
-          }
-          if (listed && !hit && !near) {
-            return fail("queryRay " + detail::text(ray) + ": lists " + std::to_string(i)), o;
-          }
-        }
+      if (auto why = checkPairs(bp, boxes, o, got, want); !why.empty()) return fail(why), o;
+      if (auto why = checkQueries(src, bp, boxes, hits, expect); !why.empty()) {
+        return fail(why), o;
       }
     } catch (const std::exception& e) {
       return fail(std::string("threw ") + e.what()), o;

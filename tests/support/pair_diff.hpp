@@ -49,11 +49,13 @@ inline std::string describePairDifference(const std::vector<Pair>& got,
   std::string s = std::to_string(got.size()) + " pairs, want " + std::to_string(want.size()) +
                   ": " + std::to_string(missing.size()) + " missing, " +
                   std::to_string(extra.size()) + " extra";
-  if (!missing.empty())
+  if (!missing.empty()) {
     s += "; first missing (" + std::to_string(missing[0].a) + ", " + std::to_string(missing[0].b) +
          ")";
-  if (!extra.empty())
+  }
+  if (!extra.empty()) {
     s += "; first extra (" + std::to_string(extra[0].a) + ", " + std::to_string(extra[0].b) + ")";
+  }
   return s;
 }
 

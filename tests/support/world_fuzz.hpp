@@ -75,8 +75,8 @@ class Program {
   std::string restoreBad(bool& mustSucceed, bool& mustRefuse);
   std::string draw();
   std::string optimizeLayout();
-  std::string checkEvents() const;
-  std::string checkInvariants() const;
+  [[nodiscard]] std::string checkEvents() const;
+  [[nodiscard]] std::string checkInvariants() const;
   std::string checkSteps();
 
   Source& src_;

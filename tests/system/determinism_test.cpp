@@ -204,7 +204,7 @@ DenseState denseLattice(std::uint32_t threads) {
   def.threadCount = threads;
 #endif
   World world(def);
-  std::vector<std::uint32_t> order(kSide * kSide);
+  std::vector<std::uint32_t> order(std::size_t{kSide} * kSide);
   for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::mt19937 rng(10);
   std::shuffle(order.begin(), order.end(), rng);

@@ -95,7 +95,7 @@ TEST(Soak, CreateAndDestroyEveryStepWithFlatMemory) {
   const AABB bounds = w.def().bounds;
   std::mt19937 rng(2024);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-  const float radius = static_cast<float>(scene.r[0]);
+  const auto radius = static_cast<float>(scene.r[0]);
 
   const long warmUp = std::max(1L, std::min(1000L, steps / 10));
   long long liveWarm = 0, livePeak = 0;

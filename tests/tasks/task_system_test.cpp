@@ -58,7 +58,7 @@ TEST(TaskSystem, ParallelForCoversEveryIndexOnce) {
 TEST(TaskSystem, ForkJoinNestsAndRunsEveryTaskOnce) {
   for (auto& [name, system] : systems()) {
     TaskSystem* ts = system.get();  // a plain pointer: lambdas capture no structured binding
-    std::vector<std::atomic<int>> hits(64 * 100);
+    std::vector<std::atomic<int>> hits(std::size_t{64} * 100);
     ts->forkJoin(64, [&](std::uint32_t outer) {
       ts->parallelFor(100, 3, [&](std::uint32_t begin, std::uint32_t end) {
         for (std::uint32_t i = begin; i < end; ++i) hits[outer * 100 + i].fetch_add(1);
