@@ -96,7 +96,7 @@ void World::Impl::step(float dt) {
   }
   // Nothing fails from here on: the step's events become the world's.
   traced.emplace(*tasks, "finish");
-  if (active) knownPairs = stats.candidatePairs;
+  if (active) pairBudget.counted(stats.candidatePairs);
   solver.commit();
   events.commit();
   sensors.commit();

@@ -9,9 +9,13 @@
 #include <cstdint>
 #include <quadbin/engine/body.hpp>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace quadbin {
+
+/// A body id as refusal messages name it (world.cpp).
+std::string describe(BodyId id);
 
 class BodyIds {
  public:

@@ -182,12 +182,12 @@ void World::restore(std::span<const std::byte> buffer) {
   }
   // The broad phase is rebuilt from the bodies at the next step: the narrow
   // phase puts its pairs in canonical order, so its history does not matter.
-  const std::uint64_t pairCount = w.checkRestoredPairs(s.bodies);
+  const std::uint64_t pairCount = w.pairBudget.checkRestored(w.budgetEnv(), s.bodies);
   auto broad = makeBroadPhase(def.broadPhase, def.broadPhaseOptions);
   broad->setBounds(def.bounds);
   broad->setTaskSystem(w.tasks);
   w.commit(std::move(s), std::move(def), std::move(broad));
-  if (Impl::pairsMayPassLimit(w.bodies.size())) w.knownPairs = pairCount;
+  w.pairBudget.restored(w.bodies.size(), pairCount);
 }
 
 void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
@@ -201,7 +201,7 @@ void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
   events.restore(std::move(s.touching), std::move(s.pendingEnd));
   sensors.restoreState(std::move(s.sensorOverlaps), std::move(s.sensorPendingEnd));
   stats = {};
-  knownPairs.reset();
+  pairBudget.reset();
   broad = std::move(newBroad);
   lastActive = BroadPhaseType::Auto;
   warnedBruteForce = false;

@@ -7,7 +7,7 @@ BodyId World::createBody(const BodyDef& d) {
   Impl& w = live();
   const auto use = w.claimChange();
   w.check(w.refusal(d));
-  w.admitBody(d);
+  w.pairBudget.admitBody(w.budgetEnv(), d);
   return w.insert(d);
 }
 
@@ -97,7 +97,7 @@ void World::destroyBody(BodyId id) {
   const std::uint32_t dense = w.denseIndex(id);
   const std::uint32_t last = w.ids.size() - 1;
   w.leaveChain(dense);
-  w.forgetBody(dense);
+  w.pairBudget.forgetBody(w.budgetEnv(), dense);
   w.wake(dense);  // what rested on it must fall
   w.bodies.swapRemove(dense);
   w.filters.swapRemove(dense);
@@ -153,7 +153,7 @@ void World::setPosition(BodyId id, Vec2 p) {
     w.requireInside(p, w.bodies.radius[i], "setPosition position");
   }
   const Vec2 half{w.bodies.hx[i], w.bodies.hy[i]};
-  w.admitMove(i, {p - half, p + half});
+  w.pairBudget.admitMove(w.budgetEnv(), i, {p - half, p + half}, w.bodyIdAt(i));
   if (p != Vec2{w.bodies.px[i], w.bodies.py[i]}) w.leaveChain(i);
   w.wake(i);
   w.bodies.px[i] = p.x;
@@ -203,7 +203,9 @@ void World::setAngularVelocity(BodyId id, float angularVelocity) {
   }
   const bool grow = outline && angularVelocity != 0.0f && (b.hx[i] < reach || b.hy[i] < reach);
   const Vec2 p{b.px[i], b.py[i]}, half{reach, reach};
-  if (grow) w.admitMove(i, {p - half, p + half});  // may refuse: nothing changed yet
+  if (grow)
+    w.pairBudget.admitMove(w.budgetEnv(), i, {p - half, p + half},
+                           w.bodyIdAt(i));  // may refuse: nothing changed yet
   w.wake(i);
   if (grow) {  // its box holds it at every angle from now on
     b.hx[i] = b.hy[i] = reach;
@@ -414,7 +416,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
   if (const std::size_t bad = firstBad.load(); bad < count) {
     w.refuse(fmt::format("{}: defs[{}]: {}", __func__, bad, w.refusal(defs[bad])));
   }
-  w.admitBodies(defs);
+  w.pairBudget.admitBodies(w.budgetEnv(), defs);
   // Room for all of them first (the only step that can throw), then the
   // slots createBody would hand out one call after another: the free ones
   // from the back of the list, then new ones; each body written by index,

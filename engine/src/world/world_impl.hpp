@@ -42,6 +42,7 @@
 #include "world/body_ids.hpp"
 #include "world/call_guard.hpp"
 #include "world/log_internal.hpp"
+#include "world/pair_budget.hpp"
 #include "world/world_draw.hpp"
 
 namespace quadbin {
@@ -50,7 +51,6 @@ inline constexpr std::uint32_t kNone = UINT32_MAX;
 
 // World ids: unique per process, never 0 (a default BodyId's world).
 std::uint32_t makeWorldId() noexcept;
-std::string describe(BodyId id);
 
 // One per world, so its padding costs nothing worth reordering the fields
 // (grouped by concern) for.
@@ -98,34 +98,14 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   bool broadUpdating = false;  // set while the step's broad phase updates
   StepStats stats;
 
-  // The pairs of overlapping boxes the bodies are known to have
-  // (world_crowding.cpp): the last step's candidate pairs, then what each
-  // call since added or took away, so that a call that would leave a world
-  // whose step the pair limit refuses is refused instead. Unset where no
-  // world of that many bodies can pass the limit (n (n - 1) / 2 pairs at
-  // most), or where nothing has counted them yet.
-  std::optional<std::uint64_t> knownPairs;
-  std::vector<std::uint32_t> crowdFound;
-  std::vector<AABB> crowdBoxes;
-  [[nodiscard]] static bool pairsMayPassLimit(std::uint64_t n) noexcept;
-  // Bodies whose tight box overlaps `box` (strictly), dense `self` left out.
-  std::uint64_t overlapsOf(const AABB& box, std::uint32_t self);
-  // knownPairs, counted first if unset.
-  std::uint64_t knownPairCount();
-  [[noreturn]] void refusePairs(std::uint64_t total, std::uint64_t n, const std::string& what);
-  // Each refuses the call (Error, nothing changed) when it would pass the
-  // pair limit, else updates knownPairs: a body about to be created from
-  // `d`, bodies from `defs`, dense body i about to move to `box`.
-  void admitBody(const BodyDef& d);
+  // The pair limit kept at the door (pair_budget.hpp).
+  PairBudget pairBudget;
+  [[nodiscard]] PairBudget::Env budgetEnv() noexcept {
+    return {bodies, queries, queryStructure(), tasks, refusals};
+  }
   /// Body i, a chain's segment, leaves its chain: it and its neighbours
   /// stop deferring to each other at their shared vertices.
   void leaveChain(std::uint32_t i) noexcept;
-  void admitBodies(std::span<const BodyDef> defs);
-  void admitMove(std::uint32_t i, const AABB& box);
-  // Dense body i is about to be destroyed.
-  void forgetBody(std::uint32_t i);
-  // The pairs of a snapshot's bodies, or Error when past the limit.
-  std::uint64_t checkRestoredPairs(const BodyStore& restored);
 
   bool warnedOutside = false;
   bool warnedBruteForce = false;

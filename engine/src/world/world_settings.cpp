@@ -52,7 +52,8 @@ void World::setRadius(BodyId id, float radius) {
     w.refuse(fmt::format("{}: radius = {} must be finite and > 0", __func__, radius));
   }
   if (ball) w.check(validate::insideBounds(p, radius, w.def, "setRadius: position"));
-  w.admitMove(i, {p - Vec2{radius, radius}, p + Vec2{radius, radius}});
+  w.pairBudget.admitMove(w.budgetEnv(), i, {p - Vec2{radius, radius}, p + Vec2{radius, radius}},
+                         w.bodyIdAt(i));
   if (ball) w.wake(i);
   const float old = b.radius[i];
   b.radius[i] = radius;
