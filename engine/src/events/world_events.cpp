@@ -11,13 +11,18 @@ void World::Impl::updateEvents() {
     sensors.updateAsleep(worldId);
     return;
   }
-  stats.contacts = events.update({bodies, solver.contacts(), ids.slotOf(), ids.denseOf(),
-                                  ids.generation(), worldId, someAsleep || def.enableSleep},
-                                 *tasks);
+  stats.contacts =
+      events.update({bodies, solver.contacts(), ids.slotOf(), ids.denseOf(), ids.generation(),
+                     worldId, someAsleep || settings.def().enableSleep},
+                    *tasks);
   // Begin events' geometry and hit events, from the velocities the step
   // started with (saved for the strong guarantee, before gravity).
-  const EventGeometry geometry{bodies,    undo.vx, undo.vy, undo.awake, def.gravity * stepDt,
-                               def.bounds};
+  const EventGeometry geometry{bodies,
+                               undo.vx,
+                               undo.vy,
+                               undo.awake,
+                               settings.def().gravity * settings.stepDt(),
+                               settings.def().bounds};
   const TraceStage traceGeometry(*tasks, "event geometry");
   const std::span<ContactEvent> begins = events.nextBegin();
   // Grain 256: a 100,000-ball step begins a few thousand contacts, which
@@ -30,7 +35,7 @@ void World::Impl::updateEvents() {
                        }
                      });
   const TraceStage traceHits(*tasks, "hit events");
-  events.findHits(geometry, solver.contacts(), idMap(), def.hitEventThreshold, *tasks);
+  events.findHits(geometry, solver.contacts(), idMap(), settings.def().hitEventThreshold, *tasks);
   const TraceStage traceSensors(*tasks, "sensor events");
   sensors.update(bodies, undo.px, undo.py, pairs, idMap(), *tasks);
 }

@@ -11,7 +11,7 @@ void World::draw(WorldDraw& out, const WorldDrawOptions& options) const {
   if (options.region) w.check(validate::queryBox(*options.region, "draw region"));
   w.refreshQueryIndex();
   w.refreshQueryStructure();
-  drawWorld({w.bodies, w.ids.slotOf(), w.ids.generation(), w.worldId, w.def, *w.broad,
+  drawWorld({w.bodies, w.ids.slotOf(), w.ids.generation(), w.worldId, w.settings.def(), *w.broad,
              w.queries.delta(), w.sensors.overlaps(), w.ids.denseOf(), *w.tasks},
             options, out);
 }
@@ -163,9 +163,9 @@ void World::Impl::raycastAll(const Ray& ray, std::vector<RayHit>& out, const Que
   }
   // The walls after the bodies: at equal distances, bodies first (in
   // creation order), then walls (in WallSide order).
-  if (w.def.boundary == Boundary::Closed) {
+  if (w.settings.def().boundary == Boundary::Closed) {
     const std::size_t bodyHits = out.size();
-    wallHits(ray, w.def.bounds, out);
+    wallHits(ray, w.settings.def().bounds, out);
     for (std::size_t k = bodyHits; k < out.size(); ++k) {
       dense.push_back(kNone - 4 + static_cast<std::uint32_t>(out[k].wall));
     }
@@ -222,7 +222,7 @@ void World::Impl::nearest(Vec2 point, std::uint32_t k, std::vector<BodyId>& out,
   // Search squares that double until they hold k bodies within their
   // half-size: a body outside the square is farther than that from the
   // point, so those k are the nearest.
-  const AABB& bounds = w.def.bounds;
+  const AABB& bounds = w.settings.def().bounds;
   float r = std::sqrt(bounds.area() * static_cast<float>(k) / static_cast<float>(n));
   if (!(r > 0.0f) || !std::isfinite(r)) r = 1.0f;
   std::vector<std::uint32_t> found;

@@ -15,18 +15,19 @@ double millisSince(Clock::time_point start) {
 SolverSettings World::Impl::settingsFor(float dt) const {
   SolverSettings s;
   s.dt = dt;
-  s.restitution = def.restitution;
-  s.restitutionThreshold = def.restitutionThreshold.value_or(2.0f * length(def.gravity) * dt);
-  s.closedWorld = def.boundary == Boundary::Closed;
-  s.bounds = def.bounds;
-  s.velocityIterations = def.velocityIterations;
-  s.impactPasses = def.solverPasses;
-  s.positionPasses = def.positionPasses;
+  s.restitution = settings.def().restitution;
+  s.restitutionThreshold =
+      settings.def().restitutionThreshold.value_or(2.0f * length(settings.def().gravity) * dt);
+  s.closedWorld = settings.def().boundary == Boundary::Closed;
+  s.bounds = settings.def().bounds;
+  s.velocityIterations = settings.def().velocityIterations;
+  s.impactPasses = settings.def().solverPasses;
+  s.positionPasses = settings.def().positionPasses;
   s.friction = bodies.frictionBalls > 0;
-  s.wallFriction = def.wallFriction;
+  s.wallFriction = settings.def().wallFriction;
   s.kinematic = hasKinematic;
   s.spin = spinning;
-  s.gravity = def.gravity;
+  s.gravity = settings.def().gravity;
   return s;
 }
 
@@ -36,12 +37,12 @@ void World::Impl::step(float dt) {
   const auto start = Clock::now();
   std::optional<TraceStage> traced(std::in_place, *tasks, "setup");  // for quadbin-perf predict
   const std::uint32_t n = ids.size();
-  if (!warnedBruteForce && def.broadPhase == BroadPhaseType::BruteForce && n > 5000) {
+  if (settings.def().broadPhase == BroadPhaseType::BruteForce && n > 5000 &&
+      settings.warnOnce(WorldSettings::Warning::BruteForce)) {
     logger()->warn(
         "BruteForce broad phase with {} bodies costs n^2/2 box tests per step; "
         "pick a spatial structure in WorldDef.broadPhase",
         n);
-    warnedBruteForce = true;
   }
   // One pass that vectorizes: what moves, what the world holds.
   std::uint32_t awake = 0;
@@ -63,8 +64,8 @@ void World::Impl::step(float dt) {
   someAsleep = awake < balls;
   const bool active = awake > 0 || movingKinematic > 0;  // something moves
   const StepStats before = stats;
-  const SolverSettings settings = settingsFor(dt);
-  stepDt = dt;
+  const SolverSettings solverSettings = settingsFor(dt);
+  settings.stepping(dt);
   if (active) {
     // Strong guarantee: everything the step may change is saved (or made
     // aside and swapped in at the end), before it changes anything; these
@@ -74,15 +75,15 @@ void World::Impl::step(float dt) {
     // saves them before it links an island).
     const bool wakes = someAsleep || movingKinematic > 0;
     const bool writeBack = !hasKinematic && !spinning;  // clampPositions saves px, py
-    undo.save(bodies, {!writeBack, spinning, def.enableSleep || wakes, wakes}, *tasks);
-    if (!spareBroad) spareBroad = freshBroadPhase(def.broadPhase);
+    undo.save(bodies, {!writeBack, spinning, settings.def().enableSleep || wakes, wakes}, *tasks);
+    if (!spareBroad) spareBroad = freshBroadPhase(settings.def().broadPhase);
   }
   try {
     stats = {};
     stats.awakeBodies = awake;
     if (active) {  // a world that sleeps whole costs (almost) nothing
       markChanged();
-      runStages(settings);
+      runStages(solverSettings);
       const TraceStage traceOutside(*tasks, "count outside");
       countOutside();
     }
@@ -122,7 +123,7 @@ void World::Impl::runStages(const SolverSettings& s) {
   timed(stats.positionCorrectionMs, "position correction", [&] { correctPositions(s); });
   timed(stats.wallClampMs, "wall clamp", [&] { clampPositions(s); });
   stats.positionMs = stats.integratePositionsMs + stats.positionCorrectionMs + stats.wallClampMs;
-  if (def.enableSleep) timed(stats.sleepMs, "sleep", [&] { sleep(s); });
+  if (settings.def().enableSleep) timed(stats.sleepMs, "sleep", [&] { sleep(s); });
 }
 
 // A step threw (out of memory, the task system, a refused state): the world
@@ -145,7 +146,7 @@ void World::Impl::rollBack(const StepStats& before, bool moved) noexcept {
 // Gravity, forces and damping into the velocities (symplectic Euler: the
 // positions move with the solved velocities, in integratePositions).
 void World::Impl::integrate(const SolverSettings& s) {
-  forces::integrateVelocities(bodies, def.gravity, s.dt, *tasks);
+  forces::integrateVelocities(bodies, settings.def().gravity, s.dt, *tasks);
 }
 
 // Each ball's box grows by the distance it can travel this step, in every
@@ -165,7 +166,7 @@ void World::Impl::findPairs() {
   broadUpdating = true;  // a failure from here on may leave it half updated
   broad->update(boxes);
   if (const BroadPhaseType now = activeType(); now != lastActive) {
-    if (def.broadPhase == BroadPhaseType::Auto && lastActive != BroadPhaseType::Auto) {
+    if (settings.def().broadPhase == BroadPhaseType::Auto && lastActive != BroadPhaseType::Auto) {
       logger()->info("broad phase Auto switched from {} to {} at {} bodies", toString(lastActive),
                      toString(now), boxes.size());
     }
@@ -299,31 +300,30 @@ void World::Impl::clampPositions(const SolverSettings& s) {
 
 void World::Impl::sleep(const SolverSettings& s) {
   if (movingKinematic > 0) kinematic::keepAwake(bodies, solver.contacts());
-  islands.update(bodies, solver.contacts(), s.dt, def.sleepThreshold, def.timeToSleep, undo,
-                 *tasks);
+  islands.update(bodies, solver.contacts(), s.dt, settings.def().sleepThreshold,
+                 settings.def().timeToSleep, undo, *tasks);
 }
 
 // Bodies outside the bounds (open worlds only: closed worlds clamp balls).
 // Counted per range (one atomic add each); the first one is logged once.
 void World::Impl::countOutside() {
   std::atomic<std::uint32_t> outside{0};
-  tasks->parallelFor(static_cast<std::uint32_t>(bodies.size()), 4096,
-                     [&](std::uint32_t begin, std::uint32_t end) {
-                       std::uint32_t count = 0;
-                       for (std::uint32_t i = begin; i < end; ++i) {
-                         count += contains(def.bounds, Vec2{bodies.px[i], bodies.py[i]}) ? 0u : 1u;
-                       }
-                       if (count != 0) outside.fetch_add(count, std::memory_order_relaxed);
-                     });
+  tasks->parallelFor(
+      static_cast<std::uint32_t>(bodies.size()), 4096, [&](std::uint32_t begin, std::uint32_t end) {
+        std::uint32_t count = 0;
+        for (std::uint32_t i = begin; i < end; ++i) {
+          count += contains(settings.def().bounds, Vec2{bodies.px[i], bodies.py[i]}) ? 0u : 1u;
+        }
+        if (count != 0) outside.fetch_add(count, std::memory_order_relaxed);
+      });
   stats.bodiesOutside = outside.load(std::memory_order_relaxed);
-  if (stats.bodiesOutside > 0 && !warnedOutside) {
+  if (stats.bodiesOutside > 0 && settings.warnOnce(WorldSettings::Warning::Outside)) {
     std::uint32_t i = 0;
-    while (contains(def.bounds, Vec2{bodies.px[i], bodies.py[i]})) ++i;
+    while (contains(settings.def().bounds, Vec2{bodies.px[i], bodies.py[i]})) ++i;
     logger()->warn(
         "body {} left the world bounds at ({}, {}); it is still simulated "
         "(reported once per world)",
         ids.slotOf()[i], bodies.px[i], bodies.py[i]);
-    warnedOutside = true;
   }
 }
 

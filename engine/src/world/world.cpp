@@ -84,7 +84,7 @@ BodyId World::bodyAt(std::uint32_t i) const {
 }
 const WorldDef& World::def() const noexcept {
   static const WorldDef kDefault;
-  return impl_ ? impl_->def : kDefault;
+  return impl_ ? impl_->settings.def() : kDefault;
 }
 const BroadPhase& World::broadPhase() const noexcept {
   static const BruteForce kEmpty;  // holds nothing: every query finds nothing
@@ -109,10 +109,9 @@ void World::setBroadPhase(BroadPhaseType type) {
   }
   w.spareBroad = nullptr;  // of the old type: the next step makes one
   w.broad = std::move(broad);
-  w.def.broadPhase = type;
+  w.settings.setBroadPhase(type);       // may warn of a brute force again
   w.lastActive = BroadPhaseType::Auto;  // a new structure: its first pick is not a switch
-  w.warnedBruteForce = false;
-  w.markChanged();  // the query index is the broad phase: empty now
+  w.markChanged();                      // the query index is the broad phase: empty now
 }
 
 void World::setThreadCount(std::uint32_t threadCount) {
@@ -122,8 +121,7 @@ void World::setThreadCount(std::uint32_t threadCount) {
   w.tasks = w.taskSystemFor(threadCount);  // the game's own system, if any, is let go
   w.broad->setTaskSystem(w.tasks);
   if (w.spareBroad) w.spareBroad->setTaskSystem(w.tasks);
-  w.def.threadCount = threadCount;
-  w.def.taskSystem = nullptr;
+  w.settings.setThreadCount(threadCount);
 }
 
 double World::kineticEnergy() const noexcept {
@@ -156,10 +154,10 @@ Vec2 World::momentum() const noexcept {
 std::vector<std::byte> World::snapshot() const {
   Impl& w = live();
   const auto use = w.claimRead();
-  return snapshots::write({w.def, w.bodies, w.ids.slotOf(), w.ids.generation(), w.ids.freeSlots(),
-                           w.solver.contacts(), w.solver.colourUse(), w.events.touching(),
-                           w.events.pendingEnd(), w.sensors.overlaps(), w.sensors.pendingEnd(),
-                           w.filters});
+  return snapshots::write({w.settings.def(), w.bodies, w.ids.slotOf(), w.ids.generation(),
+                           w.ids.freeSlots(), w.solver.contacts(), w.solver.colourUse(),
+                           w.events.touching(), w.events.pendingEnd(), w.sensors.overlaps(),
+                           w.sensors.pendingEnd(), w.filters});
 }
 
 void World::restore(std::span<const std::byte> buffer) {
@@ -172,11 +170,7 @@ void World::restore(std::span<const std::byte> buffer) {
     w.refuse(e.what());
   }
   // The snapshot's simulation, on this world's threads and log level.
-  WorldDef def = s.def;
-  def.threadCount = w.def.threadCount;
-  def.taskSystem = w.def.taskSystem;
-  def.logLevel = w.def.logLevel;
-  def.broadPhaseOptions = w.def.broadPhaseOptions;
+  WorldDef def = w.settings.restoredFrom(s.def);
   if (const std::string why = validate::worldDef(def); !why.empty()) {
     w.refuse("World::restore: the snapshot's " + why);
   }
@@ -192,7 +186,7 @@ void World::restore(std::span<const std::byte> buffer) {
 
 void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
                          std::unique_ptr<BroadPhase> newBroad) noexcept {
-  def = std::move(newDef);
+  settings.replace(std::move(newDef));
   bodies = std::move(s.bodies);
   filters.assign(std::move(s.filters));
   ids.restore(std::move(s.slotOf), std::move(s.denseOf), std::move(s.generation),
@@ -204,7 +198,6 @@ void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
   pairBudget.reset();
   broad = std::move(newBroad);
   lastActive = BroadPhaseType::Auto;
-  warnedBruteForce = false;
   markChanged();
 }
 

@@ -22,8 +22,8 @@ BodyId World::Impl::insert(const BodyDef& d) {
   bodies.push(d.type, d.position, kinematic::velocityOf(d), half, radius, mass, d.friction,
               d.rollingResistance);
   filters.push(d.filter, d.userData);
-  bodies.setMaterial(dense, d.restitution.value_or(def.restitution), ball ? d.linearDamping : 0.0f,
-                     ball ? d.angularDamping : 0.0f);
+  bodies.setMaterial(dense, d.restitution.value_or(settings.def().restitution),
+                     ball ? d.linearDamping : 0.0f, ball ? d.angularDamping : 0.0f);
   bodies.setGravityScale(dense, d.gravityScale);
   if (hull) bodies.setHull(dense, *hull);  // room reserved: no throw
   const std::uint32_t slot = ids.add();
@@ -446,7 +446,7 @@ std::vector<BodyId> World::createBodies(std::span<const BodyDef> defs) {
           w.bodies.sensor[dense] = d.isSensor ? 1 : 0;
           w.filters.set(dense, d.filter, d.userData);
           // Counted by finishBulk (setMaterial's count is not for threads).
-          w.bodies.restitution[dense] = d.restitution.value_or(w.def.restitution);
+          w.bodies.restitution[dense] = d.restitution.value_or(w.settings.def().restitution);
           w.bodies.linearDamping[dense] = ball ? d.linearDamping : 0.0f;
           w.bodies.gravityScale[dense] = d.gravityScale;  // counted by finishBulk
           w.bodies.angularDamping[dense] = ball ? d.angularDamping : 0.0f;

@@ -43,6 +43,7 @@
 #include "world/call_guard.hpp"
 #include "world/log_internal.hpp"
 #include "world/pair_budget.hpp"
+#include "world/settings.hpp"
 #include "world/world_draw.hpp"
 
 namespace quadbin {
@@ -56,10 +57,10 @@ std::uint32_t makeWorldId() noexcept;
 // (grouped by concern) for.
 struct World::Impl {                            // NOLINT(clang-analyzer-optin.performance.Padding)
   const std::uint32_t worldId = makeWorldId();  // carried by every BodyId made here
-  WorldDef def;
-  BodyStore bodies;     // dense structure of arrays
-  BodyFilters filters;  // beside bodies: collision filters, user data
-  BodyIds ids;          // handles: slots, generations, dense indices
+  WorldSettings settings;  // the WorldDef as changed since, warnings logged once
+  BodyStore bodies;        // dense structure of arrays
+  BodyFilters filters;     // beside bodies: collision filters, user data
+  BodyIds ids;             // handles: slots, generations, dense indices
 
   // The systems this world made, by thread count: setThreadCount reuses
   // them. oneTBB (2021.8) never gives back an arena that has run work (about
@@ -87,7 +88,6 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   SensorSet sensors;
   PreSolveFn preSolve;
   ContactGate gate;
-  float stepDt = 0.0f;
   [[nodiscard]] IdMap idMap() const noexcept { return {ids.slotOf(), ids.generation(), worldId}; }
 
   // What a step that throws puts back (the strong guarantee): the bodies
@@ -107,9 +107,6 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   /// stop deferring to each other at their shared vertices.
   void leaveChain(std::uint32_t i) noexcept;
 
-  bool warnedOutside = false;
-  bool warnedBruteForce = false;
-
   // What the spatial queries search (query_index.hpp).
   QueryIndex queries;
   [[nodiscard]] QueryStructure queryStructure() noexcept { return {broad, spareBroad}; }
@@ -121,7 +118,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   std::span<const ContactData> contactData();
 
   explicit Impl(const WorldDef& d)
-      : def(d),
+      : settings(d),
         tasks(d.taskSystem ? d.taskSystem : taskSystemFor(d.threadCount)),
         broad(freshBroadPhase(d.broadPhase)) {
     solver.filters = &filters;
@@ -136,8 +133,8 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   BroadPhaseType lastActive = BroadPhaseType::Auto;
 
   [[nodiscard]] std::unique_ptr<BroadPhase> freshBroadPhase(BroadPhaseType type) const {
-    auto made = makeBroadPhase(type, def.broadPhaseOptions);
-    made->setBounds(def.bounds);
+    auto made = makeBroadPhase(type, settings.def().broadPhaseOptions);
+    made->setBounds(settings.def().bounds);
     made->setTaskSystem(tasks);
     return made;
   }
@@ -244,7 +241,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void requireInside(Vec2 p, float r, const char* what) { check(outside(p, r, what)); }
   // Why a ball does not fit inside a closed world, or "".
   [[nodiscard]] std::string outside(Vec2 p, float r, const char* what) const {
-    return validate::insideBounds(p, r, def, what);
+    return validate::insideBounds(p, r, settings.def(), what);
   }
   // Why createBody refuses `d`, or "".
   [[nodiscard]] std::string refusal(const BodyDef& d) const {
@@ -253,7 +250,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
       why = outside(d.position, d.radius, "BodyDef.position");
     }
     if (why.empty())
-      why = validate::gravityScale(d.gravityScale, def.gravity, "BodyDef.gravityScale");
+      why = validate::gravityScale(d.gravityScale, settings.def().gravity, "BodyDef.gravityScale");
     return why;
   }
   // Adds a body from a def that refusal() accepted (createBody; createBodies

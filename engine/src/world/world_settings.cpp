@@ -3,12 +3,12 @@
 
 namespace quadbin {
 
-Vec2 World::gravity() const noexcept { return impl_ ? impl_->def.gravity : Vec2{}; }
+Vec2 World::gravity() const noexcept { return impl_ ? impl_->settings.def().gravity : Vec2{}; }
 
 void World::setGravity(Vec2 gravity) {
   Impl& w = live();
   const auto use = w.claimChange();
-  WorldDef next = w.def;
+  WorldDef next = w.settings.def();
   next.gravity = gravity;
   const std::string why = validate::worldDef(next);
   if (!why.empty()) w.refuse(std::string(__func__) + ": " + why);
@@ -21,8 +21,8 @@ void World::setGravity(Vec2 gravity) {
       w.refuse(fmt::format("{}: {}'s {}", __func__, describe(w.bodyIdAt(i)), scaled));
     }
   }
-  if (gravity == w.def.gravity) return;
-  w.def.gravity = gravity;
+  if (gravity == w.settings.def().gravity) return;
+  w.settings.setGravity(gravity);
   w.bodies.wakeAll();  // what rested under the old gravity may not under the new
   w.markMoved();
 }
@@ -51,7 +51,7 @@ void World::setRadius(BodyId id, float radius) {
   } else {
     w.refuse(fmt::format("{}: radius = {} must be finite and > 0", __func__, radius));
   }
-  if (ball) w.check(validate::insideBounds(p, radius, w.def, "setRadius: position"));
+  if (ball) w.check(validate::insideBounds(p, radius, w.settings.def(), "setRadius: position"));
   w.pairBudget.admitMove(w.budgetEnv(), i, {p - Vec2{radius, radius}, p + Vec2{radius, radius}},
                          w.bodyIdAt(i));
   if (ball) w.wake(i);
@@ -85,7 +85,7 @@ void World::setGravityScale(BodyId id, float scale) {
   Impl& w = live();
   const auto use = w.claimChange();
   const std::uint32_t i = w.denseIndex(id);
-  w.check(validate::gravityScale(scale, w.def.gravity, "setGravityScale scale"));
+  w.check(validate::gravityScale(scale, w.settings.def().gravity, "setGravityScale scale"));
   if (w.bodies.gravityScale[i] == scale) return;
   w.bodies.setGravityScale(i, scale);
   if (w.bodies.isBall(i)) w.wake(i);
@@ -141,7 +141,8 @@ void World::setType(BodyId id, BodyType type) {
     v.angularVelocity = 0.0f;
   }
   w.check(validate::body(v, std::string(__func__) + ": "));  // refuses a value that is no BodyType
-  if (ball) w.check(validate::insideBounds(v.position, v.radius, w.def, "setType: position"));
+  if (ball)
+    w.check(validate::insideBounds(v.position, v.radius, w.settings.def(), "setType: position"));
   // Nothing fails from here on. What rested on it must see the change
   // (wake), and its contacts, of another kind now, end before its type
   // changes (the next step finds those that still touch).
