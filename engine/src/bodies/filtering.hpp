@@ -5,7 +5,7 @@
 // Pairs are filtered where the world takes them from the broad phase
 // (World::Impl::findPairs): a pair the filters reject never reaches the
 // narrow phase, so it is neither a contact nor wakes anything. The narrow
-// phase's second look for fast balls (ContactSolver::lookAgain) asks
+// phase's second look for fast balls (EscapeeQuery::lookAgain) asks
 // `collide` as well. While every body has the default filter (the common
 // case) nothing is looked at: `active()` is false and filterPairs returns
 // at once, so such worlds step exactly as before filters existed.

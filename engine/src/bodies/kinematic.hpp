@@ -21,7 +21,8 @@
 #include <span>
 
 #include "bodies/body_store.hpp"
-#include "solver/contact_solver.hpp"
+#include "contacts/contact.hpp"
+#include "solver/solver_settings.hpp"
 
 namespace quadbin::kinematic {
 
@@ -78,7 +79,7 @@ struct Touch {
                                                 float angle, Vec2 vk, const Circle& ball, Vec2 v,
                                                 float tMax) noexcept;
 
-/// The guard of the end of the step (ContactSolver::guardBoxes) against a
+/// The guard of the end of the step (PositionSolver::guardBoxes) against a
 /// kinematic body that moved from center0 to center1 (and turned by w dt
 /// from its angle): in the body's frame the ball's path from p0 to p1 must
 /// not enter it. Where it does, the ball ends where it first touched,

@@ -33,7 +33,7 @@ inline constexpr float kSlop = 0.005f;
 
 /// The most a stored impulse may move either end when it is warm started:
 /// lambda / m in units/s (a million times kMaxSpeed), shift / m in units.
-/// Stored impulses are held under it (storeContacts), so that a restored
+/// Stored impulses are held under it (ContactSet::store), so that a restored
 /// one, however crafted, keeps every step's arithmetic finite; only a
 /// stack whose masses differ by more than about 1e12 carries that much.
 inline constexpr float kMaxWarmChange = 1e14f;

@@ -12,7 +12,7 @@ void World::Impl::updateEvents() {
     return;
   }
   stats.contacts =
-      events.update({bodies, solver.contacts(), ids.slotOf(), ids.denseOf(), ids.generation(),
+      events.update({bodies, contactSet.contacts(), ids.slotOf(), ids.denseOf(), ids.generation(),
                      worldId, someAsleep || settings.def().enableSleep},
                     *tasks);
   // Begin events' geometry and hit events, from the velocities the step
@@ -35,7 +35,8 @@ void World::Impl::updateEvents() {
                        }
                      });
   const TraceStage traceHits(*tasks, "hit events");
-  events.findHits(geometry, solver.contacts(), idMap(), settings.def().hitEventThreshold, *tasks);
+  events.findHits(geometry, contactSet.contacts(), idMap(), settings.def().hitEventThreshold,
+                  *tasks);
   const TraceStage traceSensors(*tasks, "sensor events");
   sensors.update(bodies, undo.px, undo.py, pairs, idMap(), *tasks);
 }

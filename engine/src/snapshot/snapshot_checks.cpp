@@ -152,7 +152,7 @@ void checkContacts(const State& s) {
     if (b.enabled[c.a] == 0 || (!wall && b.enabled[c.b] == 0)) bad("a disabled body's");
     if (k > 0 && !(s.contacts[k - 1] < c)) bad("out of order or listed twice");
     if (c.colour > contacts::kColours || c.touched > 1) bad("a colour or flag out of range");
-    // As storeContacts holds them (contacts::warmable); the friction
+    // As ContactSet::store holds them (contacts::warmable); the friction
     // and rolling impulses are held within the normal one's cone when warm
     // started.
     const float im = std::max(b.invMass[c.a], wall || !b.isBall(c.b) ? 0.0f : b.invMass[c.b]);

@@ -98,7 +98,7 @@ void World::Impl::step(float dt) {
   // Nothing fails from here on: the step's events become the world's.
   traced.emplace(*tasks, "finish");
   if (active) pairBudget.counted(stats.candidatePairs);
-  solver.commit();
+  contactSet.commit();
   events.commit();
   sensors.commit();
   forces::clearForces(bodies);  // used by this step (or by none: the ball slept)
@@ -128,7 +128,7 @@ void World::Impl::runStages(const SolverSettings& s) {
 
 // A step threw (out of memory, the task system, a refused state): the world
 // as before the call. The bodies come back bit for bit, the solver's
-// persistent contacts and colours too (ContactSolver::rollBack), and a
+// persistent contacts and colours too (ContactSet::rollBack), and a
 // broad phase whose update failed is replaced by an empty one, refilled by
 // the next step or query: the steps after a failed one are those of a world
 // whose step never failed.
@@ -137,7 +137,7 @@ void World::Impl::rollBack(const StepStats& before, bool moved) noexcept {
   if (!moved) return;  // only the events were being made, aside
   assert(undo.px.size() == bodies.size());
   undo.restore(bodies);
-  solver.rollBack(bodies);
+  contactSet.rollBack(bodies);
   if (broadUpdating && spareBroad) broad = std::move(spareBroad);
   broadUpdating = false;
   markChanged();
@@ -156,7 +156,7 @@ void World::Impl::sweptBoxes(const SolverSettings& s) {
   // Static boxes are grown by what a ball may outrun its own box by before
   // it is looked at again, so that every box such a ball can reach has a
   // contact (and the guard against entering it).
-  bodies.sweptBoxes(s.dt, ContactSolver::kEscapeTolerance * bodies.maxRadius, s.kinematic, boxes,
+  bodies.sweptBoxes(s.dt, ContactSet::kEscapeTolerance * bodies.maxRadius, s.kinematic, boxes,
                     *tasks);
 }
 
@@ -240,13 +240,13 @@ void World::Impl::checkCrowding(std::uint64_t limit) {
 // impact) run in the solve stage.
 void World::Impl::buildContacts(const SolverSettings& s) {
   if (someAsleep) {
-    stats.awakeBodies += solver.wakeTouched(bodies, s.dt, pairs, *tasks);
+    stats.awakeBodies += contactSet.wakeTouched(bodies, s.dt, pairs, *tasks);
     if (movingKinematic > 0) stats.awakeBodies += kinematic::wakeTouched(bodies, s.dt, pairs);
   }
   gate = {&bodies, idMap(), &preSolve};
-  solver.filter = gate.filter();
-  solver.buildContacts(bodies, s, pairs, *tasks);
-  stats.colours = solver.colourCount();
+  contactSet.filter = gate.filter();
+  contactSet.build(bodies, s, pairs, *tasks);
+  stats.colours = contactSet.colourCount();
 }
 
 // The solve: resting contacts, then rounds of exact impacts, each followed
@@ -256,51 +256,54 @@ void World::Impl::buildContacts(const SolverSettings& s) {
 // approaching stopped. Each part is a stage of its own in a task trace.
 void World::Impl::solve(const SolverSettings& s) {
   std::optional<TraceStage> traced;  // each part named (quadbin-perf predict)
-  solver.solveResting(bodies, s, *tasks);
+  stepRows.beginSolve(bodies, *tasks);
+  escapees.beginSolve();
+  impacts.beginSolve();
+  velocity.solveResting(bodies, s, contactSet.contacts(), *tasks);
   std::uint32_t impulses = 0, unresolved = 0;
-  for (std::uint32_t round = 0; round < ContactSolver::kEscapeRounds; ++round) {
+  for (std::uint32_t round = 0; round < EscapeeQuery::kRounds; ++round) {
     traced.emplace(*tasks, "impacts");
-    impulses += solver.solveImpacts(bodies, s, *tasks);
+    impulses += impacts.solve(bodies, s, *tasks);
     traced.emplace(*tasks, "escapees");
-    const std::uint32_t escapees = solver.findEscapees(bodies, s, *tasks);
-    if (escapees == 0) break;
-    if (round == ContactSolver::kEscapeRounds - 1) {
-      unresolved = escapees;
+    const std::uint32_t found = escapees.find(bodies, s, *tasks);
+    if (found == 0) break;
+    if (round == EscapeeQuery::kRounds - 1) {
+      unresolved = found;
       break;
     }
-    solver.lookAgain(bodies, s, *broad, boxes, *tasks);
+    escapees.lookAgain(bodies, s, *broad, boxes, contactSet, *tasks);
   }
   traced.emplace(*tasks, "impacts");
-  solver.stopApproaching(s, *tasks);
+  velocity.stopApproaching(s, impacts.impactsLeft(), *tasks);
   stats.impulses = impulses;
-  if (unresolved > 0 && !solver.warnedEscapes) {
+  if (unresolved > 0 && !escapees.warned) {
     logger()->warn(
         "{} balls gained speed in collisions faster than the step could follow; "
         "overlaps are corrected next step. Consider a smaller dt.",
         unresolved);
-    solver.warnedEscapes = true;
+    escapees.warned = true;
   }
 }
 
 void World::Impl::integratePositions(const SolverSettings& s) {
-  solver.integratePositions(bodies, s, *tasks);
+  positions.integratePositions(bodies, s, *tasks);
 }
 
 void World::Impl::correctPositions(const SolverSettings& s) {
-  solver.correctOverlaps(bodies, s, *tasks);
+  positions.correctOverlaps(bodies, s, *tasks);
 }
 
 // The walls of a closed world and the static-box guard, then the bodies
 // and the contacts written back for the next step.
 void World::Impl::clampPositions(const SolverSettings& s) {
-  solver.clampPositions(bodies, s, undo, *tasks);
-  solver.storeContacts(s, *tasks);
-  stats.impulses += solver.pushedContacts();
+  positions.clampPositions(bodies, s, undo, *tasks);
+  contactSet.store(s, *tasks);
+  stats.impulses += contactSet.pushedContacts();
 }
 
 void World::Impl::sleep(const SolverSettings& s) {
-  if (movingKinematic > 0) kinematic::keepAwake(bodies, solver.contacts());
-  islands.update(bodies, solver.contacts(), s.dt, settings.def().sleepThreshold,
+  if (movingKinematic > 0) kinematic::keepAwake(bodies, contactSet.contacts());
+  islands.update(bodies, contactSet.contacts(), s.dt, settings.def().sleepThreshold,
                  settings.def().timeToSleep, undo, *tasks);
 }
 

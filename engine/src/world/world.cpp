@@ -155,7 +155,7 @@ std::vector<std::byte> World::snapshot() const {
   Impl& w = live();
   const auto use = w.claimRead();
   return snapshots::write({w.settings.def(), w.bodies, w.ids.slotOf(), w.ids.generation(),
-                           w.ids.freeSlots(), w.solver.contacts(), w.solver.colourUse(),
+                           w.ids.freeSlots(), w.contactSet.contacts(), w.contactSet.colourUse(),
                            w.events.touching(), w.events.pendingEnd(), w.sensors.overlaps(),
                            w.sensors.pendingEnd(), w.filters});
 }
@@ -191,7 +191,7 @@ void World::Impl::commit(snapshots::State&& s, WorldDef&& newDef,
   filters.assign(std::move(s.filters));
   ids.restore(std::move(s.slotOf), std::move(s.denseOf), std::move(s.generation),
               std::move(s.freeSlots));
-  solver.restoreState(std::move(s.contacts), std::move(s.colourUse));
+  contactSet.restoreState(std::move(s.contacts), std::move(s.colourUse));
   events.restore(std::move(s.touching), std::move(s.pendingEnd));
   sensors.restoreState(std::move(s.sensorOverlaps), std::move(s.sensorPendingEnd));
   stats = {};

@@ -101,7 +101,7 @@ void World::destroyBody(BodyId id) {
   w.wake(dense);  // what rested on it must fall
   w.bodies.swapRemove(dense);
   w.filters.swapRemove(dense);
-  w.solver.removeBody(w.bodies, dense, last);  // the last body is at dense now
+  w.contactSet.removeBody(w.bodies, dense, last);  // the last body is at dense now
   w.ids.remove(id, dense);
   w.markBodiesChanged(dense, dense + 1);  // the last body took its place
   // A destroyed body's contacts and sensor overlaps end with events at the

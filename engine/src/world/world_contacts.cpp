@@ -39,7 +39,7 @@ void geometry(const BodyStore& s, const contacts::Contact& c, ContactData& out) 
 std::span<const ContactData> World::Impl::contactData() {
   return views.contacts([&](std::vector<ContactData>& out) {
     std::size_t walls = 0;
-    for (const contacts::Contact& c : solver.contacts()) {
+    for (const contacts::Contact& c : contactSet.contacts()) {
       if (c.touched == 0) continue;
       ContactData d;
       d.a = bodyIdAt(c.a);

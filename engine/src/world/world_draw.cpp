@@ -26,7 +26,7 @@ struct Geometry {
 };
 
 // The normal and gap of ball a against the other body, as the solver's
-// narrow phase computes them (ContactSolver::makeRow), so that "touching"
+// narrow phase computes them (ContactSet::makeRow), so that "touching"
 // here is the solver's rule.
 Geometry ballBall(const BodyStore& b, std::uint32_t i, std::uint32_t j) noexcept {
   const Vec2 d = Vec2{b.px[j], b.py[j]} - Vec2{b.px[i], b.py[i]};

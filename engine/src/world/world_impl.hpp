@@ -32,11 +32,16 @@
 #include "bodies/outline.hpp"
 #include "bodies/solid.hpp"
 #include "bodies/validate.hpp"
+#include "contacts/contact_set.hpp"
+#include "contacts/escapee_query.hpp"
 #include "events/contact_events.hpp"
 #include "events/sensor_set.hpp"
 #include "queries/query_index.hpp"
 #include "snapshot/snapshot.hpp"
-#include "solver/contact_solver.hpp"
+#include "solver/impact_solver.hpp"
+#include "solver/position_solver.hpp"
+#include "solver/step_rows.hpp"
+#include "solver/velocity_solver.hpp"
 #include "step/islands.hpp"
 #include "world/array_views.hpp"
 #include "world/body_ids.hpp"
@@ -70,7 +75,14 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   std::vector<std::pair<std::uint32_t, std::shared_ptr<TaskSystem>>> madeTasks;
   std::shared_ptr<TaskSystem> tasks;  // the step's parallel work runs here
   std::unique_ptr<BroadPhase> broad;
-  ContactSolver solver;
+  // The step's contacts and solvers, each a stage or a few of the step
+  // (step/world_step.cpp), sharing one step's rows.
+  StepRows stepRows;
+  ContactSet contactSet{stepRows};
+  EscapeeQuery escapees{stepRows};
+  VelocitySolver velocity{stepRows};
+  ImpactSolver impacts{stepRows};
+  PositionSolver positions{stepRows};
   Islands islands;
   // Who uses the world, and the calls refused (call_guard.hpp).
   CallGuard guard;
@@ -121,7 +133,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
       : settings(d),
         tasks(d.taskSystem ? d.taskSystem : taskSystemFor(d.threadCount)),
         broad(freshBroadPhase(d.broadPhase)) {
-    solver.filters = &filters;
+    contactSet.filters = &filters;
   }
 
   // The structure `broad` steps with: Auto's pick, or its own type.

@@ -92,14 +92,14 @@ void World::Impl::reorderBodies() {
   std::vector<std::uint32_t> slots = ids.renumbered(order);
   std::vector<contacts::Contact> contacts;
   std::vector<std::uint64_t> colourUse;
-  renumberContacts(solver.contacts(), solver.colourUse(), newIndex, nextBodies, contacts,
+  renumberContacts(contactSet.contacts(), contactSet.colourUse(), newIndex, nextBodies, contacts,
                    colourUse);
   // Nothing throws from here on.
   bodies = std::move(nextBodies);
   filters.assign(std::move(nextFilters));
   ids.adopt(std::move(slots));
   // Touching pairs are kept by slot: no begin or end event either.
-  solver.restoreState(std::move(contacts), std::move(colourUse));
+  contactSet.restoreState(std::move(contacts), std::move(colourUse));
   markChanged();
 }
 

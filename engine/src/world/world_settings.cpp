@@ -147,7 +147,7 @@ void World::setType(BodyId id, BodyType type) {
   // (wake), and its contacts, of another kind now, end before its type
   // changes (the next step finds those that still touch).
   w.wake(i);
-  w.solver.dropContactsOf(b, i);
+  w.contactSet.dropContactsOf(b, i);
   if (type != b.type[i]) w.leaveChain(i);
   b.setType(i, type, v.mass);
   w.markBodiesChanged(i, i + 1);
@@ -176,7 +176,7 @@ void World::setEnabled(BodyId id, bool enabled) {
     w.events.bodyDestroyed(id.index);
     w.sensors.forgetBody(id.index);
     w.wake(i);
-    w.solver.dropContactsOf(b, i);
+    w.contactSet.dropContactsOf(b, i);
     w.leaveChain(i);
     b.awake[i] = 0;
     b.setEnabled(i, false);

@@ -1,5 +1,5 @@
-// Position correction, the static-box guard and the end of the step's
-// positions (see contact_solver.hpp).
+// The position solver: position correction, the static-box guard and the
+// end of the step's positions (see position_solver.hpp).
 #include <algorithm>
 #include <atomic>
 #include <cassert>
@@ -9,13 +9,13 @@
 #include "bodies/kinematic.hpp"
 #include "bodies/solid.hpp"
 #include "bodies/state_range.hpp"
-#include "solver/contact_solver.hpp"
-#include "solver/contact_solver_rows.hpp"
+#include "solver/position_solver.hpp"
 
 namespace quadbin {
 
 using contacts::wallSide;
-using contacts::warmable;
+using enum StepRows::Kind;
+using enum StepRows::Group;
 
 namespace {
 // Position correction, two parts. The shift passes aim to remove each
@@ -51,9 +51,9 @@ constexpr float kTwoPi = 6.28318530717958647692f;
 // apart along the line of centres by kGentle of its overlap if it is
 // loaded, else by all of it (at most kMaxLift of the smaller radius), in
 // inverse proportion to the masses.
-bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row& r) {
+bool PositionSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row& r) {
   const std::uint32_t a = r.a;
-  const Vec2 pa = state_[a].p;
+  const Vec2 pa = step_.state[a].p;
   const float ra = bodies.radius[a];
   const float share = r.lambda > 0.0f ? kGentle : 1.0f;
   auto lift = [share](float overlap, float radius) {
@@ -61,76 +61,53 @@ bool ContactSolver::settle(const BodyStore& bodies, const SolverSettings& s, Row
   };
   if (r.kind == kBall) {
     const float rb = bodies.radius[r.b];
-    const Vec2 d = state_[r.b].p - pa;
+    const Vec2 d = step_.state[r.b].p - pa;
     const float dist = length(d);
     const float overlap = ra + rb - dist;
     if (!(overlap > 0.0f)) return false;
     const float smaller = std::min(ra, rb);
     const Vec2 n = dist > 0.0f ? d / dist : Vec2{r.nx, r.ny};
     const float push = lift(overlap, smaller) * r.mEff;
-    state_[a].p -= n * (push * r.ima);
-    state_[r.b].p += n * (push * r.imb);
+    step_.state[a].p -= n * (push * r.ima);
+    step_.state[r.b].p += n * (push * r.imb);
     return overlap > kSettled * smaller;
   }
   if (r.kind == kKinematic) {  // where the body ends the step
-    const kinematic::Touch t =
-        kinematic::touch(bodies, r.b, state_[r.b].p, kinematic::angleAt(bodies, r.b, s.dt), pa, ra);
+    const kinematic::Touch t = kinematic::touch(bodies, r.b, step_.state[r.b].p,
+                                                kinematic::angleAt(bodies, r.b, s.dt), pa, ra);
     if (!(t.gap < 0.0f)) return false;
-    state_[a].p -= t.normal * lift(-t.gap, ra);
+    step_.state[a].p -= t.normal * lift(-t.gap, ra);
     return -t.gap > kSettled * ra;
   }
   if (r.kind == kBox) {
     const auto hit = solid::collide(Circle{pa, ra}, solid::of(bodies, r.b));
     if (!hit || !(hit->depth > 0.0f)) return false;
-    state_[a].p -= hit->normal * lift(hit->depth, ra);
+    step_.state[a].p -= hit->normal * lift(hit->depth, ra);
     return hit->depth > kSettled * ra;
   }
   const float gap = s.wallGap(pa, ra, wallSide(r.b));
   if (!(gap < 0.0f)) return false;
-  state_[a].p += Vec2{r.nx, r.ny} * gap;  // back inside, all the way: a wall does not give
+  step_.state[a].p += Vec2{r.nx, r.ny} * gap;  // back inside, all the way: a wall does not give
   return false;
 }
 
-// A ball is in a crowd when one of its contacts came out of the last step
-// with a shift impulse: the shift passes pushed it, and will again. Read
-// from the contacts (a snapshot keeps them), in chunks in parallel: every
-// write stores the same 1, so the order does not matter.
-void ContactSolver::markCrowded(const SolverSettings& s, std::uint32_t n, TaskSystem& tasks) {
-  crowded_.assign(n, 0);
-  if (s.restitutionThreshold > 0.0f) return;  // piles: the shift passes aim for touching
-  std::uint8_t* crowded = crowded_.data();
-  const Contact* contacts = store_.contacts().data();
-  forEachChunk(
-      tasks, static_cast<std::uint32_t>(store_.contacts().size()), kContactChunk,
-      [=](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
-        for (std::uint32_t k = begin; k < end; ++k) {
-          const Contact& c = contacts[k];
-          if (!(c.shift > 0.0f) || c.a >= n) continue;
-          std::atomic_ref<std::uint8_t>(crowded[c.a]).store(1, std::memory_order_relaxed);
-          if (c.b < n) {
-            std::atomic_ref<std::uint8_t>(crowded[c.b]).store(1, std::memory_order_relaxed);
-          }
-        }
-      });
-}
-
-ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
-                                                    const SolverSettings& s, Row& r,
-                                                    std::uint32_t staticSlot) const {
-  const Vec2 pa = state_[r.a].p;
+PositionSolver::ShiftRow PositionSolver::makeShiftRow(const BodyStore& bodies,
+                                                      const SolverSettings& s, Row& r,
+                                                      std::uint32_t staticSlot) const {
+  const Vec2 pa = step_.state[r.a].p;
   const float ra = bodies.radius[r.a];
   Vec2 n{r.nx, r.ny};
   float gap = 0.0f, smaller = ra;
   if (r.kind == kBall) {
     const float rb = bodies.radius[r.b];
-    const Vec2 d = state_[r.b].p - pa;
+    const Vec2 d = step_.state[r.b].p - pa;
     const float dist = length(d);
     if (dist > 0.0f) n = d / dist;
     gap = dist - ra - rb;
     smaller = std::min(ra, rb);
   } else if (r.kind == kKinematic) {  // where the body ends the step
-    const kinematic::Touch t =
-        kinematic::touch(bodies, r.b, state_[r.b].p, kinematic::angleAt(bodies, r.b, s.dt), pa, ra);
+    const kinematic::Touch t = kinematic::touch(bodies, r.b, step_.state[r.b].p,
+                                                kinematic::angleAt(bodies, r.b, s.dt), pa, ra);
     n = t.normal;
     gap = t.gap;
   } else if (r.kind == kBox) {  // a box or an outline
@@ -176,20 +153,20 @@ ContactSolver::ShiftRow ContactSolver::makeShiftRow(const BodyStore& bodies,
 // (its normal shift) with a non-negative total impulse, mass-weighted, so
 // the shifts keep the centre of mass; velocities are untouched, so no
 // kinetic energy is added.
-std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const SolverSettings& s,
-                                              TaskSystem& tasks) {
+std::uint32_t PositionSolver::correctPositions(const BodyStore& bodies, const SolverSettings& s,
+                                               TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
-  const auto rowCount = static_cast<std::uint32_t>(rows_.size());
-  const auto extraCount = static_cast<std::uint32_t>(extraRows_.size());
-  shiftRows_.resize(std::size_t{rowCount} + extraCount);
+  const auto rowCount = static_cast<std::uint32_t>(step_.rows.size());
+  const auto extraCount = static_cast<std::uint32_t>(step_.extraRows.size());
+  step_.shiftRows.resize(std::size_t{rowCount} + extraCount);
   // Rows with work: an overlap to remove or a shift impulse to start from.
   auto acts = [](const ShiftRow& r) { return r.goal > 0.0f || r.shift > 0.0f; };
   // Rows in the colour loop's order and split (each thread makes the rows
   // it solved and wrote: handing cache lines from core to core costs more
   // than the work on them); the hits are the calm rows.
   std::atomic<bool> active{false};
-  const std::uint32_t calm = forEachRow(tasks, kApart, [&](Row& r) {
-    ShiftRow& out = shiftRows_[rowIndex(r)];
+  const std::uint32_t calm = step_.forEachRow(tasks, kApart, [&](Row& r) {
+    ShiftRow& out = step_.shiftRows[step_.rowIndex(r)];
     out = makeShiftRow(bodies, s, r, n);
     if (acts(out) && !active.load(std::memory_order_relaxed)) {
       active.store(true, std::memory_order_relaxed);
@@ -198,8 +175,8 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   });
   bool any = active.load(std::memory_order_relaxed);
   for (std::uint32_t e = 0; e < extraCount; ++e) {
-    shiftRows_[rowCount + e] = makeShiftRow(bodies, s, extraRows_[e], n);
-    any = any || acts(shiftRows_[rowCount + e]);
+    step_.shiftRows[rowCount + e] = makeShiftRow(bodies, s, step_.extraRows[e], n);
+    any = any || acts(step_.shiftRows[rowCount + e]);
   }
   if (!any) return calm;  // nothing overlaps: no shift
   shift_.assign(std::size_t{n} + 1, Vec2{});
@@ -207,7 +184,7 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   // Colour after colour like the rows; the extra rows follow the overflow
   // group (serially).
   auto forEachShiftRow = [&](auto&& f) {
-    return forEachRowIn(tasks, kApart, shiftRows_.data(), extraCount, f);
+    return step_.forEachRowIn(tasks, kApart, step_.shiftRows.data(), extraCount, f);
   };
   forEachShiftRow([sh](ShiftRow& r) {  // warm start
     if (r.shift == 0.0f) return false;
@@ -221,8 +198,8 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
   // take their passes too (a crowd: docs/physics.md).
   const std::uint32_t calmRows = calm;
   const std::uint32_t passes = calmRows == 0 ? 2 * s.positionPasses : s.positionPasses;
-  passesOverRows(
-      tasks, kApart, shiftRows_.data(), extraCount, passes,
+  step_.passesOverRows(
+      tasks, kApart, step_.shiftRows.data(), extraCount, passes,
       [sh](ShiftRow& r) {
         const Vec2 sa = sh[r.a], sb = sh[r.b];
         const float u = (sb.x - sa.x) * r.nx + (sb.y - sa.y) * r.ny;
@@ -241,12 +218,12 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
       },
       untilUnchanged);
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
-    for (std::uint32_t i = begin; i < end; ++i) state_[i].p += shift_[i];
+    for (std::uint32_t i = begin; i < end; ++i) step_.state[i].p += shift_[i];
   });
-  // The rows' shift impulses are read from shiftRows_ when the contacts
-  // are stored (storeContacts); the extra rows keep theirs here.
+  // The rows' shift impulses are read from step_.shiftRows when the contacts
+  // are stored (ContactSet::store); the extra rows keep theirs here.
   for (std::uint32_t e = 0; e < extraCount; ++e) {
-    extraRows_[e].shift = shiftRows_[rowCount + e].shift;
+    step_.extraRows[e].shift = step_.shiftRows[rowCount + e].shift;
   }
   return calmRows;
 }
@@ -259,14 +236,14 @@ std::uint32_t ContactSolver::correctPositions(const BodyStore& bodies, const Sol
 // the box and its velocity into the box is reflected as in an impact.
 // Serially, in row order: the box contacts are few, and one ball's box
 // contacts are guarded one after the other.
-void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
-                               TaskSystem& tasks) {
-  const auto rowCount = static_cast<std::uint32_t>(rows_.size());
+void PositionSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
+                                TaskSystem& tasks) {
+  const auto rowCount = static_cast<std::uint32_t>(step_.rows.size());
   indexBuffers_.reset(chunkCount(rowCount, kContactChunk));
   forEachChunk(tasks, rowCount, kContactChunk,
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  for (std::uint32_t k = begin; k < end; ++k) {
-                   if (rows_[k].kind == kBox || rows_[k].kind == kKinematic) {
+                   if (step_.rows[k].kind == kBox || step_.rows[k].kind == kKinematic) {
                      indexBuffers_[c].push_back(k);
                    }
                  }
@@ -275,14 +252,14 @@ void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
     const std::uint32_t a = r.a;
     if (r.kind == kKinematic) {
       const Vec2 start{bodies.px[r.b], bodies.py[r.b]};
-      kinematic::guard(bodies, s, a, r.b, start, state_[r.b].p, {bodies.px[a], bodies.py[a]},
-                       state_[a].p, state_[a].v);
+      kinematic::guard(bodies, s, a, r.b, start, step_.state[r.b].p, {bodies.px[a], bodies.py[a]},
+                       step_.state[a].p, step_.state[a].v);
       return;
     }
     const float ra = bodies.radius[a];
     const solid::Solid box = solid::of(bodies, r.b);
     const Vec2 p0{bodies.px[a], bodies.py[a]};
-    Vec2& p1 = state_[a].p;
+    Vec2& p1 = step_.state[a].p;
     const float inner = ra * (1.0f - kGuardTolerance);  // grazing is not entering
     if (solid::collide(Circle{p0, inner}, box)) {
       // It started the step overlapping the box: only its end is guarded.
@@ -295,34 +272,34 @@ void ContactSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s,
       p1 = p0 + (p1 - p0) * *t;  // touching with the inner radius
       p1 += solid::outwardNormal(box, p1) * (ra - inner);
     }
-    Vec2& v = state_[a].v;
+    Vec2& v = step_.state[a].v;
     const Vec2 n = solid::outwardNormal(box, p1);
     const float vn = dot(v, n);
     if (vn < 0.0f) v -= n * ((1.0f + s.restitutionFor(-vn, s.restitutionOf(bodies, a, r.b))) * vn);
   };
   for (std::uint32_t c = 0; c < indexBuffers_.size(); ++c) {
-    for (const std::uint32_t k : indexBuffers_[c]) guard(rows_[k]);
+    for (const std::uint32_t k : indexBuffers_[c]) guard(step_.rows[k]);
   }
-  for (const Row& r : extraRows_) {
+  for (const Row& r : step_.extraRows) {
     if (r.kind == kBox || r.kind == kKinematic) guard(r);
   }
 }
 
-void ContactSolver::integratePositions(const BodyStore& bodies, const SolverSettings& s,
-                                       TaskSystem& tasks) {
+void PositionSolver::integratePositions(const BodyStore& bodies, const SolverSettings& s,
+                                        TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   if (s.kinematic) {
     tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
       for (std::uint32_t i = begin; i < end; ++i) {
-        if (bodies.awake[i] != 0) state_[i].p += state_[i].corr + state_[i].v * s.dt;
-        if (kinematic::isKinematic(bodies, i)) state_[i].p += state_[i].v * s.dt;
+        if (bodies.awake[i] != 0) step_.state[i].p += step_.state[i].corr + step_.state[i].v * s.dt;
+        if (kinematic::isKinematic(bodies, i)) step_.state[i].p += step_.state[i].v * s.dt;
       }
     });
     return;
   }
   const float dt = s.dt;  // locals: the stores could alias them
   const std::uint8_t* awake = bodies.awake.data();
-  BallState* state = state_.data();
+  BallState* state = step_.state.data();
   tasks.parallelFor(n, kBodyGrain, [=](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (awake[i] != 0) state[i].p += state[i].corr + state[i].v * dt;
@@ -330,27 +307,27 @@ void ContactSolver::integratePositions(const BodyStore& bodies, const SolverSett
   });
 }
 
-void ContactSolver::correctOverlaps(const BodyStore& bodies, const SolverSettings& s,
-                                    TaskSystem& tasks) {
+void PositionSolver::correctOverlaps(const BodyStore& bodies, const SolverSettings& s,
+                                     TaskSystem& tasks) {
   const bool corrected = s.positionPasses > 0;
   const std::uint32_t calm = corrected ? correctPositions(bodies, s, tasks) : 0;
   // Calm contacts (a pile's): nonlinear passes, each overlap measured from
   // the current positions.
   if (calm == 0) return;
-  passesOverRows(
-      tasks, kResting, rows_.data(), 0, s.positionPasses,
+  step_.passesOverRows(
+      tasks, kResting, step_.rows.data(), 0, s.positionPasses,
       [&](Row& r) { return isCalm(s, r) && settle(bodies, s, r); }, [](const Row&) {},
       untilUnchanged);
 }
 
-void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
-                                   TaskSystem& tasks) {
+void PositionSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                                    TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   // A closed world's walls first, then the boxes: a ball whose impact
   // passes ran out may end outside the world, and its path to the clamped
   // end is the one that must not cross a box.
   auto clampToWalls = [&](std::uint32_t i) {
-    Vec2& p = state_[i].p;
+    Vec2& p = step_.state[i].p;
     const float r = bodies.radius[i];
     p.x = std::clamp(p.x, s.bounds.min.x + r, s.bounds.max.x - r);
     p.y = std::clamp(p.y, s.bounds.min.y + r, s.bounds.max.y - r);
@@ -372,9 +349,9 @@ void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, B
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (kinematic::isKinematic(bodies, i)) {  // where its velocity took it
-        Vec2 p = state_[i].p, held = state_[i].v;
+        Vec2 p = step_.state[i].p, held = step_.state[i].v;
         range::holdInside(p, held, bodies.radius[i]);  // its velocity is the game's
-        state_[i].p = p;
+        step_.state[i].p = p;
         bodies.px[i] = p.x;
         bodies.py[i] = p.y;
         if (bodies.w[i] != 0.0f) {  // a spinning kinematic ball turns at the game's rate
@@ -383,16 +360,16 @@ void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, B
       }
       if (bodies.awake[i] == 0) continue;
       if (s.closedWorld) clampToWalls(i);  // after a guard's last push
-      Vec2 p = state_[i].p, v = state_[i].v;
+      Vec2 p = step_.state[i].p, v = step_.state[i].v;
       range::holdInside(p, v, bodies.radius[i]);
       range::capSpeed(v);
-      state_[i].p = p;
-      state_[i].v = v;
+      step_.state[i].p = p;
+      step_.state[i].v = v;
       bodies.px[i] = p.x;
       bodies.py[i] = p.y;
       bodies.vx[i] = v.x;
       bodies.vy[i] = v.y;
-      if (s.friction) bodies.w[i] = spin_[i];
+      if (s.friction) bodies.w[i] = step_.spin[i];
       range::capSpin(bodies.w[i], bodies.radius[i]);
       if (bodies.w[i] != 0.0f) {
         bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
@@ -408,14 +385,14 @@ void ContactSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, B
 // bodies' untouched). Everything the loop reads is a local: the stores to
 // float arrays could otherwise alias the settings and the vectors, which
 // would be reloaded for every body.
-void ContactSolver::writeBack(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
-                              TaskSystem& tasks) {
+void PositionSolver::writeBack(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                               TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   const bool closed = s.closedWorld;
   const AABB bounds = s.bounds;
   const std::uint8_t* awake = bodies.awake.data();
   const float* radius = bodies.radius.data();
-  BallState* state = state_.data();
+  BallState* state = step_.state.data();
   assert(!undo.saved.positions && undo.px.size() == n && undo.py.size() == n);
   const float* oldX = bodies.px.data();
   const float* oldY = bodies.py.data();
@@ -449,32 +426,6 @@ void ContactSolver::writeBack(BodyStore& bodies, const SolverSettings& s, BodySn
   bodies.px.swap(undo.px);
   bodies.py.swap(undo.py);
   undo.saved.positions = true;
-}
-
-void ContactSolver::storeContacts(const SolverSettings& s, TaskSystem& tasks) {
-  const bool corrected = s.positionPasses > 0;
-  // What persists: the iterations' impulses and whether the pair touched;
-  // then the extra contacts join the canonical list.
-  // In the colour loop's split, as the rows were solved (correctPositions);
-  // the hits are the pushed rows.
-  const std::span<Contact> contacts = store_.contacts();
-  pushed_ = forEachRow(tasks, kApart, [&](const Row& r) {
-    const std::size_t k = rowIndex(r);
-    Contact& c = contacts[r.contact];
-    const float im = std::max(r.ima, r.imb);
-    c.lambda = warmable(r.lambda, im);
-    c.shift = warmable(corrected ? shiftRows_[k].shift : r.shift, im);
-    c.tangent = s.friction ? frictionRows_[k].lambda : 0.0f;
-    c.rolling = s.friction ? frictionRows_[k].rollLambda : 0.0f;
-    c.touched = r.touched;
-    return r.lambda > 0.0f;
-  });
-  if (extra_.empty()) return;
-  for (std::size_t k = 0; k < extra_.size(); ++k) {
-    extra_[k].touched = extraRows_[k].touched;
-    extra_[k].shift = warmable(extraRows_[k].shift, std::max(extraRows_[k].ima, extraRows_[k].imb));
-  }
-  store_.merge(extra_, tasks);
 }
 
 }  // namespace quadbin

@@ -4,12 +4,14 @@
 #include <bit>
 #include <cmath>
 
-#include "solver/contact_solver.hpp"
-#include "solver/contact_solver_rows.hpp"
+#include "solver/velocity_solver.hpp"
 
 namespace quadbin {
 
 using contacts::kColours;
+using enum StepRows::Kind;
+using enum StepRows::Group;
+constexpr std::uint32_t kGroups = StepRows::kGroups;
 
 namespace {
 
@@ -31,26 +33,26 @@ std::uint64_t orderedBits(float h) noexcept {
 // then the row index: deterministic); false where there is no shock pass
 // (no gravity, no restitution threshold or no friction: elastic worlds keep
 // their exact impulses).
-bool ContactSolver::orderForShock(const BodyStore& bodies, const SolverSettings& s,
-                                  TaskSystem& tasks) {
+bool VelocitySolver::orderForShock(const BodyStore& bodies, const SolverSettings& s,
+                                   TaskSystem& tasks) {
   const float g = length(s.gravity);
   if (g == 0.0f || s.restitutionThreshold <= 0.0f || !s.friction) return false;
   const Vec2 up = s.gravity * (-1.0f / g);
-  BallState* st = state_.data();
+  BallState* st = step_.state.data();
   auto height = [st, up](std::uint32_t i) { return dot(st[i].p, up); };
   // Key: the height's ordered bits above the row index, as few bits as
   // the rows need (fewer radix passes).
-  shockRowBits_ = static_cast<unsigned>(std::bit_width(rows_.size()));
+  shockRowBits_ = static_cast<unsigned>(std::bit_width(step_.rows.size()));
   shockKeys_.clear();
   for (std::uint32_t colour = 0; colour <= kColours; ++colour) {
-    const std::uint32_t first = bucketStart_[std::size_t{kGroups} * colour];
-    const std::uint32_t last = bucketStart_[std::size_t{kGroups} * colour + kResting + 1];
+    const std::uint32_t first = step_.bucketStart[std::size_t{kGroups} * colour];
+    const std::uint32_t last = step_.bucketStart[std::size_t{kGroups} * colour + kResting + 1];
     for (std::uint32_t k = first; k < last; ++k) {
-      const Row& r = rows_[k];
+      const Row& r = step_.rows[k];
       // Frictionless contacts keep the sweeps alone: a push along a slanted
       // normal that nothing holds sideways sets the upper ball sliding, and
       // a frictionless pile never comes to rest.
-      if (frictionRows_[k].mu == 0.0f) continue;
+      if (step_.frictionRows[k].mu == 0.0f) continue;
       // A ball's support that is not a ball (a wall, a box, a kinematic
       // body) comes before the rows the ball supports.
       const float h =
@@ -70,13 +72,13 @@ bool ContactSolver::orderForShock(const BodyStore& bodies, const SolverSettings&
 // below it, and a ball launched upward is held back by its supports'
 // impulses. What the pass adds is kept in the contact's impulse, so that
 // the next step's warm start carries the load down the pile.
-void ContactSolver::propagateShock(const SolverSettings& s) {
+void VelocitySolver::propagateShock(const SolverSettings& s) {
   const Vec2 up = s.gravity * (-1.0f / length(s.gravity));
-  BallState* st = state_.data();
+  BallState* st = step_.state.data();
   auto height = [st, up](std::uint32_t i) { return dot(st[i].p, up); };
   const std::uint64_t rowMask = (std::uint64_t{1} << shockRowBits_) - 1;
   for (const std::uint64_t key : shockKeys_) {
-    Row& r = rows_[static_cast<std::uint32_t>(key & rowMask)];
+    Row& r = step_.rows[static_cast<std::uint32_t>(key & rowMask)];
     const bool ball = r.kind == kBall;
     const Vec2 va = st[r.a].v;
     const Vec2 vb = ball || r.kind == kKinematic ? st[r.b].v : Vec2{};

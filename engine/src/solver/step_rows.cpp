@@ -1,0 +1,21 @@
+// What the solver's stages share (see step_rows.hpp).
+#include "solver/step_rows.hpp"
+
+namespace quadbin {
+
+void StepRows::beginSolve(const BodyStore& bodies, TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  state.resize(n);
+  maxSpeed.resize(n);
+  clock = 1;
+  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; ++i) {
+      // changed = 1: rows start unchecked (0), so every row is checked once.
+      state[i] = {{bodies.px[i], bodies.py[i]}, {bodies.vx[i], bodies.vy[i]}, {}, 0.0f, 1};
+    }
+  });
+  extra.clear();
+  extraRows.clear();
+}
+
+}  // namespace quadbin
