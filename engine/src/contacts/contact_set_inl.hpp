@@ -65,14 +65,17 @@ namespace contacts {
 struct BodyTouch {
   Vec2 n;
   float gap = 0.0f;
-  Vec2 vb;
+  Vec2 vb;             // the body's surface velocity where the ball touches it
+  bool turns = false;  // vb holds a turning outline's w x arm beside its translation
 };
 [[gnu::noinline]] inline BodyTouch touchBody(const BodyStore& bodies, std::uint32_t b, Vec2 pa,
                                              float ra) {
   if (bodies.type[b] == BodyType::Kinematic) {
-    const kinematic::Touch t =
-        kinematic::touch(bodies, b, {bodies.px[b], bodies.py[b]}, bodies.angle[b], pa, ra);
-    return {t.normal, t.gap, {bodies.vx[b], bodies.vy[b]}};
+    const Vec2 centre{bodies.px[b], bodies.py[b]}, vk{bodies.vx[b], bodies.vy[b]};
+    const kinematic::Touch t = kinematic::touch(bodies, b, centre, bodies.angle[b], pa, ra);
+    if (!kinematic::turns(bodies, b)) return {t.normal, t.gap, vk};
+    return {t.normal, t.gap, kinematic::surfaceVelocity(bodies, b, vk, centre, pa + t.normal * ra),
+            true};
   }
   const solid::Touch t = solid::touch(solid::of(bodies, b), pa, ra);
   return {t.normal, t.gap, {}};
@@ -99,6 +102,7 @@ struct BodyTouch {
   r.imb = 0.0f;
   Vec2 n{1.0f, 0.0f}, vb{};
   float gap = 0.0f, slop = kSlop * ra;
+  bool turning = false;  // a turning outline: its surface moves beside its translation
   if (isWall(b)) {
     const std::uint32_t side = wallSide(b);
     r.kind = StepRows::kWall;
@@ -120,6 +124,7 @@ struct BodyTouch {
     n = t.n;
     gap = t.gap;
     vb = t.vb;
+    turning = t.turns;
   }
   r.nx = n.x;
   r.ny = n.y;
@@ -137,6 +142,9 @@ struct BodyTouch {
       touching ? (collision ? StepRows::kTouchingCollision : StepRows::kResting) : StepRows::kApart;
   r.touched = touching ? 1 : 0;
   r.target = gap > 0.0f ? -gap / s.dt : 0.0f;  // may close the gap, no more
+  // The iterations see a kinematic body's translation (StepRows::state):
+  // a turning outline's surface closes on the ball by w x arm more.
+  if (turning) r.target -= dot(vb - Vec2{bodies.vx[b], bodies.vy[b]}, n);
   r.lambda = r.group == StepRows::kResting ? c.lambda : 0.0f;
   r.shift = c.shift;
 }

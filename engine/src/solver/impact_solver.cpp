@@ -23,7 +23,8 @@ void ImpactSolver::rub(const BodyStore& bodies, std::uint32_t a, const ImpactOth
   const float ra = bodies.radius[a], rb = b.radius;
   const float ima = bodies.invMass[a], imb = b.invMass;
   const Vec2 va = step_.state[a].v;
-  const Vec2 vb = b.moves ? step_.state[b.index].v : Vec2{};
+  Vec2 vb = b.moves ? step_.state[b.index].v : Vec2{};
+  if (b.turn != Vec2{}) vb += b.turn;
   const float wb = b.moves && rb > 0.0f ? step_.spin[b.index] : 0.0f;
   // Relative sliding of the contact point (ra n from a, -rb n from b).
   const float vt = dot(vb - va, tangent) - step_.spin[a] * ra - wb * rb;
@@ -153,7 +154,8 @@ bool ImpactSolver::impactKinematic(const BodyStore& bodies, const SolverSettings
   if (s.friction) {
     const float mu = std::sqrt(bodies.friction[a] * bodies.friction[k]);
     if (mu > 0.0f) {
-      rub(bodies, a, {k, bodies.radius[k], 0.0f, true}, n, -dv / bodies.invMass[a], mu, t0 + *toi);
+      rub(bodies, a, {k, bodies.radius[k], 0.0f, true, vs - vk}, n, -dv / bodies.invMass[a], mu,
+          t0 + *toi);
     }
   }
   return true;

@@ -51,6 +51,7 @@ class ImpactSolver {
     float radius;         // 0: a box or a wall (no lever)
     float invMass;        // 0: infinite mass
     bool moves;           // a ball or a kinematic body: its velocity and spin count
+    Vec2 turn{};          // a turning outline's surface velocity beside its translation
   };
   void rub(const BodyStore& bodies, std::uint32_t a, const ImpactOther& b, Vec2 n, float jn,
            float mu, float t);

@@ -78,6 +78,7 @@ struct StepRows {
     float roll;        // most rolling-resistance impulse per unit of normal impulse
     float rollMass;    // 1 / (ia + ib)
     float rollLambda;  // accumulated rolling-resistance (angular) impulse
+    float turn;        // a turning outline's surface speed along t beside its translation
   };
   // A contact prepared for the position correction (same order as rows):
   // the normal and overlap at the end of the step, compact for the passes.

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bodies/kinematic.hpp"
+
 namespace quadbin {
 
 using enum StepRows::Kind;
@@ -42,7 +44,8 @@ void VelocitySolver::sweep(TaskSystem& tasks, StepRows::Group lastGroup, std::ui
     }
     const float wb = turns ? spin[r.b] : 0.0f;
     // Tangent t = perp(n); the contact point is ra n from a, -rb n from b.
-    const float vt = (vb.x - va.x) * -r.ny + (vb.y - va.y) * r.nx - spin[r.a] * f.ra - wb * f.rb;
+    float vt = (vb.x - va.x) * -r.ny + (vb.y - va.y) * r.nx - spin[r.a] * f.ra - wb * f.rb;
+    if (f.turn != 0.0f) vt += f.turn;
     const float limit = f.mu * r.lambda;
     const float total = std::clamp(f.lambda - f.tMass * vt, -limit, limit);
     const float d = total - f.lambda;
@@ -107,6 +110,12 @@ void VelocitySolver::buildFriction(const BodyStore& bodies, const SolverSettings
       } else if (r.kind == kKinematic) {
         // Its surface speed w rb counts; it takes no impulse (ib = 0).
         f.rb = bodies.radius[r.b];
+        if (kinematic::turns(bodies, r.b)) {  // an outline: w x arm where they touch
+          const Vec2 centre{bodies.px[r.b], bodies.py[r.b]};
+          const Vec2 q = Vec2{bodies.px[r.a], bodies.py[r.a]} + Vec2{r.nx, r.ny} * f.ra;
+          const Vec2 turn = kinematic::surfaceVelocity(bodies, r.b, {}, centre, q);
+          f.turn = dot(turn, Vec2{-r.ny, r.nx});
+        }
       }
       f.tMass = 1.0f / (r.ima + r.imb + f.ra * f.ra * f.ia + f.rb * f.rb * f.ib);
       const float cone = f.mu * r.lambda;  // r.lambda: as warm started
