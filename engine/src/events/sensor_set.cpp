@@ -262,7 +262,9 @@ void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMa
                          float threshold, OrderedBuffers<ContactHitEvent>& buffers,
                          HitSortSpace& space, std::vector<ContactHitEvent>& out,
                          TaskSystem& tasks) const {
-  constexpr std::uint32_t kContactChunk = 16384;  // a constant, never the thread count
+  // A constant, never the thread count: a 100,000-ball step has some
+  // thousands of contacts, which 16,384 left to one task.
+  constexpr std::uint32_t kContactChunk = 4096;
   constexpr std::uint32_t kGrain = 4096;
   constexpr std::uint32_t kWallSides = 4;  // WallSide::MinX .. MaxY
   const auto count = static_cast<std::uint32_t>(contacts.size());
