@@ -47,11 +47,11 @@ class ImpactSolver {
   /// a to b; b's velocity and spin are read where it has them: a kinematic
   /// body's, never changed). Only where the pair has friction.
   struct ImpactOther {
-    std::uint32_t index;  // kNoBody: a wall or a static box
-    float radius;         // 0: a box or a wall (no lever)
-    float invMass;        // 0: infinite mass
-    bool moves;           // a ball or a kinematic body: its velocity and spin count
-    Vec2 turn{};          // a turning outline's surface velocity beside its translation
+    std::uint32_t index = kNoBody;  // kNoBody: a wall or a static box
+    float radius = 0.0f;            // 0: a box or a wall (no lever)
+    float invMass = 0.0f;           // 0: infinite mass
+    bool moves = false;             // a ball or a kinematic body: its velocity and spin count
+    Vec2 turn{};                    // a turning outline's surface velocity beside its translation
   };
   void rub(const BodyStore& bodies, std::uint32_t a, const ImpactOther& b, Vec2 n, float jn,
            float mu, float t);

@@ -13,7 +13,7 @@ namespace quadbin {
 
 class WorldSettings {
  public:
-  explicit WorldSettings(const WorldDef& d) : def_(d) {}
+  explicit WorldSettings(WorldDef d) : def_(std::move(d)) {}
 
   /// The settings as they are now (World::def).
   [[nodiscard]] const WorldDef& def() const noexcept { return def_; }

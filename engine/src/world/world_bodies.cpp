@@ -203,9 +203,9 @@ void World::setAngularVelocity(BodyId id, float angularVelocity) {
   }
   const bool grow = outline && angularVelocity != 0.0f && (b.hx[i] < reach || b.hy[i] < reach);
   const Vec2 p{b.px[i], b.py[i]}, half{reach, reach};
-  if (grow)
-    w.pairBudget.admitMove(w.budgetEnv(), i, {p - half, p + half},
-                           w.bodyIdAt(i));  // may refuse: nothing changed yet
+  if (grow) {  // may refuse: nothing changed yet
+    w.pairBudget.admitMove(w.budgetEnv(), i, {p - half, p + half}, w.bodyIdAt(i));
+  }
   w.wake(i);
   if (grow) {  // its box holds it at every angle from now on
     b.hx[i] = b.hy[i] = reach;
