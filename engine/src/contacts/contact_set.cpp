@@ -27,11 +27,15 @@ using contacts::warmable;
 
 namespace {
 // Work split: constants, never the thread count.
-constexpr std::uint32_t kSetBodyGrain = 4096;     // bodies per range of element-wise loops
-constexpr std::uint32_t kSetBodyChunk = 4096;     // bodies per task with an ordered output
-constexpr std::uint32_t kPairChunk = 4096;        // candidate pairs per filtering task
-constexpr std::uint32_t kSetContactChunk = 4096;  // contacts per task
-constexpr std::uint8_t kNewContact = 0xff;        // colour of a contact not yet coloured
+constexpr std::uint32_t kSetBodyGrain = 4096;  // bodies per range of element-wise loops
+constexpr std::uint32_t kSetBodyChunk = 4096;  // bodies per task with an ordered output
+constexpr std::uint32_t kPairChunk = 4096;     // candidate pairs per filtering task
+// Contacts per task of the rows' counting sort: from 1,024 (a 100,000-ball
+// gas has some 10,000 contacts, which 4,096 cut into three tasks) to 4,096
+// (a crowd's hundreds of thousands), by the count alone: the rows come out
+// in the same order whatever the chunks.
+constexpr std::uint32_t kRowChunkMin = 1024, kRowChunkMax = 4096, kRowChunks = 16;
+constexpr std::uint8_t kNewContact = 0xff;  // colour of a contact not yet coloured
 constexpr std::uint32_t kGroups = StepRows::kGroups;
 constexpr std::uint32_t kBuckets = kGroups * (kColours + 1);
 
@@ -146,10 +150,11 @@ void ContactSet::build(const BodyStore& bodies, const SolverSettings& s,
 void ContactSet::buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
   const std::span<const Contact> contacts = store_.contacts();
   const auto count = static_cast<std::uint32_t>(contacts.size());
-  const std::uint32_t chunks = chunkCount(count, kSetContactChunk);
+  const std::uint32_t rowChunk = std::clamp(count / kRowChunks, kRowChunkMin, kRowChunkMax);
+  const std::uint32_t chunks = chunkCount(count, rowChunk);
   canonicalRows_.resize(count);
   chunkCounts_.assign(std::size_t{chunks} * kBuckets, 0);
-  forEachChunk(tasks, count, kSetContactChunk,
+  forEachChunk(tasks, count, rowChunk,
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  std::uint32_t* h = chunkCounts_.data() + std::size_t{c} * kBuckets;
                  for (std::uint32_t k = begin; k < end; ++k) {
@@ -169,7 +174,7 @@ void ContactSet::buildRows(const BodyStore& bodies, const SolverSettings& s, Tas
     }
   }
   step_.rows.resize(count);
-  forEachChunk(tasks, count, kSetContactChunk,
+  forEachChunk(tasks, count, rowChunk,
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  std::uint32_t* cursor = chunkCounts_.data() + std::size_t{c} * kBuckets;
                  for (std::uint32_t k = begin; k < end; ++k) {
