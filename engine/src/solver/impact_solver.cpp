@@ -23,9 +23,8 @@ void ImpactSolver::rub(const BodyStore& bodies, std::uint32_t a, const ImpactOth
   const float ra = bodies.radius[a], rb = b.radius;
   const float ima = bodies.invMass[a], imb = b.invMass;
   const Vec2 va = step_.state[a].v;
-  Vec2 vb = b.moves ? step_.state[b.index].v : Vec2{};
-  if (b.turn != Vec2{}) vb += b.turn;
-  const float wb = b.moves && rb > 0.0f ? step_.spin[b.index] : 0.0f;
+  const Vec2 vb = b.velocity;
+  const float wb = b.spins && rb > 0.0f ? step_.spin[b.index] : 0.0f;
   // Relative sliding of the contact point (ra n from a, -rb n from b).
   const float vt = dot(vb - va, tangent) - step_.spin[a] * ra - wb * rb;
   // Solid discs: inverse inertia 2 / (m r^2), so r^2 / I = 2 / m.
@@ -69,7 +68,7 @@ bool ImpactSolver::impactBalls(const BodyStore& bodies, const SolverSettings& s,
   step_.applyImpulse(b, n * (j * imb), t);
   if (s.friction) {
     const float mu = std::sqrt(bodies.friction[a] * bodies.friction[b]);
-    if (mu > 0.0f) rub(bodies, a, {b, bodies.radius[b], imb, true}, n, j, mu, t);
+    if (mu > 0.0f) rub(bodies, a, {b, bodies.radius[b], imb, step_.state[b].v, true}, n, j, mu, t);
   }
   return true;
 }
@@ -90,7 +89,7 @@ bool ImpactSolver::impactBox(const BodyStore& bodies, const SolverSettings& s, s
   if (s.friction) {
     const float mu = std::sqrt(bodies.friction[a] * bodies.friction[box]);
     if (mu > 0.0f) {
-      rub(bodies, a, {kNoBody, 0.0f, 0.0f, false}, -n, dv / bodies.invMass[a], mu, t0 + *toi);
+      rub(bodies, a, {}, -n, dv / bodies.invMass[a], mu, t0 + *toi);
     }
   }
   return true;
@@ -123,7 +122,7 @@ bool ImpactSolver::impactWall(const BodyStore& bodies, const SolverSettings& s, 
     const float mu = std::sqrt(s.wallFriction * bodies.friction[a]);
     if (mu > 0.0f) {
       const float out = lowSide ? -1.0f : 1.0f;  // from the ball towards the wall
-      rub(bodies, a, {kNoBody, 0.0f, 0.0f, false}, xAxis ? Vec2{out, 0.0f} : Vec2{0.0f, out},
+      rub(bodies, a, {}, xAxis ? Vec2{out, 0.0f} : Vec2{0.0f, out},
           std::abs(dvn) / bodies.invMass[a], mu, t);
     }
   }
@@ -154,7 +153,7 @@ bool ImpactSolver::impactKinematic(const BodyStore& bodies, const SolverSettings
   if (s.friction) {
     const float mu = std::sqrt(bodies.friction[a] * bodies.friction[k]);
     if (mu > 0.0f) {
-      rub(bodies, a, {k, bodies.radius[k], 0.0f, true, vs - vk}, n, -dv / bodies.invMass[a], mu,
+      rub(bodies, a, {k, bodies.radius[k], 0.0f, vs, true}, n, -dv / bodies.invMass[a], mu,
           t0 + *toi);
     }
   }

@@ -44,14 +44,15 @@ class ImpactSolver {
   /// The Coulomb friction of an impact at time t: the tangent impulse that
   /// stops the contact point's sliding, at most mu times the normal impulse
   /// jn, on ball a and, where b is a ball, on b (solid discs; n points from
-  /// a to b; b's velocity and spin are read where it has them: a kinematic
-  /// body's, never changed). Only where the pair has friction.
+  /// a to b). b as the impact left it: its surface's velocity where they
+  /// touch (a ball's after the impact's impulse, a kinematic body's with
+  /// a turning outline's w x arm, never changed) and its spin.
   struct ImpactOther {
     std::uint32_t index = kNoBody;  // kNoBody: a wall or a static box
     float radius = 0.0f;            // 0: a box or a wall (no lever)
     float invMass = 0.0f;           // 0: infinite mass
-    bool moves = false;             // a ball or a kinematic body: its velocity and spin count
-    Vec2 turn{};                    // a turning outline's surface velocity beside its translation
+    Vec2 velocity{};                // its surface's velocity where they touch
+    bool spins = false;             // a ball or a kinematic body: its spin counts
   };
   void rub(const BodyStore& bodies, std::uint32_t a, const ImpactOther& b, Vec2 n, float jn,
            float mu, float t);
