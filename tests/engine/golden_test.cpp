@@ -32,6 +32,10 @@ struct Golden {
   scenes::SceneKind scene;
   std::uint32_t n;
   std::uint64_t hash;
+  // With WorldDef::autoLayout off: the bodies stay in the order the scene
+  // created them (a 1,000-ball world is never renumbered: its bodies are
+  // all within 1,024 of each other in memory).
+  std::uint64_t asCreated;
 };
 
 // Pinned at commit 767e1d3's behaviour (the solver of issue 10 with
@@ -51,20 +55,26 @@ struct Golden {
 // elastic scene's) began to take the settling passes' share too
 // (2 x positionPasses). The pile's was re-pinned when the exact impacts got
 // Coulomb friction (the pile's balls have friction 0.5; the frictionless
-// scenes are unchanged).
+// scenes are unchanged). The 20,000-ball scenes' were re-pinned when the
+// world began to keep its bodies in space order by itself
+// (WorldDef::autoLayout): their second step renumbers them, which changes
+// the order of bodyAt() and, in the last bits, the steps after it (new
+// contacts are coloured in another order); their hashes with the order as
+// created are the ones pinned before, and are checked too.
 constexpr Golden kGolden[] = {
-    {scenes::SceneKind::Uniform, 1000, 0x08440c5412574d6bull},
-    {scenes::SceneKind::Clustered, 1000, 0x483fede6cc0a82b1ull},
-    {scenes::SceneKind::Mixed, 1000, 0xa10fe30a76c0524dull},
-    {scenes::SceneKind::Pile, 1000, 0xf5e6f34d8221bdc0ull},
-    {scenes::SceneKind::Uniform, 20000, 0xc8cfe2c13c65c9dfull},
-    {scenes::SceneKind::Clustered, 20000, 0xf83f467ed20be377ull},
-    {scenes::SceneKind::Mixed, 20000, 0xd049574948b96b22ull},
+    {scenes::SceneKind::Uniform, 1000, 0x08440c5412574d6bull, 0x08440c5412574d6bull},
+    {scenes::SceneKind::Clustered, 1000, 0x483fede6cc0a82b1ull, 0x483fede6cc0a82b1ull},
+    {scenes::SceneKind::Mixed, 1000, 0xa10fe30a76c0524dull, 0xa10fe30a76c0524dull},
+    {scenes::SceneKind::Pile, 1000, 0xf5e6f34d8221bdc0ull, 0xf5e6f34d8221bdc0ull},
+    {scenes::SceneKind::Uniform, 20000, 0x0653542a7e995d3bull, 0xc8cfe2c13c65c9dfull},
+    {scenes::SceneKind::Clustered, 20000, 0xae2e3b0f75df1313ull, 0xf83f467ed20be377ull},
+    {scenes::SceneKind::Mixed, 20000, 0xc11a4d440f3b4270ull, 0xd049574948b96b22ull},
 };
 
 struct Case {
   BroadPhaseType type;
   Golden golden;
+  bool asCreated = false;  // WorldDef::autoLayout off
 };
 
 std::vector<Case> cases() {
@@ -76,6 +86,9 @@ std::vector<Case> cases() {
       if (t == BroadPhaseType::BruteForce && g.n > 1000) continue;
       all.push_back({t, g});
     }
+    // The order as created, on the one structure: the other results of
+    // the simulation are unchanged by the renumbering's existence.
+    if (g.n > 1000) all.push_back({BroadPhaseType::Auto, g, true});
   }
   return all;
 }
@@ -83,7 +96,8 @@ std::vector<Case> cases() {
 std::string caseName(const testing::TestParamInfo<Case>& info) {
   std::string name = std::string(scenes::toString(info.param.golden.scene)) + "_" +
                      std::to_string(info.param.golden.n) + "_" +
-                     std::string(toString(info.param.type));
+                     std::string(toString(info.param.type)) +
+                     (info.param.asCreated ? "_as_created" : "");
   std::replace(name.begin(), name.end(), '-', '_');
   return name;
 }
@@ -107,6 +121,7 @@ std::uint64_t finalHash(const Case& c) {
   WorldDef def = scenes::worldDefFor(c.golden.scene);
   def.broadPhase = c.type;
   def.threadCount = 2;
+  def.autoLayout = !c.asCreated;
   def.logLevel = LogLevel::Error;
   World world = scenes::makeWorld(scene, def);
   const auto dt = static_cast<float>(scenes::kDefaultDt);
@@ -133,7 +148,7 @@ TEST_P(GoldenHash, FinalStateAfter300Steps) {
 #if !defined(NDEBUG) || defined(__SANITIZE_THREAD__)
   if (c.golden.n > 1000) GTEST_SKIP() << "20,000 balls run in optimised builds only";
 #endif
-  EXPECT_EQ(finalHash(c), c.golden.hash)
+  EXPECT_EQ(finalHash(c), c.asCreated ? c.golden.asCreated : c.golden.hash)
       << "the simulation's results changed: if that is meant, pin the new hash (0x" << std::hex
       << finalHash(c) << ")";
 }

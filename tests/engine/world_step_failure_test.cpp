@@ -202,6 +202,64 @@ INSTANTIATE_TEST_SUITE_P(Structures, StepFailure,
                            return name;
                          });
 
+using LayoutFailure = test::QuietLog;
+
+// A step that begins by renumbering the bodies in space order
+// (WorldDef::autoLayout) and then fails, at any of its parallel calls,
+// leaves them in the order it found them; the step after it renumbers them
+// and steps as a twin whose step never failed.
+TEST_F(LayoutFailure, AFailedStepKeepsTheOrderItFound) {
+  // 3,000 balls on a grid, created in shuffled order: the first step's
+  // contacts join bodies far apart in memory, so the second renumbers.
+  auto make = [](const std::shared_ptr<FailingTasks>& tasks) {
+    WorldDef def;
+    def.bounds = {{0, 0}, {200, 200}};
+    def.taskSystem = tasks;
+    World w(def);
+    std::vector<std::uint32_t> order(3000);
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937(4));
+    std::mt19937 rng(8);
+    std::uniform_real_distribution<float> speed(-20.0f, 20.0f);
+    for (const std::uint32_t i : order) {
+      const Vec2 at{3.0f + static_cast<float>(i % 60) * 2.2f,
+                    3.0f + static_cast<float>(i / 60) * 2.2f};
+      w.createBody(BodyDef::ball(at, 1.0f, {speed(rng), speed(rng)}));
+    }
+    w.step(1.0f / 60.0f);
+    return w;
+  };
+  constexpr float kDt = 1.0f / 60.0f;
+  auto counter = std::make_shared<FailingTasks>();
+  World probe = make(counter);
+  const std::uint64_t before = counter->calls;
+  probe.step(kDt);
+  ASSERT_GT(probe.stats().layoutMs, 0.0) << "the second step renumbers";
+  const std::uint64_t perStep = counter->calls - before;
+  const std::uint64_t stride = std::max<std::uint64_t>(1, perStep / 12);
+  int failures = 0;
+  for (std::uint64_t k = 1; k <= perStep; k += stride) {
+    auto tasks = std::make_shared<FailingTasks>();
+    World w = make(tasks);
+    World twin = make(std::make_shared<FailingTasks>());
+    const Snapshot was(w);
+    tasks->failAt = tasks->calls + k;
+    EXPECT_THROW(w.step(kDt), std::runtime_error) << "parallel call " << k;
+    tasks->failAt = 0;
+    ++failures;
+    const Snapshot is(w);
+    EXPECT_TRUE(is == was) << "parallel call " << k << " of " << perStep << ":" << is.diff(was);
+    w.step(kDt);
+    twin.step(kDt);
+    EXPECT_GT(w.stats().layoutMs, 0.0);
+    Snapshot twinStepped(twin);
+    const Snapshot stepped(w);
+    EXPECT_TRUE(stepped == twinStepped.as(w.id()))
+        << "the step after a failure at call " << k << ":" << stepped.diff(twinStepped);
+  }
+  EXPECT_GE(failures, 10);
+}
+
 using PairLimit = test::QuietLog;
 
 // Fast balls whose swept boxes all contain one point: refused before the

@@ -171,16 +171,10 @@ validate::BodyValues BodyStore::values(std::uint32_t i) const noexcept {
   return v;
 }
 
-void BodyStore::permute(std::span<const std::uint32_t> order,
-                        std::span<const std::uint32_t> newIndex) {
-  auto apply = [order](auto& v) {
-    std::remove_reference_t<decltype(v)> out(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k) out[k] = v[order[k]];
-    v.swap(out);
-  };
-  forEachColumn(apply);
+void BodyStore::renumber(const Permutation& p, Permutation::Direction d) noexcept {
+  forEachColumn([&](auto& v) { p.move(v, d); });
   for (auto* links : {&islandNext, &islandPrev}) {
-    for (std::uint32_t& l : *links) l = l == kNoBody ? kNoBody : newIndex[l];
+    for (std::uint32_t& l : *links) l = l == kNoBody ? kNoBody : p.map(l, d);
   }
 }
 

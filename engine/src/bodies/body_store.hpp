@@ -15,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "bodies/permutation.hpp"
 #include "bodies/validate.hpp"
 
 namespace quadbin {
@@ -108,9 +109,9 @@ struct BodyStore {
   /// Removes body i; the last body takes its index. The caller wakes i's
   /// island first.
   void swapRemove(std::uint32_t i);
-  /// Renumbers the bodies: body order[k] becomes body k (newIndex is the
-  /// inverse: newIndex[order[k]] == k); the island links follow.
-  void permute(std::span<const std::uint32_t> order, std::span<const std::uint32_t> newIndex);
+  /// Renumbers the bodies in place (p applied or undone); the island links
+  /// follow.
+  void renumber(const Permutation& p, Permutation::Direction d) noexcept;
   /// Body i's values as the limits table checks them (validate::body).
   [[nodiscard]] validate::BodyValues values(std::uint32_t i) const noexcept;
   [[nodiscard]] AABB tightBox(std::uint32_t i) const noexcept {

@@ -47,15 +47,9 @@ void BodyFilters::swapRemove(std::uint32_t i) noexcept {
   userData.pop_back();
 }
 
-void BodyFilters::permute(std::span<const std::uint32_t> order) {
-  std::vector<Filter> f(order.size());
-  std::vector<std::uint64_t> u(order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    f[k] = filter[order[k]];
-    u[k] = userData[order[k]];
-  }
-  filter.swap(f);
-  userData.swap(u);
+void BodyFilters::renumber(const Permutation& p, Permutation::Direction d) noexcept {
+  p.move(filter, d);
+  p.move(userData, d);
 }
 
 void BodyFilters::assign(BodyFilters&& other) noexcept {

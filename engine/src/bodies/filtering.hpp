@@ -17,6 +17,8 @@
 #include <span>
 #include <vector>
 
+#include "bodies/permutation.hpp"
+
 namespace quadbin {
 
 struct BodyFilters {
@@ -57,8 +59,8 @@ struct BodyFilters {
   void setFilter(std::uint32_t i, const Filter& f) noexcept;
   /// Removes body i; the last body takes its index (as BodyStore::swapRemove).
   void swapRemove(std::uint32_t i) noexcept;
-  /// Renumbers the bodies: body order[k] becomes body k.
-  void permute(std::span<const std::uint32_t> order);
+  /// Renumbers the bodies in place (p applied or undone).
+  void renumber(const Permutation& p, Permutation::Direction d) noexcept;
   /// Takes another's filters and user data (World::restore) and recounts.
   void assign(BodyFilters&& other) noexcept;
 

@@ -53,6 +53,16 @@ class ConstraintGraph {
   [[nodiscard]] std::span<const std::uint64_t> use() const noexcept { return used_; }
   /// Replaces them (World::restore, checked against the contacts first).
   void restore(std::vector<std::uint64_t> use) noexcept { used_ = std::move(use); }
+  /// An entry for each of `n` bodies (0 for those without one), before a
+  /// renumbering (may throw); trim(n) takes the list back to n entries.
+  void cover(std::size_t n) {
+    if (used_.size() < n) used_.resize(n, 0);
+  }
+  void trim(std::size_t n) noexcept {
+    if (used_.size() > n) used_.resize(n);
+  }
+  /// The colours each ball's contacts hold move with the ball (cover first).
+  void renumber(const Permutation& p, Permutation::Direction d) noexcept { p.move(used_, d); }
 
  private:
   std::vector<std::uint64_t> used_;  // per ball: the colours its contacts hold

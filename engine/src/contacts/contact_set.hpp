@@ -116,6 +116,17 @@ class ContactSet {
   /// they hold (World::restore; snapshot.cpp); the rest is the next step's
   /// scratch.
   void restoreState(std::vector<Contact> contacts, std::vector<std::uint64_t> colourUse) noexcept;
+  /// A renumbering of the bodies (World::Impl::renumber): first room for
+  /// `bodies` bodies' colours (may throw); then the contacts and colours
+  /// renumbered with the bodies (after them), keeping their impulses; an
+  /// undone renumbering also trims the colours back to `colourEntries`.
+  void coverColours(std::uint32_t bodies) { graph_.cover(bodies); }
+  [[nodiscard]] std::size_t colourEntries() const noexcept { return graph_.use().size(); }
+  void renumber(const Permutation& p, Permutation::Direction d, const BodyStore& bodies) noexcept {
+    store_.renumber(p, d, bodies);
+    graph_.renumber(p, d);
+  }
+  void trimColours(std::size_t colourEntries) noexcept { graph_.trim(colourEntries); }
   /// The contacts of the last step, in canonical order.
   [[nodiscard]] std::span<const Contact> contacts() const noexcept { return store_.contacts(); }
   /// Colours the last step used (for tests and statistics).

@@ -192,6 +192,16 @@ void ContactStore::rollBack(const BodyStore& bodies, ConstraintGraph& graph) noe
   assert(consistent(bodies, graph));
 }
 
+void ContactStore::renumber(const Permutation& p, Permutation::Direction d,
+                            const BodyStore& bodies) noexcept {
+  for (Contact& c : contacts_) {
+    c.a = p.map(c.a, d);
+    if (!contacts::isWall(c.b)) c.b = p.map(c.b, d);
+    contacts::orient(c, bodies);
+  }
+  std::sort(contacts_.begin(), contacts_.end());  // in place: allocates nothing
+}
+
 void ContactStore::forget(ConstraintGraph& graph) noexcept {
   setAside_ = false;
   contacts_.clear();

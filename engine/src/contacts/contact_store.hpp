@@ -71,6 +71,10 @@ class ContactStore {
   void dropBody(const BodyStore& bodies, ConstraintGraph& graph, std::uint32_t i) noexcept;
   /// Forgets every contact (body indices changed); no ball keeps a colour.
   void forget(ConstraintGraph& graph) noexcept;
+  /// The bodies renumbered (p applied or undone; `bodies` already are):
+  /// each contact names its bodies' new indices, in canonical form
+  /// (contacts::orient) and order, with its impulses and colour.
+  void renumber(const Permutation& p, Permutation::Direction d, const BodyStore& bodies) noexcept;
   /// Replaces the contacts (World::restore, checked first).
   void restore(std::vector<Contact> contacts) noexcept;
   /// True when the contacts are in canonical order, name bodies below

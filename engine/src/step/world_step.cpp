@@ -66,6 +66,7 @@ void World::Impl::step(float dt) {
   const StepStats before = stats;
   const SolverSettings solverSettings = settingsFor(dt);
   settings.stepping(dt);
+  const double layoutMs = active ? keepSpaceOrder() : 0.0;
   if (active) {
     // Strong guarantee: everything the step may change is saved (or made
     // aside and swapped in at the end), before it changes anything; these
@@ -75,11 +76,17 @@ void World::Impl::step(float dt) {
     // saves them before it links an island).
     const bool wakes = someAsleep || movingKinematic > 0;
     const bool writeBack = !hasKinematic && !spinning;  // clampPositions saves px, py
-    undo.save(bodies, {!writeBack, spinning, settings.def().enableSleep || wakes, wakes}, *tasks);
-    if (!spareBroad) spareBroad = freshBroadPhase(settings.def().broadPhase);
+    try {
+      undo.save(bodies, {!writeBack, spinning, settings.def().enableSleep || wakes, wakes}, *tasks);
+      if (!spareBroad) spareBroad = freshBroadPhase(settings.def().broadPhase);
+    } catch (...) {
+      undoRenumbering();
+      throw;
+    }
   }
   try {
     stats = {};
+    stats.layoutMs = layoutMs;
     stats.awakeBodies = awake;
     if (active) {  // a world that sleeps whole costs (almost) nothing
       markChanged();
@@ -99,6 +106,7 @@ void World::Impl::step(float dt) {
   traced.emplace(*tasks, "finish");
   if (active) pairBudget.counted(stats.candidatePairs);
   contactSet.commit();
+  renumberedFrom.reset();  // the step went through: nothing to undo
   events.commit();
   sensors.commit();
   forces::clearForces(bodies);  // used by this step (or by none: the ball slept)
@@ -140,7 +148,28 @@ void World::Impl::rollBack(const StepStats& before, bool moved) noexcept {
   contactSet.rollBack(bodies);
   if (broadUpdating && spareBroad) broad = std::move(spareBroad);
   broadUpdating = false;
+  undoRenumbering();
   markChanged();
+}
+
+// The numbering the failed step began with, if keepSpaceOrder changed it.
+void World::Impl::undoRenumbering() noexcept {
+  if (!renumberedFrom) return;
+  renumber(*renumberedFrom, Permutation::Direction::Undo);
+  renumberedFrom.reset();
+}
+
+// WorldDef::autoLayout: the bodies renumbered in space order when the last
+// step's contacts say they are scattered in memory (space_order.hpp),
+// before the step changes anything (a failure here leaves the world as it
+// was; rollBack swaps the numbering back if the step fails later). The
+// milliseconds it took.
+double World::Impl::keepSpaceOrder() {
+  if (!settings.def().autoLayout || !space_order::scattered(contactSet.contacts())) return 0.0;
+  const auto t0 = Clock::now();
+  renumberedFrom = renumbering();
+  if (renumberedFrom) renumber(*renumberedFrom, Permutation::Direction::Apply);
+  return millisSince(t0);
 }
 
 // Gravity, forces and damping into the velocities (symplectic Euler: the

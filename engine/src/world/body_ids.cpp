@@ -65,14 +65,8 @@ void BodyIds::finishBulk() noexcept {
   bulkReused_ = 0;
 }
 
-std::vector<std::uint32_t> BodyIds::renumbered(std::span<const std::uint32_t> order) const {
-  std::vector<std::uint32_t> slots(order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) slots[k] = slotOf_[order[k]];
-  return slots;
-}
-
-void BodyIds::adopt(std::vector<std::uint32_t> slotOf) noexcept {
-  slotOf_ = std::move(slotOf);
+void BodyIds::renumber(const Permutation& p, Permutation::Direction d) noexcept {
+  p.move(slotOf_, d);
   for (std::uint32_t k = 0; k < size(); ++k) denseOf_[slotOf_[k]] = k;
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "bodies/permutation.hpp"
+
 namespace quadbin {
 
 /// A body id as refusal messages name it (world.cpp).
@@ -69,11 +71,8 @@ class BodyIds {
   std::uint32_t bulkSlot(std::size_t k, std::uint32_t firstNew) noexcept;
   void finishBulk() noexcept;
 
-  /// World::optimizeLayout, in two parts so that the world is unchanged
-  /// when memory runs out: the slots if body order[k] became body k (may
-  /// throw), then adopt them (cannot fail).
-  [[nodiscard]] std::vector<std::uint32_t> renumbered(std::span<const std::uint32_t> order) const;
-  void adopt(std::vector<std::uint32_t> slotOf) noexcept;
+  /// The bodies renumbered in place (p applied or undone): each keeps its slot.
+  void renumber(const Permutation& p, Permutation::Direction d) noexcept;
   /// Replaces everything (World::restore, checked first).
   void restore(std::vector<std::uint32_t> slotOf, std::vector<std::uint32_t> denseOf,
                std::vector<std::uint32_t> generation,

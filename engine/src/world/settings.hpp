@@ -31,13 +31,14 @@ class WorldSettings {
   }
   /// What World::restore takes from a snapshot's settings: all but what
   /// belongs to the process (threads, task system, log level) and the
-  /// broad phase's options, which stay this world's.
+  /// broad phase's options and autoLayout, which stay this world's.
   [[nodiscard]] WorldDef restoredFrom(const WorldDef& snapshot) const {
     WorldDef next = snapshot;
     next.threadCount = def_.threadCount;
     next.taskSystem = def_.taskSystem;
     next.logLevel = def_.logLevel;
     next.broadPhaseOptions = def_.broadPhaseOptions;
+    next.autoLayout = def_.autoLayout;
     return next;
   }
   /// A restored world's settings (restoredFrom, checked).

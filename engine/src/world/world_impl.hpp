@@ -49,6 +49,7 @@
 #include "world/log_internal.hpp"
 #include "world/pair_budget.hpp"
 #include "world/settings.hpp"
+#include "world/space_order.hpp"
 #include "world/world_draw.hpp"
 
 namespace quadbin {
@@ -270,6 +271,17 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   BodyId insert(const BodyDef& d);
   // optimizeLayout (world_layout.cpp): the bodies in Morton order.
   void reorderBodies();
+  // The renumbering in Morton order, with room made for it (may throw;
+  // changes nothing a game sees); nullopt when the bodies are in that order
+  // already.
+  [[nodiscard]] std::optional<Renumbering> renumbering();
+  // Applies or undoes r in place.
+  void renumber(const Renumbering& r, Permutation::Direction d) noexcept;
+  // The renumbering a step began with (WorldDef::autoLayout) until the
+  // step ends, for rollBack.
+  std::optional<Renumbering> renumberedFrom;
+  double keepSpaceOrder();
+  void undoRenumbering() noexcept;
   // Replaces the whole state with a restored snapshot's; nothing throws.
   void commit(snapshots::State&& s, WorldDef&& newDef,
               std::unique_ptr<BroadPhase> newBroad) noexcept;

@@ -51,6 +51,9 @@ struct StepStats {
   // Wall-clock time of each stage of the step in milliseconds, in the order
   // they run (docs/architecture.md). A step in which nothing moves runs
   // only the events stage.
+  /// The bodies renumbered in space order (WorldDef::autoLayout); 0 in a
+  /// step that keeps the order, as nearly every step does.
+  double layoutMs = 0.0;
   double integrateMs = 0.0;   ///< gravity, forces and damping into the balls' velocities
   double sweptBoxesMs = 0.0;  ///< each body's box grown by how far it can move this step
   double broadPhaseMs = 0.0;  ///< structure update, candidate pairs, collision filters
@@ -130,11 +133,14 @@ class World {
   /// contacts' impulses and colours (the next step is warm started as
   /// before). Bodies created in random order
   /// make every stage of a step miss the cache and, with more than one
-  /// thread, the solver's threads write the same cache lines: call it after
-  /// loading a level or spawning many bodies, as Jolt's
-  /// OptimizeBroadPhase (docs/concurrency.md). Costs a sort of the
-  /// bodies; the steps after it may differ from a world not renumbered in
-  /// the last bits (new contacts are coloured in another order).
+  /// thread, the solver's threads write the same cache lines. The world
+  /// does this by itself at the step after one whose contacts were far
+  /// apart in memory (WorldDef::autoLayout); call it to have it done at
+  /// once, after loading a level or spawning many bodies, as Jolt's
+  /// OptimizeBroadPhase (docs/concurrency.md, "Space order"). Costs a sort
+  /// of the bodies; the steps after it may differ from a world not
+  /// renumbered in the last bits (new contacts are coloured in another
+  /// order).
   void optimizeLayout();
   /// True for an id this world made whose body still exists; false for a
   /// destroyed body, a reused slot's old id, a null id or another world's.

@@ -175,6 +175,16 @@ struct WorldDef {
   /// along its normal at the start of the step, is above this many units/s
   /// is reported by World::contactHitEvents. In [0, limits::kMaxSpeed].
   float hitEventThreshold = 1.0f;
+  /// Keeps the bodies in space order by itself: a step whose world's last
+  /// contacts join bodies far apart in memory (a crowd created in random
+  /// order, or one that has mixed since) starts with World::optimizeLayout's
+  /// renumbering, so that every stage of the step works on nearby memory
+  /// and each thread on its own neighbourhood (docs/concurrency.md, "Space
+  /// order"). Ids, state, events and warm start are kept; the dense order of
+  /// bodyAt() and the bulk arrays changes at such a step. False: the dense
+  /// order changes only by createBody, destroyBody and optimizeLayout. Not
+  /// in a snapshot: restore keeps the world's own.
+  bool autoLayout = true;
 };
 
 }  // namespace quadbin

@@ -1,0 +1,28 @@
+// Permutation::assign: the renumbering's inverse and its cycles.
+#include "bodies/permutation.hpp"
+
+namespace quadbin {
+
+void Permutation::assign(std::vector<std::uint32_t> order) {
+  const auto n = static_cast<std::uint32_t>(order.size());
+  std::vector<std::uint32_t> newIndex(n);
+  for (std::uint32_t k = 0; k < n; ++k) newIndex[order[k]] = k;
+  std::vector<std::uint32_t> cycles, starts;
+  cycles.reserve(n);
+  std::vector<bool> seen(n, false);
+  for (std::uint32_t c0 = 0; c0 < n; ++c0) {
+    if (seen[c0] || order[c0] == c0) continue;
+    starts.push_back(static_cast<std::uint32_t>(cycles.size()));
+    for (std::uint32_t i = c0; !seen[i]; i = order[i]) {
+      seen[i] = true;
+      cycles.push_back(i);
+    }
+  }
+  starts.push_back(static_cast<std::uint32_t>(cycles.size()));
+  order_ = std::move(order);
+  newIndex_ = std::move(newIndex);
+  cycles_ = std::move(cycles);
+  cycleStart_ = std::move(starts);
+}
+
+}  // namespace quadbin
