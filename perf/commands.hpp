@@ -33,6 +33,7 @@ struct MeasureOptions {
   std::string outDir;
   bool verbose = false;
   bool optimizeLayout = false;  // Config::optimizeLayout for every configuration
+  bool noAutoLayout = false;    // Config::autoLayout off for every configuration
   /// run: the whole suite (every structure, 10,000 and 100,000, and
   /// 1,000,000 for A on uniform) instead of the headline run.
   bool full = false;

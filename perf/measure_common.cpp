@@ -118,6 +118,7 @@ Config planned(const MeasureOptions& o, char workload, scenes::SceneKind scene, 
   c.driftSteps = o.driftSteps;
   c.timeBoxSeconds = timeBoxSeconds;
   c.optimizeLayout = o.optimizeLayout;
+  c.autoLayout = !o.noAutoLayout;
   return c;
 }
 
@@ -227,7 +228,8 @@ JsonObject commonOptions(const MeasureOptions& o) {
           {"seed", std::to_string(o.seed)},
           {"budget_s", budget},
           {"drift_steps", std::to_string(o.driftSteps)},
-          {"optimize_layout", o.optimizeLayout ? "true" : "false"}};
+          {"optimize_layout", o.optimizeLayout ? "true" : "false"},
+          {"auto_layout", o.noAutoLayout ? "false" : "true"}};
 }
 
 std::string fixed(double v, int precision) {

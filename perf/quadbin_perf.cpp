@@ -64,6 +64,9 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
   cmd->add_flag("--optimize-layout", o.optimizeLayout,
                 "world workloads: call World::optimizeLayout() on each quadbin world before its "
                 "warm-up (bodies renumbered in space order; peers unchanged)");
+  cmd->add_flag("--no-auto-layout", o.noAutoLayout,
+                "world workloads: WorldDef::autoLayout off in each quadbin world (its bodies "
+                "stay in the order the scene created them)");
   cmd->add_option("--out", o.outDir, kOutHelp);
   cmd->add_flag("-v,--verbose", o.verbose, "one line per configuration on stderr as it ends");
   cmd->footer("Defaults: " + defaults);

@@ -169,6 +169,7 @@ Result runWorkloadB(const Config& c) {
   if (const auto type = parseBroadPhaseType(c.structure)) {
     def.broadPhase = *type;
     def.threadCount = c.threads;
+    def.autoLayout = c.autoLayout;
     def.logLevel = LogLevel::Error;
     World world = scenes::makeWorld(scene, def);
     if (c.optimizeLayout) world.optimizeLayout();

@@ -53,6 +53,9 @@ struct Config {
   /// B/C, quadbin structures: World::optimizeLayout() once, before the
   /// warm-up steps (the bodies renumbered in space order).
   bool optimizeLayout = false;
+  /// B/C, quadbin structures: WorldDef::autoLayout (the world keeps its
+  /// bodies in space order by itself).
+  bool autoLayout = true;
 };
 
 struct Result {
