@@ -39,7 +39,7 @@ class Pinball {
   /// dome, above the slopes) clear of every piece of the table.
   [[nodiscard]] bool onField(const quadbin::World& world, quadbin::Vec2 p, float r) const;
 
-  /// The table's bodies: the first tableBodies() in dense order.
+  /// How many bodies the table is made of (created before any ball).
   [[nodiscard]] std::uint32_t tableBodies() const noexcept { return tableBodies_; }
   [[nodiscard]] std::uint32_t waiting() const noexcept { return waiting_; }
 

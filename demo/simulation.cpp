@@ -112,12 +112,16 @@ void Simulation::addBalls(std::uint32_t count) {
 
 void Simulation::removeBalls(std::uint32_t count) {
   if (pinball_) count = pinball_->unqueue(count);
-  for (std::uint32_t k = 0; k < count && world_.bodyCount() > 0; ++k) {
-    const quadbin::BodyId last = world_.bodyAt(world_.bodyCount() - 1);
-    // The pinball table's pieces come first in dense order: stop at them.
-    if (world_.type(last) != quadbin::BodyType::Ball) break;
-    if (grabbed_ && *grabbed_ == last) grabbed_.reset();
-    world_.destroyBody(last);
+  // The last balls in dense order (the world keeps it in space order, so
+  // the pinball table's pieces may be anywhere in it).
+  std::vector<quadbin::BodyId> gone;
+  for (std::uint32_t i = world_.bodyCount(); i-- > 0 && gone.size() < count;) {
+    const quadbin::BodyId id = world_.bodyAt(i);
+    if (world_.type(id) == quadbin::BodyType::Ball) gone.push_back(id);
+  }
+  for (const quadbin::BodyId id : gone) {
+    if (grabbed_ && *grabbed_ == id) grabbed_.reset();
+    world_.destroyBody(id);
   }
 }
 
