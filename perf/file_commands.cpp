@@ -145,6 +145,10 @@ int simulateCommand(const SimulateOptions& o) {
   } catch (const Error& e) {
     throw UsageError(std::string("cannot build the world: ") + e.what());
   }
+  // Creation order (the scene's rows): the world may renumber its bodies
+  // as it steps (WorldDef::autoLayout), their ids stay.
+  std::vector<BodyId> created(world->bodyCount());
+  for (std::uint32_t i = 0; i < world->bodyCount(); ++i) created[i] = world->bodyAt(i);
   const double energy0 = world->kineticEnergy();
   const auto dt = static_cast<float>(scenes::kDefaultDt);
   for (std::uint32_t k = 0; k < o.steps; ++k) world->step(dt);
@@ -153,8 +157,7 @@ int simulateCommand(const SimulateOptions& o) {
   out << "x,y,vx,vy\n";
   char line[160];
   std::uint64_t hash = fnv1a(nullptr, 0);
-  for (std::uint32_t i = 0; i < world->bodyCount(); ++i) {
-    const BodyId id = world->bodyAt(i);
+  for (const BodyId id : created) {
     const Vec2 p = world->position(id), v = world->velocity(id);
     const float state[4] = {p.x, p.y, v.x, v.y};
     hash = fnv1a(state, sizeof state, hash);
