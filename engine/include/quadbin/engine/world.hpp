@@ -352,7 +352,10 @@ class World {
   [[nodiscard]] std::uint32_t bodyCount() const noexcept;
   /// The id of the body at dense position i in [0, bodyCount()). Bodies are
   /// kept in creation order until one is destroyed (the last body then
-  /// takes the destroyed one's place) or optimizeLayout() renumbers them.
+  /// takes the destroyed one's place), optimizeLayout() renumbers them, or
+  /// a step does (WorldDef::autoLayout: a world of more than 1,025 bodies
+  /// whose contacts are far apart in memory, as after creating a crowd in
+  /// random order). Keep ids, not dense positions, across steps.
   [[nodiscard]] BodyId bodyAt(std::uint32_t i) const;
   [[nodiscard]] const WorldDef& def() const noexcept;
   /// Sum of 1/2 m v^2 and, for spinning balls, 1/2 I w^2 (I = m r^2 / 2).
