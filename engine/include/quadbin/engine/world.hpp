@@ -52,7 +52,7 @@ struct StepStats {
   // they run (docs/architecture.md). A step in which nothing moves runs
   // only the events stage.
   /// The bodies renumbered in space order (WorldDef::autoLayout); 0 in a
-  /// step that keeps the order, as nearly every step does.
+  /// step whose last contacts gave no reason to, as nearly every step.
   double layoutMs = 0.0;
   double integrateMs = 0.0;   ///< gravity, forces and damping into the balls' velocities
   double sweptBoxesMs = 0.0;  ///< each body's box grown by how far it can move this step
