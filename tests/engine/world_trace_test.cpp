@@ -46,7 +46,6 @@ TEST(WorldTrace, TheStagesAccountForTheStep) {
                                     "position correction",
                                     "wall clamp",
                                     "sleep",
-                                    "count outside",
                                     "events",
                                     "event geometry",
                                     "hit events",

@@ -38,6 +38,17 @@ constexpr float kMaxShift = 1.0f;
 constexpr float kClearance = 0.02f;
 constexpr float kGentle = 0.2f;
 constexpr float kMaxLift = 0.5f;
+
+// The bodies [begin, end) whose centre (px, py: where the step leaves
+// them) is outside `bounds`, added to `outside` (once per range, an
+// integer: the same sum for any thread count).
+void addOutside(const float* px, const float* py, const AABB& bounds, std::uint32_t begin,
+                std::uint32_t end, std::atomic<std::uint32_t>& outside) noexcept {
+  std::uint32_t count = 0;
+  for (std::uint32_t i = begin; i < end; ++i)
+    count += contains(bounds, Vec2{px[i], py[i]}) ? 0u : 1u;
+  if (count != 0) outside.fetch_add(count, std::memory_order_relaxed);
+}
 // An overlap under this fraction of the smaller radius does not keep the
 // settling passes going.
 constexpr float kSettled = 1e-3f;
@@ -320,8 +331,8 @@ void PositionSolver::correctOverlaps(const BodyStore& bodies, const SolverSettin
       untilUnchanged);
 }
 
-void PositionSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
-                                    TaskSystem& tasks) {
+std::uint32_t PositionSolver::clampPositions(BodyStore& bodies, const SolverSettings& s,
+                                             BodySnapshot& undo, TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   // A closed world's walls first, then the boxes: a ball whose impact
   // passes ran out may end outside the world, and its path to the clamped
@@ -343,9 +354,9 @@ void PositionSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, 
     guardBoxes(bodies, s, tasks);
   }
   if (!s.kinematic && !s.spin) {  // the common case: positions and velocities only
-    writeBack(bodies, s, undo, tasks);
-    return;
+    return writeBack(bodies, s, undo, tasks);
   }
+  std::atomic<std::uint32_t> outside{0};
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (kinematic::isKinematic(bodies, i)) {  // where its velocity took it
@@ -375,7 +386,9 @@ void PositionSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, 
         bodies.angle[i] = std::remainder(bodies.angle[i] + bodies.w[i] * s.dt, kTwoPi);
       }
     }
+    addOutside(bodies.px.data(), bodies.py.data(), s.bounds, begin, end, outside);
   });
+  return outside.load(std::memory_order_relaxed);
 }
 
 // clampPositions' last pass in a world without kinematic bodies in which
@@ -385,8 +398,8 @@ void PositionSolver::clampPositions(BodyStore& bodies, const SolverSettings& s, 
 // bodies' untouched). Everything the loop reads is a local: the stores to
 // float arrays could otherwise alias the settings and the vectors, which
 // would be reloaded for every body.
-void PositionSolver::writeBack(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
-                               TaskSystem& tasks) {
+std::uint32_t PositionSolver::writeBack(BodyStore& bodies, const SolverSettings& s,
+                                        BodySnapshot& undo, TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   const bool closed = s.closedWorld;
   const AABB bounds = s.bounds;
@@ -400,6 +413,8 @@ void PositionSolver::writeBack(BodyStore& bodies, const SolverSettings& s, BodyS
   float* py = undo.py.data();
   float* vx = bodies.vx.data();
   float* vy = bodies.vy.data();
+  std::atomic<std::uint32_t> outside{0};
+  std::atomic<std::uint32_t>* out = &outside;
   tasks.parallelFor(n, kBodyGrain, [=](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (awake[i] == 0) {
@@ -422,10 +437,12 @@ void PositionSolver::writeBack(BodyStore& bodies, const SolverSettings& s, BodyS
       vx[i] = v.x;
       vy[i] = v.y;
     }
+    addOutside(px, py, bounds, begin, end, *out);
   });
   bodies.px.swap(undo.px);
   bodies.py.swap(undo.py);
   undo.saved.positions = true;
+  return outside.load(std::memory_order_relaxed);
 }
 
 }  // namespace quadbin

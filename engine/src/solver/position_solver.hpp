@@ -39,9 +39,11 @@ class PositionSolver {
   /// angles back to the bodies. Where neither kinematic bodies nor spin
   /// are (s.kinematic, s.spin off) the new positions go to undo's arrays,
   /// which are then swapped with the bodies': the step's save of them,
-  /// without a copy (undo.saved.positions).
-  void clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
-                      TaskSystem& tasks);
+  /// without a copy (undo.saved.positions). Returns how many bodies end
+  /// the step with their centre outside s.bounds (StepStats::bodiesOutside),
+  /// counted in the same pass.
+  std::uint32_t clampPositions(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                               TaskSystem& tasks);
 
  private:
   [[nodiscard]] ShiftRow makeShiftRow(const BodyStore& bodies, const SolverSettings& s, Row& r,
@@ -57,7 +59,8 @@ class PositionSolver {
                                  TaskSystem& tasks);
   void guardBoxes(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks);
   // clampPositions without kinematic bodies and spin: p and v written back.
-  void writeBack(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo, TaskSystem& tasks);
+  std::uint32_t writeBack(BodyStore& bodies, const SolverSettings& s, BodySnapshot& undo,
+                          TaskSystem& tasks);
 
   StepRows& step_;
   std::vector<Vec2> shift_;  // per ball (+ one zero for static things): position shift

@@ -91,8 +91,7 @@ void World::Impl::step(float dt) {
     if (active) {  // a world that sleeps whole costs (almost) nothing
       markChanged();
       runStages(solverSettings);
-      const TraceStage traceOutside(*tasks, "count outside");
-      countOutside();
+      warnOutside();
     }
     const auto t0 = Clock::now();
     traced.emplace(*tasks, "events");
@@ -325,7 +324,7 @@ void World::Impl::correctPositions(const SolverSettings& s) {
 // The walls of a closed world and the static-box guard, then the bodies
 // and the contacts written back for the next step.
 void World::Impl::clampPositions(const SolverSettings& s) {
-  positions.clampPositions(bodies, s, undo, *tasks);
+  stats.bodiesOutside = positions.clampPositions(bodies, s, undo, *tasks);
   contactSet.store(s, *tasks);
   stats.impulses += contactSet.pushedContacts();
 }
@@ -336,19 +335,10 @@ void World::Impl::sleep(const SolverSettings& s) {
                  settings.def().timeToSleep, undo, *tasks);
 }
 
-// Bodies outside the bounds (open worlds only: closed worlds clamp balls).
-// Counted per range (one atomic add each); the first one is logged once.
-void World::Impl::countOutside() {
-  std::atomic<std::uint32_t> outside{0};
-  tasks->parallelFor(
-      static_cast<std::uint32_t>(bodies.size()), 4096, [&](std::uint32_t begin, std::uint32_t end) {
-        std::uint32_t count = 0;
-        for (std::uint32_t i = begin; i < end; ++i) {
-          count += contains(settings.def().bounds, Vec2{bodies.px[i], bodies.py[i]}) ? 0u : 1u;
-        }
-        if (count != 0) outside.fetch_add(count, std::memory_order_relaxed);
-      });
-  stats.bodiesOutside = outside.load(std::memory_order_relaxed);
+// Bodies outside the bounds (open worlds only: closed worlds clamp balls),
+// counted by the wall clamp's last pass (PositionSolver::clampPositions):
+// the first one is logged, once per world.
+void World::Impl::warnOutside() {
   if (stats.bodiesOutside > 0 && settings.warnOnce(WorldSettings::Warning::Outside)) {
     std::uint32_t i = 0;
     while (contains(settings.def().bounds, Vec2{bodies.px[i], bodies.py[i]})) ++i;

@@ -307,7 +307,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void correctPositions(const SolverSettings& s);
   void clampPositions(const SolverSettings& s);
   void sleep(const SolverSettings& s);
-  void countOutside();
+  void warnOutside();
   void updateEvents();
   [[nodiscard]] SolverSettings settingsFor(float dt) const;
   /// Wakes the island of dense body i (a static box: every island, since
