@@ -34,23 +34,11 @@ TEST(WorldTrace, TheStagesAccountForTheStep) {
   }
   EXPECT_EQ(test::hashState(traced), test::hashState(plain)) << "tracing changed a result";
 
-  const std::set<std::string> named{"setup",
-                                    "integrate",
-                                    "swept boxes",
-                                    "broad phase",
-                                    "contacts",
-                                    "solve",
-                                    "impacts",
-                                    "escapees",
-                                    "integrate positions",
-                                    "position correction",
-                                    "wall clamp",
-                                    "sleep",
-                                    "events",
-                                    "event geometry",
-                                    "hit events",
-                                    "sensor events",
-                                    "finish"};
+  const std::set<std::string> named{
+      "setup",         "integrate", "swept boxes", "broad phase",         "contacts",
+      "solve",         "impacts",   "escapees",    "integrate positions", "position correction",
+      "wall clamp",    "sleep",     "events",      "event geometry",      "hit events",
+      "sensor events", "finish"};
   std::uint32_t regions = 0;
   double stagesNs = 0.0, regionsNs = 0.0, tasksNs = 0.0;
   for (const auto& st : trace.stages()) {
