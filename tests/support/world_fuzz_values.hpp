@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <quadbin/engine/world_draw.hpp>
@@ -103,27 +104,79 @@ inline State state(const World& w) {
   return s;
 }
 
-// Brute force of queryBox: the enabled bodies whose shape touches the box
-// and that the filter accepts, in dense order (the same float tests as
-// World's).
-inline std::vector<BodyId> bruteQueryBox(const World& w, const AABB& box,
-                                         const std::optional<QueryFilter>& q) {
-  std::vector<BodyId> out;
+// Each outline's vertices in world coordinates (World::draw's polygons),
+// by id index.
+struct OutlineDraw final : WorldDraw {
+  void polygon(const DrawnPolygon& p) override {
+    vertices[p.id.index].assign(p.vertices.begin(), p.vertices.end());
+  }
+  std::map<std::uint32_t, std::vector<Vec2>> vertices;
+};
+
+// Whether an outline (a segment, or a counter-clockwise convex polygon)
+// and the box are apart (+1), share a point (-1), or are so near the
+// boundary (against the coordinates' size) that float rounding may decide
+// either way (0). Separating axes in double: the box's two and the
+// outline's edge normals.
+inline int outlineApart(const std::vector<Vec2>& v, const AABB& box) {
+  double lo[2] = {v[0].x, v[0].y}, hi[2] = {v[0].x, v[0].y}, scale = 0.0;
+  for (const Vec2 p : v) {
+    lo[0] = std::min<double>(lo[0], p.x), hi[0] = std::max<double>(hi[0], p.x);
+    lo[1] = std::min<double>(lo[1], p.y), hi[1] = std::max<double>(hi[1], p.y);
+    scale = std::max({scale, std::fabs(double{p.x}), std::fabs(double{p.y})});
+  }
+  scale = std::max({scale, std::fabs(double{box.min.x}), std::fabs(double{box.max.x}),
+                    std::fabs(double{box.min.y}), std::fabs(double{box.max.y})});
+  double gap =
+      std::max({box.min.x - hi[0], lo[0] - box.max.x, box.min.y - hi[1], lo[1] - box.max.y});
+  const Vec2 corners[4] = {box.min, {box.max.x, box.min.y}, box.max, {box.min.x, box.max.y}};
+  const std::size_t edges = v.size() == 2 ? 1 : v.size();
+  for (std::size_t k = 0; k < edges; ++k) {
+    const Vec2 a = v[k], b = v[(k + 1) % v.size()];
+    const double dx = double{b.x} - a.x, dy = double{b.y} - a.y, len = std::hypot(dx, dy);
+    if (!(len > 0.0)) continue;
+    const double nx = dy / len, ny = -dx / len;  // outward for counter-clockwise
+    double below = kInf, above = -kInf;
+    for (const Vec2 c : corners) {
+      const double d = (c.x - double{a.x}) * nx + (c.y - double{a.y}) * ny;
+      below = std::min(below, d), above = std::max(above, d);
+    }
+    gap = std::max(gap, below);                      // the box beyond the edge
+    if (v.size() == 2) gap = std::max(gap, -above);  // or on a segment's other side
+  }
+  const double doubt = 1e-5 * scale;
+  return gap > doubt ? 1 : gap < -doubt ? -1 : 0;
+}
+
+// Whether `found` is what queryBox must return: the enabled bodies whose
+// shape touches the box and that the filter accepts, in dense order (balls
+// and boxes by the same float tests as World's; an outline by
+// outlineApart, either answer allowed where rounding may decide).
+inline bool matchesQueryBox(const World& w, const AABB& box, const std::optional<QueryFilter>& q,
+                            const std::vector<BodyId>& found) {
+  OutlineDraw outlines;
+  w.draw(outlines, WorldDrawOptions{});
+  std::size_t next = 0;
   for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
     const BodyId id = w.bodyAt(i);
-    if (!w.isEnabled(id)) continue;
-    if (q && (id == q->ignore || !accepts(*q, w.filter(id)))) continue;
-    bool hit = false;
-    if (w.radius(id) == 0.0f) {  // a static or kinematic box
-      hit = touches(w.bounds(id), box);
+    int hit = 0;  // 1 must be found, 0 must not, -1 either
+    if (!w.isEnabled(id) || (q && (id == q->ignore || !accepts(*q, w.filter(id))))) {
+      hit = 0;
+    } else if (const auto o = outlines.vertices.find(id.index); o != outlines.vertices.end()) {
+      const int apart = outlineApart(o->second, box);
+      hit = apart > 0 ? 0 : apart < 0 ? 1 : -1;
+    } else if (w.radius(id) == 0.0f) {  // a static or kinematic box
+      hit = touches(w.bounds(id), box) ? 1 : 0;
     } else {
       const Vec2 c = w.position(id);
       const float r = w.radius(id);
-      hit = lengthSquared(c - closestPoint(box, c)) <= r * r;
+      hit = lengthSquared(c - closestPoint(box, c)) <= r * r ? 1 : 0;
     }
-    if (hit) out.push_back(id);
+    const bool reported = next < found.size() && found[next] == id;
+    if (reported) ++next;
+    if ((hit == 1 && !reported) || (hit == 0 && reported)) return false;
   }
-  return out;
+  return next == found.size();
 }
 
 // Counts what World::draw shows and checks each id.
