@@ -17,6 +17,31 @@ void World::optimizeLayout() {
   w.reorderBodies();
 }
 
+void World::setBodyOrder(std::span<const BodyId> order) {
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t n = w.ids.size();
+  if (order.size() != n) {
+    w.refuse(fmt::format("setBodyOrder: {} ids for {} bodies", order.size(), n));
+  }
+  std::vector<std::uint32_t> dense(n);
+  std::vector<bool> seen(n, false);
+  bool same = true;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::uint32_t i = w.denseIndex(order[k], "setBodyOrder");
+    if (seen[i]) w.refuse(fmt::format("setBodyOrder: order[{}] repeats a body", k));
+    seen[i] = true;
+    dense[k] = i;
+    same = same && i == k;
+  }
+  if (same) return;  // already in place: keep the warm start as it is
+  Renumbering r;
+  r.permutation.assign(std::move(dense));
+  r.colourEntries = w.contactSet.colourEntries();
+  w.contactSet.coverColours(r.permutation.size());
+  w.renumber(r, Permutation::Direction::Apply);
+}
+
 void World::Impl::reorderBodies() {
   std::optional<Renumbering> r = renumbering();
   if (r) renumber(*r, Permutation::Direction::Apply);

@@ -142,6 +142,16 @@ class World {
   /// renumbered in the last bits (new contacts are coloured in another
   /// order).
   void optimizeLayout();
+  /// Renumbers the bodies into the given dense order: bodyAt(k) becomes
+  /// order[k]. What optimizeLayout() keeps is kept (ids, state, touching
+  /// pairs, the contacts' impulses and colours); an order already in place
+  /// changes nothing. For a caller that needs a dense order of its own, as
+  /// quadbin::mpi, which gives every rank's copy of a border region the
+  /// same order (so the same results); with WorldDef::autoLayout on, the
+  /// world may still renumber by itself at a step. `order` must hold every
+  /// body's id once, else quadbin::Error and nothing changes. Costs O(n)
+  /// plus a sort of the contacts.
+  void setBodyOrder(std::span<const BodyId> order);
   /// True for an id this world made whose body still exists; false for a
   /// destroyed body, a reused slot's old id, a null id or another world's.
   [[nodiscard]] bool isValid(BodyId id) const noexcept;
