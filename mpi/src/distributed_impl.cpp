@@ -1,0 +1,246 @@
+#include <algorithm>
+#include <cmath>
+#include <quadbin/error.hpp>
+
+#include "distributed_impl.hpp"
+
+namespace quadbin::mpi {
+
+using detail::append;
+using detail::records;
+
+void DistributedWorld::Impl::hold(BodyId id, GlobalId g, Role r, const BodyDef& d) {
+  if (id.index >= gidOf.size()) {
+    gidOf.resize(id.index + 1);
+    roleOf.resize(id.index + 1, Role::None);
+    defOf.resize(id.index + 1);
+    stamp.resize(id.index + 1, 0);
+  }
+  if (id.index < sent.size()) sent[id.index] = 0;
+  gidOf[id.index] = g;
+  roleOf[id.index] = r;
+  defOf[id.index] = d;
+  localOf[g] = id;
+}
+
+void DistributedWorld::Impl::forget(BodyId id) {
+  localOf.erase(gidOf[id.index]);
+  roleOf[id.index] = Role::None;
+  world.destroyBody(id);
+}
+
+DistributedWorld::Impl::BallRecord DistributedWorld::Impl::recordOf(BodyId id) const {
+  BallRecord r;
+  r.id = gidOf[id.index];
+  r.def = defOf[id.index];
+  r.def.position = world.position(id);
+  r.def.velocity = world.velocity(id);
+  r.angularVelocity = world.angularVelocity(id);
+  r.awake = world.isAwake(id) ? 1 : 0;
+  return r;
+}
+
+// The state of `r` on the held body `id` (sleep is only ever woken: putting
+// a held body to sleep would put its island to sleep with it).
+void DistributedWorld::Impl::apply(BodyId id, const BallRecord& r) {
+  defOf[id.index] = r.def;
+  world.setPosition(id, r.def.position);
+  world.setVelocity(id, r.def.velocity);
+  world.setAngularVelocity(id, r.angularVelocity);
+  if (r.awake != 0 && !world.isAwake(id)) world.setAwake(id, true);
+}
+
+// New bodies for the records, in their order, all held as `as`.
+void DistributedWorld::Impl::create(const std::vector<BallRecord>& recs, Role as) {
+  if (recs.empty()) return;
+  std::vector<BodyDef> defs;
+  defs.reserve(recs.size());
+  for (const BallRecord& r : recs) defs.push_back(r.def);
+  const std::vector<BodyId> ids = world.createBodies(defs);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    hold(ids[k], recs[k].id, as, recs[k].def);
+    world.setAngularVelocity(ids[k], recs[k].angularVelocity);
+    if (recs[k].awake == 0) world.setAwake(ids[k], false);
+  }
+}
+
+// The local bodies with the given role, in dense order.
+std::vector<BodyId> DistributedWorld::Impl::held(Role r) const {
+  std::vector<BodyId> out;
+  for (std::uint32_t i = 0; i < world.bodyCount(); ++i) {
+    const BodyId id = world.bodyAt(i);
+    if (role(id) == r) out.push_back(id);
+  }
+  return out;
+}
+
+DistributedWorld::Impl::Halo DistributedWorld::Impl::halo(float dt) {
+  double mine[2] = {0.0, 0.0}, all[2] = {0.0, 0.0};
+  for (const BodyId id : held(Role::Owned)) {
+    mine[0] = std::max<double>(mine[0], world.radius(id));
+    mine[1] = std::max<double>(mine[1], length(world.velocity(id)));
+  }
+  {
+    const detail::Timed timed(traffic);
+    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm);
+  }
+  const double g = length(world.gravity());
+  const double travel = (all[1] + g * dt) * dt;
+  Halo h;
+  h.link = (all[0] + 2.0 * travel) * 1.001 + 1e-6;
+  h.reach = 2.0 * (2.0 * all[0] + 2.0 * travel) * 1.001 + 1e-6;
+  return h;
+}
+
+// The owned balls peer `q` gets as ghosts (Halo), stamped `sent`. The
+// search runs through this rank's ghosts too (as the last step left
+// them), so that a cluster over three strips reaches the far one.
+std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
+  std::vector<BodyId> chosen, found;
+  ++stampNow;
+  const auto ball = [&](BodyId id) {
+    const Role r = role(id);
+    return r == Role::Owned || (r == Role::Ghost && strips.owner(world.position(id).x) != q);
+  };
+  for (std::uint32_t i = 0; i < world.bodyCount(); ++i) {
+    const BodyId id = world.bodyAt(i);
+    if (ball(id) && strips.distance(q, world.position(id).x) <= h.reach) {
+      chosen.push_back(id);
+      stamp[id.index] = stampNow;
+    }
+  }
+  std::size_t from = 0;
+  for (int depth = 0; depth < kDepth && from < chosen.size(); ++depth) {
+    const std::size_t to = chosen.size();
+    for (std::size_t k = from; k < to; ++k) {
+      const BodyId b = chosen[k];
+      world.queryRadius(world.position(b), world.radius(b) + static_cast<float>(h.link), found);
+      for (const BodyId n : found) {
+        if (!ball(n) || stamp[n.index] == stampNow) continue;
+        stamp[n.index] = stampNow;
+        chosen.push_back(n);
+      }
+    }
+    from = to;
+  }
+  std::erase_if(chosen, [&](BodyId id) { return role(id) != Role::Owned; });
+  for (const BodyId id : chosen) sent[id.index] = sentNow;
+  std::sort(chosen.begin(), chosen.end(),
+            [&](BodyId a, BodyId b) { return gidOf[a.index] < gidOf[b.index]; });
+  return chosen;
+}
+
+void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
+  const std::vector<int> peers = strips.neighbours(rank, h.reach + kDepth * h.link);
+  ++sentNow;
+  sent.resize(stamp.size(), 0);
+  std::vector<std::vector<std::byte>> out(peers.size());
+  for (std::size_t k = 0; k < peers.size(); ++k) {
+    for (const BodyId id : ghostsFor(peers[k], h)) append(out[k], recordOf(id));
+  }
+  std::vector<BallRecord> in =
+      records<BallRecord>(detail::withNeighbours(comm, peers, out, traffic));
+  std::sort(in.begin(), in.end(),
+            [](const BallRecord& a, const BallRecord& b) { return a.id < b.id; });
+  ++stampNow;
+  std::vector<BallRecord> fresh;
+  for (const BallRecord& r : in) {
+    const auto it = localOf.find(r.id);
+    if (it == localOf.end()) {
+      fresh.push_back(r);
+      continue;
+    }
+    if (role(it->second) != Role::Ghost) continue;  // never: only owners send
+    apply(it->second, r);
+    stamp[it->second.index] = stampNow;
+  }
+  for (const BodyId id : held(Role::Ghost)) {
+    if (stamp[id.index] != stampNow) forget(id);
+  }
+  create(fresh, Role::Ghost);
+  stats.ghosts = static_cast<std::uint32_t>(in.size());
+}
+
+// The dense order every rank's copy of a border region shares: the
+// bodies near a border (ghosts, owned balls within the reach of a
+// neighbour's strip, the static and kinematic bodies) last, by cell then
+// global id, so that two ranks solve a cluster on their border in the
+// same order and so to the same bits; the other owned balls first, in
+// their order (all of them by cell too when `all`).
+void DistributedWorld::Impl::orderBodies(bool all) {
+  std::vector<BodyId> inner;
+  std::vector<std::pair<std::pair<std::uint64_t, GlobalId>, BodyId>> border;
+  const std::uint32_t n = world.bodyCount();
+  const auto positions = world.positions();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const BodyId id = world.bodyAt(i);
+    const bool near = role(id) != Role::Owned ||
+                      (id.index < sent.size() && sent[id.index] == sentNow && sentNow != 0);
+    if (near || all) {
+      border.push_back(
+          {{(near ? std::uint64_t{1} << 32 : 0) | cellOf(positions[i]), gidOf[id.index]}, id});
+    } else {
+      inner.push_back(id);
+    }
+  }
+  std::sort(border.begin(), border.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& e : border) inner.push_back(e.second);
+  world.setBodyOrder(inner);
+}
+
+// Balls outside this rank's region to their owners; what arrives is
+// owned here (a ghost of it becomes the ball, its contacts kept).
+void DistributedWorld::Impl::migrate() {
+  std::vector<std::vector<std::byte>> out(static_cast<std::size_t>(ranks));
+  for (const BodyId id : held(Role::Owned)) {
+    const int to = strips.owner(world.position(id).x);
+    if (to == rank) continue;
+    append(out[static_cast<std::size_t>(to)], recordOf(id));
+    roleOf[id.index] = Role::Ghost;  // refreshed or dropped by the next exchange
+    ++stats.migrated;
+  }
+  std::vector<BallRecord> in = records<BallRecord>(detail::allToAll(comm, out, traffic));
+  std::sort(in.begin(), in.end(),
+            [](const BallRecord& a, const BallRecord& b) { return a.id < b.id; });
+  std::vector<BallRecord> fresh;
+  for (const BallRecord& r : in) {
+    const auto it = localOf.find(r.id);
+    if (it == localOf.end()) {
+      fresh.push_back(r);
+      continue;
+    }
+    apply(it->second, r);
+    roleOf[it->second.index] = Role::Owned;
+  }
+  create(fresh, Role::Owned);
+}
+
+void DistributedWorld::Impl::rebalanceIfNeeded() {
+  std::uint64_t mine = held(Role::Owned).size(), most = 0, sum = 0;
+  {
+    const detail::Timed timed(traffic);
+    MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
+    MPI_Allreduce(&mine, &sum, 1, MPI_UINT64_T, MPI_SUM, comm);
+  }
+  const double mean = static_cast<double>(sum) / ranks;
+  stats.imbalance = sum == 0 ? 1.0f : static_cast<float>(static_cast<double>(most) / mean);
+  if (sum < static_cast<std::uint64_t>(ranks) || stats.imbalance <= def.rebalanceFactor) return;
+  std::vector<double> xs;
+  for (const BodyId id : held(Role::Owned)) xs.push_back(world.position(id).x);
+  {
+    const detail::Timed timed(traffic);
+    strips.setCuts(detail::balancedCuts(comm, xs, def.world.bounds.min.x, def.world.bounds.max.x));
+  }
+  migrate();
+  orderBodies(true);
+  stats.rebalanced = true;
+  mine = held(Role::Owned).size();
+  {
+    const detail::Timed timed(traffic);
+    MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
+  }
+  stats.imbalance = static_cast<float>(static_cast<double>(most) / mean);
+}
+
+}  // namespace quadbin::mpi

@@ -1,0 +1,191 @@
+#pragma once
+// DistributedWorld's insides: the rank's World and what it holds each body
+// as (its own ball, a neighbour's ghost, a shared static or kinematic
+// body), the ghost exchange, the migration, the rebalancing and the dense
+// order the copies of a border region share.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <quadbin/mpi/distributed_world.hpp>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#include "exchange.hpp"
+#include "strips.hpp"
+
+namespace quadbin::mpi {
+
+namespace detail {
+
+// What a rank's World holds a body as.
+enum class Role : std::uint8_t {
+  None,    // no body at this local index
+  Owned,   // a ball of this rank's region
+  Ghost,   // a copy of a neighbour's ball near the border
+  Shared,  // a static or kinematic body, held by every rank
+};
+
+// A ball on the wire (a ghost or a migrant): its def as created, with the
+// state of now.
+struct BallRecord {
+  GlobalId id = 0;
+  BodyDef def;
+  float angularVelocity = 0.0f;
+  std::uint8_t awake = 1;
+};
+static_assert(std::is_trivially_copyable_v<BallRecord>);
+
+// A def being created, with its global id.
+struct DefRecord {
+  GlobalId id = 0;
+  BodyDef def;
+};
+
+}  // namespace detail
+
+struct DistributedWorld::Impl {
+  using Role = detail::Role;
+  using BallRecord = detail::BallRecord;
+  Impl(MPI_Comm c, const DistributedDef& d)
+      : comm(c),
+        rank(rankOf(c)),
+        ranks(sizeOf(c)),
+        def(d),
+        world(localDef(d.world, ranks)),
+        strips(ranks, d.world.bounds.min.x, d.world.bounds.max.x) {}
+
+  static int rankOf(MPI_Comm c) {
+    int r = 0;
+    MPI_Comm_rank(c, &r);
+    return r;
+  }
+  static int sizeOf(MPI_Comm c) {
+    int n = 1;
+    MPI_Comm_size(c, &n);
+    return n;
+  }
+  // Over several ranks the dense order is the distributed world's
+  // (orderBodies), not the World's own Morton renumbering.
+  static WorldDef localDef(WorldDef w, int ranks) {
+    if (ranks > 1) w.autoLayout = false;
+    return w;
+  }
+
+  MPI_Comm comm;
+  int rank = 0, ranks = 1;
+  DistributedDef def;
+  World world;
+  // By local index: the exchange in which the ball was last sent as a ghost.
+  std::vector<std::uint32_t> sent;
+  std::uint32_t sentNow = 0;
+  detail::Strips strips;
+  // By local BodyId::index: the global id, the role, the def as created.
+  std::vector<GlobalId> gidOf;
+  std::vector<Role> roleOf;
+  std::vector<BodyDef> defOf;
+  std::vector<std::uint32_t> stamp;
+  std::uint32_t stampNow = 0;
+  std::unordered_map<GlobalId, BodyId> localOf;
+  GlobalId nextId = 0;
+  DistributedStats stats;
+  detail::Traffic traffic;
+
+  Role role(BodyId id) const { return id.index < roleOf.size() ? roleOf[id.index] : Role::None; }
+
+  void hold(BodyId id, GlobalId g, Role r, const BodyDef& d);
+  void forget(BodyId id);
+
+  BallRecord recordOf(BodyId id) const;
+  // The state of `r` on the held body `id` (sleep is only ever woken: putting
+  // a held body to sleep would put its island to sleep with it).
+  void apply(BodyId id, const BallRecord& r);
+  // New bodies for the records, in their order, all held as `as`.
+  void create(const std::vector<BallRecord>& recs, Role as);
+
+  // The local bodies with the given role, in dense order.
+  std::vector<BodyId> held(Role r) const;
+
+  // Which owned balls a neighbour gets as ghosts: those within `reach` of
+  // its strip (two contact layers of the coming step: the ball that may
+  // touch one of the neighbour's, and what may touch that one), and from
+  // them, up to kDepth links deep, every ball within `link` of a selected
+  // one's surface (a cluster on the border goes whole, so that both ranks
+  // solve it the same way).
+  struct Halo {
+    double reach = 0.0;
+    double link = 0.0;
+  };
+  static constexpr int kDepth = 32;
+
+  Halo halo(float dt);
+
+  // The owned balls peer `q` gets as ghosts (Halo), stamped `sent`. The
+  // search runs through this rank's ghosts too (as the last step left
+  // them), so that a cluster over three strips reaches the far one.
+  std::vector<BodyId> ghostsFor(int q, const Halo& h);
+
+  void exchangeGhosts(const Halo& h);
+
+  // A position's cell in a 2^16 x 2^16 grid over the bounds, in Morton
+  // order: the same on every rank.
+  std::uint64_t cellOf(Vec2 p) const {
+    const AABB& b = def.world.bounds;
+    const auto axis = [](float v, float lo, float hi) {
+      const double f = (double{v} - lo) / (double{hi} - lo) * 65536.0;
+      return static_cast<std::uint64_t>(std::clamp(f, 0.0, 65535.0));
+    };
+    std::uint64_t x = axis(p.x, b.min.x, b.max.x), y = axis(p.y, b.min.y, b.max.y), key = 0;
+    for (int bit = 0; bit < 16; ++bit) {
+      key |= ((x >> bit) & 1u) << (2 * bit) | ((y >> bit) & 1u) << (2 * bit + 1);
+    }
+    return key;
+  }
+  // The dense order every rank's copy of a border region shares: the
+  // bodies near a border (ghosts, owned balls within the reach of a
+  // neighbour's strip, the static and kinematic bodies) last, by cell then
+  // global id, so that two ranks solve a cluster on their border in the
+  // same order and so to the same bits; the other owned balls first, in
+  // their order (all of them by cell too when `all`).
+  void orderBodies(bool all);
+
+  // Balls outside this rank's region to their owners; what arrives is
+  // owned here (a ghost of it becomes the ball, its contacts kept).
+  void migrate();
+
+  void rebalanceIfNeeded();
+
+  void beginCall() {
+    stats = {};
+    traffic = {};
+  }
+  void endCall() {
+    stats.bytesSent = traffic.bytes;
+    stats.communicationMs = traffic.ms;
+  }
+
+  // Whether this rank reports the pair (a, b) of its World: the owner of the
+  // pair's ball of lower global id does.
+  bool reports(BodyId a, BodyId b) const {
+    const Role ra = role(a), rb = role(b);
+    const bool ballA = ra == Role::Owned || ra == Role::Ghost;
+    const bool ballB = rb == Role::Owned || rb == Role::Ghost;
+    if (ballA && ballB) return role(gidOf[a.index] < gidOf[b.index] ? a : b) == Role::Owned;
+    if (ballA) return ra == Role::Owned;
+    if (ballB) return rb == Role::Owned;
+    return false;
+  }
+  GlobalPair pairOf(BodyId a, BodyId b) const {
+    const GlobalId ga = gidOf[a.index], gb = gidOf[b.index];
+    return {std::min(ga, gb), std::max(ga, gb)};
+  }
+  // Whether this rank answers for the body in a query: its own balls, and
+  // the shared bodies on rank 0.
+  bool answersFor(BodyId id) const {
+    const Role r = role(id);
+    return r == Role::Owned || (r == Role::Shared && rank == 0);
+  }
+};
+
+}  // namespace quadbin::mpi
