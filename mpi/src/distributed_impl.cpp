@@ -243,4 +243,42 @@ void DistributedWorld::Impl::rebalanceIfNeeded() {
   stats.imbalance = static_cast<float>(static_cast<double>(most) / mean);
 }
 
+void DistributedWorld::Impl::resetTables() {
+  gidOf.clear();
+  roleOf.clear();
+  defOf.clear();
+  stamp.clear();
+  sent.clear();
+  localOf.clear();
+  stampNow = sentNow = 0;
+}
+
+void DistributedWorld::Impl::restart(GlobalId next) {
+  world = World(localDef(def.world, ranks));
+  resetTables();
+  nextId = next;
+}
+
+void DistributedWorld::Impl::createSorted(const std::vector<BallRecord>& shared,
+                                          const std::vector<BallRecord>& owned) {
+  std::vector<std::pair<const BallRecord*, Role>> all;
+  all.reserve(shared.size() + owned.size());
+  for (const BallRecord& r : shared) all.emplace_back(&r, Role::Shared);
+  for (const BallRecord& r : owned) all.emplace_back(&r, Role::Owned);
+  std::sort(all.begin(), all.end(),
+            [](const auto& a, const auto& b) { return a.first->id < b.first->id; });
+  std::vector<BodyDef> defs;
+  defs.reserve(all.size());
+  for (const auto& [r, role] : all) defs.push_back(r->def);
+  const std::vector<BodyId> ids = world.createBodies(defs);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const BallRecord& r = *all[k].first;
+    hold(ids[k], r.id, all[k].second, r.def);
+    if (r.def.type != BodyType::StaticBox && r.angularVelocity != 0.0f) {
+      world.setAngularVelocity(ids[k], r.angularVelocity);
+    }
+    if (r.def.type == BodyType::Ball && r.awake == 0) world.setAwake(ids[k], false);
+  }
+}
+
 }  // namespace quadbin::mpi

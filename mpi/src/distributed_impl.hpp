@@ -43,6 +43,9 @@ struct DefRecord {
   BodyDef def;
 };
 
+// A hash of the settings every rank must share (DistributedDef).
+[[nodiscard]] std::uint64_t fingerprint(const DistributedDef& d);
+
 }  // namespace detail
 
 struct DistributedWorld::Impl {
@@ -143,11 +146,10 @@ struct DistributedWorld::Impl {
     return key;
   }
   // The dense order every rank's copy of a border region shares: the
-  // bodies near a border (ghosts, owned balls within the reach of a
-  // neighbour's strip, the static and kinematic bodies) last, by cell then
-  // global id, so that two ranks solve a cluster on their border in the
-  // same order and so to the same bits; the other owned balls first, in
-  // their order (all of them by cell too when `all`).
+  // bodies near a border (ghosts, owned balls sent as ghosts in this step's
+  // exchange, the static and kinematic bodies) last, by cell then global id, so that two ranks
+  // solve a cluster on their border in the same order and so to the same bits; the other owned
+  // balls first, in their order (all of them by cell too when `all`).
   void orderBodies(bool all);
 
   // Balls outside this rank's region to their owners; what arrives is
@@ -155,6 +157,14 @@ struct DistributedWorld::Impl {
   void migrate();
 
   void rebalanceIfNeeded();
+
+  // Forgets what the tables hold (after World::restore refills the world).
+  void resetTables();
+  // An empty World and tables, as made (restore on other ranks).
+  void restart(GlobalId next);
+  // The shared bodies and this rank's balls of the records, created in
+  // global id order, with their spin and sleep.
+  void createSorted(const std::vector<BallRecord>& shared, const std::vector<BallRecord>& owned);
 
   void beginCall() {
     stats = {};

@@ -45,7 +45,9 @@ class Fingerprint {
   std::uint64_t hash_ = 14695981039346656037ull;
 };
 
-std::uint64_t fingerprint(const DistributedDef& d) {
+}  // namespace
+
+std::uint64_t detail::fingerprint(const DistributedDef& d) {
   const WorldDef& w = d.world;
   Fingerprint f;
   f.add(w.bounds.min.x).add(w.bounds.min.y).add(w.bounds.max.x).add(w.bounds.max.y);
@@ -56,8 +58,6 @@ std::uint64_t fingerprint(const DistributedDef& d) {
   f.add(w.hitEventThreshold).add(w.autoLayout).add(d.rebalanceFactor);
   return f.value();
 }
-
-}  // namespace
 
 DistributedWorld::DistributedWorld(MPI_Comm comm, const DistributedDef& def) {
   std::string failure;
@@ -73,7 +73,7 @@ DistributedWorld::DistributedWorld(MPI_Comm comm, const DistributedDef& def) {
     }
   }
   failure = detail::agreeOnFailure(comm, failure);
-  if (failure.empty() && !detail::allEqual(comm, fingerprint(def))) {
+  if (failure.empty() && !detail::allEqual(comm, detail::fingerprint(def))) {
     failure = "the ranks passed different settings";
   }
   if (!failure.empty()) throw Error("DistributedWorld: " + failure);

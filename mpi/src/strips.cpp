@@ -96,4 +96,21 @@ std::vector<double> balancedCuts(MPI_Comm comm, std::span<const double> xs, doub
   return out;
 }
 
+std::vector<double> evenCuts(std::vector<double> xs, int ranks, double lo, double hi) {
+  const auto n = static_cast<std::uint64_t>(xs.size());
+  if (n < static_cast<std::uint64_t>(ranks)) {
+    const Strips even(ranks, lo, hi);
+    return {even.cuts().begin(), even.cuts().end()};
+  }
+  std::vector<float> keys(xs.begin(), xs.end());
+  std::sort(keys.begin(), keys.end());
+  std::vector<double> out;
+  for (std::uint64_t k = 1; k < static_cast<std::uint64_t>(ranks); ++k) {
+    // As balancedCuts: just past the value below which k * n / ranks lie.
+    const std::uint64_t t = n * k / static_cast<std::uint64_t>(ranks);
+    out.push_back(std::nextafter(keys[t - 1], std::numeric_limits<float>::infinity()));
+  }
+  return out;
+}
+
 }  // namespace quadbin::mpi::detail

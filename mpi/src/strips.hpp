@@ -41,4 +41,7 @@ class Strips {
 [[nodiscard]] std::vector<double> balancedCuts(MPI_Comm comm, std::span<const double> xs, double lo,
                                                double hi);
 
+// The same cuts from every value at once (each rank holds them all).
+[[nodiscard]] std::vector<double> evenCuts(std::vector<double> xs, int ranks, double lo, double hi);
+
 }  // namespace quadbin::mpi::detail

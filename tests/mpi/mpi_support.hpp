@@ -2,13 +2,21 @@
 // Small MPI helpers of the MPI tests (on MPI_COMM_WORLD).
 #include <mpi.h>
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
+#include <quadbin/geometry.hpp>
 #include <span>
 #include <type_traits>
 #include <vector>
 
 namespace quadbin::test {
+
+// The same bits (a NaN equals itself, -0 differs from 0).
+inline bool sameBits(Vec2 a, Vec2 b) {
+  return std::bit_cast<std::uint32_t>(a.x) == std::bit_cast<std::uint32_t>(b.x) &&
+         std::bit_cast<std::uint32_t>(a.y) == std::bit_cast<std::uint32_t>(b.y);
+}
 
 inline int mpiRank() {
   int r = 0;
@@ -42,6 +50,18 @@ std::vector<T> gatherAll(std::span<const T> mine) {
 template <class T>
 std::vector<T> gatherAll(const std::vector<T>& mine) {
   return gatherAll(std::span<const T>(mine));
+}
+
+// Rank 0's records on every rank.
+template <class T>
+std::vector<T> broadcastFromRoot(const std::vector<T>& mine) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  std::uint64_t n = mine.size();
+  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  std::vector<T> out = mine;
+  out.resize(n);
+  MPI_Bcast(out.data(), static_cast<int>(n * sizeof(T)), MPI_BYTE, 0, MPI_COMM_WORLD);
+  return out;
 }
 
 inline std::uint64_t sumAll(std::uint64_t mine) {

@@ -30,6 +30,7 @@
 #include <optional>
 #include <quadbin/engine/world.hpp>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace quadbin::mpi {
@@ -148,6 +149,23 @@ class DistributedWorld {
   /// The contact begin events of the last step whose pair this rank
   /// reports (the contactPairs() rule), by global id.
   void contactBeginEvents(std::vector<GlobalPair>& out) const;
+
+  /// Collective: writes a checkpoint into the folder `dir` (created if
+  /// need be; every rank must see the same folder): each rank's World
+  /// snapshot, what it holds each body as, and the decomposition. Atomic:
+  /// `dir/current` names the last complete checkpoint and is replaced (a
+  /// file renamed) only once every rank has written and flushed its part,
+  /// so a checkpoint cut short (a rank aborted, a full disk) is never read;
+  /// the checkpoint before is removed after the switch.
+  void checkpoint(const std::string& dir);
+  /// Collective: the state of the checkpoint `dir/current` names, written
+  /// by a world of the same settings. On as many ranks as wrote it, every
+  /// rank takes its own World back and the steps go on bit for bit as they
+  /// would have; on another number of ranks, the bodies are dealt to
+  /// strips balanced anew, with their state (the contacts' warm start and
+  /// the balls' angles start afresh). A missing, damaged or foreign
+  /// checkpoint throws quadbin::Error on every rank, the world unchanged.
+  void restore(const std::string& dir);
 
   [[nodiscard]] const DistributedStats& stats() const noexcept;
 
