@@ -44,6 +44,22 @@ int runCommand(const MeasureOptions& options);
 int sweepCommand(const MeasureOptions& options);
 int scalingCommand(const MeasureOptions& options);
 
+/// Workload A or B over MPI ranks, run under mpirun (docs/perf-cli.md,
+/// `mpi`; built when quadbin::mpi is).
+struct MpiOptions {
+  std::string workload = "B";
+  std::vector<std::string> scenes;   // empty: uniform
+  std::vector<std::uint32_t> sizes;  // empty: 100000
+  bool weak = false;                 // N per rank: the scene has N x ranks balls
+  std::uint32_t threads = 1;         // each rank's World::threadCount
+  std::uint32_t frames = 60;
+  std::uint32_t warmup = 10;
+  std::uint64_t seed = 42;
+  std::string outDir;
+  std::vector<std::string> argv;  // for the JSON
+};
+int mpiCommand(const MpiOptions& options);
+
 /// The pile over time (docs/perf-cli.md, `pile`).
 struct PileOptions {
   std::vector<std::uint32_t> sizes;    // empty: 500, 10000, 100000

@@ -76,6 +76,7 @@ void addMeasureOptions(CLI::App* cmd, MeasureOptions& o, const std::string& defa
 struct Commands {
   MeasureOptions runOpts, sweepOpts, scalingOpts;
   PileOptions pileOpts;
+  MpiOptions mpiOpts;
   FeaturesOptions featuresOpts;
   PredictOptions predictOpts;
   PairsOptions pairsOpts;
@@ -86,6 +87,7 @@ struct Commands {
   CLI::App* sweep = nullptr;
   CLI::App* scaling = nullptr;
   CLI::App* pile = nullptr;
+  CLI::App* mpi = nullptr;
   CLI::App* features = nullptr;
   CLI::App* predict = nullptr;
   CLI::App* pairs = nullptr;
@@ -118,6 +120,7 @@ void setDefaults(Commands& c, int argc, char** argv) {
   c.scalingOpts.budget = 120.0;
   for (auto* o : {&c.runOpts, &c.sweepOpts, &c.scalingOpts}) o->argv.assign(argv, argv + argc);
   c.pileOpts.argv.assign(argv, argv + argc);
+  c.mpiOpts.argv.assign(argv, argv + argc);
   c.featuresOpts.argv.assign(argv, argv + argc);
   c.predictOpts.argv.assign(argv, argv + argc);
   // The model's calibrated costs (docs/scaling.md).
@@ -211,6 +214,29 @@ void addPredict(CLI::App& app, Commands& c) {
       "Defaults: --workload B --scene all --n 100000 --threads 2,4,8,16,32,64 --broadphase auto "
       "--warmup 10 --steps 3 --seed 42 --rounds 5, the costs measured in docs/scaling.md");
 }
+
+#ifdef QUADBIN_PERF_MPI
+void addMpi(CLI::App& app, Commands& c) {
+  MpiOptions& o = c.mpiOpts;
+  c.mpi = app.add_subcommand(
+      "mpi",
+      "Workload A or B over MPI ranks (quadbin::mpi), under mpirun: the slowest rank's time per "
+      "frame, CPU and MPI time, bytes sent, ghosts and imbalance per step: <out>/mpi.csv, "
+      "mpi.json (docs/distributed.md).");
+  c.mpi->add_option("--workload", o.workload, "A (broad phase) or B (world step)");
+  c.mpi->add_option("--scene", o.scenes, "uniform, clustered, mixed")->delimiter(',');
+  c.mpi->add_option("--n", o.sizes, "body counts (with --weak: per rank)")->delimiter(',');
+  c.mpi->add_flag("--weak", o.weak, "weak scaling: N balls per rank");
+  c.mpi->add_option("--threads", o.threads, "each rank's threads (default 1)");
+  c.mpi->add_option("--frames", o.frames, "timed frames (steps)");
+  c.mpi->add_option("--warmup", o.warmup, "untimed frames (steps) first");
+  c.mpi->add_option("--seed", o.seed, "scene seed");
+  c.mpi->add_option("--out", o.outDir, kOutHelp);
+  c.mpi->footer(
+      "Defaults: --workload B --scene uniform --n 100000 --threads 1 --frames 60 --warmup 10. "
+      "Run as: mpirun -np P quadbin-perf mpi ...");
+}
+#endif
 
 void addPileAndFeatures(CLI::App& app, Commands& c) {
   c.pile = app.add_subcommand(
@@ -330,6 +356,7 @@ int dispatch(const Commands& c) {
   if (*c.sweep) return sweepCommand(c.sweepOpts);
   if (*c.scaling) return scalingCommand(c.scalingOpts);
   if (*c.pile) return pileCommand(c.pileOpts);
+  if (c.mpi != nullptr && *c.mpi) return mpiCommand(c.mpiOpts);
   if (*c.features) return featuresCommand(c.featuresOpts);
   if (*c.predict) return predictCommand(c.predictOpts);
   if (*c.pairs) return pairsCommand(c.pairsOpts);
@@ -352,6 +379,9 @@ int run(int argc, char** argv) {
   setDefaults(c, argc, argv);
   addMeasureCommands(app, c);
   addPileAndFeatures(app, c);
+#ifdef QUADBIN_PERF_MPI
+  addMpi(app, c);
+#endif
   addPredict(app, c);
   addFileCommands(app, c);
   for (auto* cmd :

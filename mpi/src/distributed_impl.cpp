@@ -16,6 +16,7 @@ void DistributedWorld::Impl::hold(BodyId id, GlobalId g, Role r, const BodyDef& 
     defOf.resize(id.index + 1);
     stamp.resize(id.index + 1, 0);
   }
+  denseValid = false;
   if (id.index < sent.size()) sent[id.index] = 0;
   gidOf[id.index] = g;
   roleOf[id.index] = r;
@@ -27,6 +28,7 @@ void DistributedWorld::Impl::forget(BodyId id) {
   localOf.erase(gidOf[id.index]);
   roleOf[id.index] = Role::None;
   world.destroyBody(id);
+  denseValid = false;
 }
 
 DistributedWorld::Impl::BallRecord DistributedWorld::Impl::recordOf(BodyId id) const {
@@ -65,20 +67,32 @@ void DistributedWorld::Impl::create(const std::vector<BallRecord>& recs, Role as
 }
 
 // The local bodies with the given role, in dense order.
-std::vector<BodyId> DistributedWorld::Impl::held(Role r) const {
+std::vector<BodyId> DistributedWorld::Impl::held(Role r) {
   std::vector<BodyId> out;
-  for (std::uint32_t i = 0; i < world.bodyCount(); ++i) {
-    const BodyId id = world.bodyAt(i);
+  for (const BodyId id : denseIds()) {
     if (role(id) == r) out.push_back(id);
   }
   return out;
 }
 
+const std::vector<BodyId>& DistributedWorld::Impl::denseIds() {
+  if (!denseValid) {
+    dense.resize(world.bodyCount());
+    for (std::uint32_t i = 0; i < dense.size(); ++i) dense[i] = world.bodyAt(i);
+    denseValid = true;
+  }
+  return dense;
+}
+
 DistributedWorld::Impl::Halo DistributedWorld::Impl::halo(float dt) {
   double mine[2] = {0.0, 0.0}, all[2] = {0.0, 0.0};
-  for (const BodyId id : held(Role::Owned)) {
-    mine[0] = std::max<double>(mine[0], world.radius(id));
-    mine[1] = std::max<double>(mine[1], length(world.velocity(id)));
+  const std::vector<BodyId>& ids = denseIds();
+  const auto radii = world.radii();
+  const auto velocities = world.velocities();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (role(ids[i]) != Role::Owned) continue;
+    mine[0] = std::max<double>(mine[0], radii[i]);
+    mine[1] = std::max<double>(mine[1], length(velocities[i]));
   }
   {
     const detail::Timed timed(traffic);
@@ -102,12 +116,16 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
     const Role r = role(id);
     return r == Role::Owned || (r == Role::Ghost && strips.owner(world.position(id).x) != q);
   };
-  for (std::uint32_t i = 0; i < world.bodyCount(); ++i) {
-    const BodyId id = world.bodyAt(i);
-    if (ball(id) && strips.distance(q, world.position(id).x) <= h.reach) {
-      chosen.push_back(id);
-      stamp[id.index] = stampNow;
-    }
+  const std::vector<BodyId>& ids = denseIds();
+  const auto positions = world.positions();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const BodyId id = ids[i];
+    const Role r = role(id);
+    if (r != Role::Owned && r != Role::Ghost) continue;
+    if (strips.distance(q, positions[i].x) > h.reach) continue;
+    if (r == Role::Ghost && strips.owner(positions[i].x) == q) continue;
+    chosen.push_back(id);
+    stamp[id.index] = stampNow;
   }
   std::size_t from = 0;
   for (int depth = 0; depth < kDepth && from < chosen.size(); ++depth) {
@@ -158,6 +176,7 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
     if (stamp[id.index] != stampNow) forget(id);
   }
   create(fresh, Role::Ghost);
+  (void)denseIds();
   stats.ghosts = static_cast<std::uint32_t>(in.size());
 }
 
@@ -170,10 +189,11 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
 void DistributedWorld::Impl::orderBodies(bool all) {
   std::vector<BodyId> inner;
   std::vector<std::pair<std::pair<std::uint64_t, GlobalId>, BodyId>> border;
-  const std::uint32_t n = world.bodyCount();
+  const std::vector<BodyId>& ids = denseIds();
+  const auto n = static_cast<std::uint32_t>(ids.size());
   const auto positions = world.positions();
   for (std::uint32_t i = 0; i < n; ++i) {
-    const BodyId id = world.bodyAt(i);
+    const BodyId id = ids[i];
     const bool near = role(id) != Role::Owned ||
                       (id.index < sent.size() && sent[id.index] == sentNow && sentNow != 0);
     if (near || all) {
@@ -186,15 +206,21 @@ void DistributedWorld::Impl::orderBodies(bool all) {
   std::sort(border.begin(), border.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& e : border) inner.push_back(e.second);
+  if (inner == ids) return;  // in order already
   world.setBodyOrder(inner);
+  dense = std::move(inner);
 }
 
 // Balls outside this rank's region to their owners; what arrives is
 // owned here (a ghost of it becomes the ball, its contacts kept).
 void DistributedWorld::Impl::migrate() {
   std::vector<std::vector<std::byte>> out(static_cast<std::size_t>(ranks));
-  for (const BodyId id : held(Role::Owned)) {
-    const int to = strips.owner(world.position(id).x);
+  const std::vector<BodyId>& ids = denseIds();
+  const auto positions = world.positions();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const BodyId id = ids[i];
+    if (role(id) != Role::Owned) continue;
+    const int to = strips.owner(positions[i].x);
     if (to == rank) continue;
     append(out[static_cast<std::size_t>(to)], recordOf(id));
     roleOf[id.index] = Role::Ghost;  // refreshed or dropped by the next exchange
@@ -227,7 +253,11 @@ void DistributedWorld::Impl::rebalanceIfNeeded() {
   stats.imbalance = sum == 0 ? 1.0f : static_cast<float>(static_cast<double>(most) / mean);
   if (sum < static_cast<std::uint64_t>(ranks) || stats.imbalance <= def.rebalanceFactor) return;
   std::vector<double> xs;
-  for (const BodyId id : held(Role::Owned)) xs.push_back(world.position(id).x);
+  const std::vector<BodyId>& ids = denseIds();
+  const auto positions = world.positions();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (role(ids[i]) == Role::Owned) xs.push_back(positions[i].x);
+  }
   {
     const detail::Timed timed(traffic);
     strips.setCuts(detail::balancedCuts(comm, xs, def.world.bounds.min.x, def.world.bounds.max.x));
@@ -251,6 +281,7 @@ void DistributedWorld::Impl::resetTables() {
   sent.clear();
   localOf.clear();
   stampNow = sentNow = 0;
+  denseValid = false;
 }
 
 void DistributedWorld::Impl::restart(GlobalId next) {

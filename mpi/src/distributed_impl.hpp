@@ -108,7 +108,12 @@ struct DistributedWorld::Impl {
   void create(const std::vector<BallRecord>& recs, Role as);
 
   // The local bodies with the given role, in dense order.
-  std::vector<BodyId> held(Role r) const;
+  std::vector<BodyId> held(Role r);
+  // World::bodyAt for every dense index, kept while the order stays (the
+  // World of several ranks renumbers nothing by itself: autoLayout off).
+  const std::vector<BodyId>& denseIds();
+  std::vector<BodyId> dense;
+  bool denseValid = false;
 
   // Which owned balls a neighbour gets as ghosts: those within `reach` of
   // its strip (two contact layers of the coming step: the ball that may

@@ -162,6 +162,7 @@ void DistributedWorld::step(float dt) {
   }
   w.stats.stepMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (w.ranks == 1) w.denseValid = false;  // autoLayout may have renumbered
   if (w.ranks > 1) {
     failure = detail::agreeOnFailure(w.comm, failure);
   } else if (!failure.empty()) {
