@@ -356,7 +356,9 @@ int dispatch(const Commands& c) {
   if (*c.sweep) return sweepCommand(c.sweepOpts);
   if (*c.scaling) return scalingCommand(c.scalingOpts);
   if (*c.pile) return pileCommand(c.pileOpts);
-  if (c.mpi != nullptr && *c.mpi) return mpiCommand(c.mpiOpts);
+#ifdef QUADBIN_PERF_MPI
+  if (*c.mpi) return mpiCommand(c.mpiOpts);
+#endif
   if (*c.features) return featuresCommand(c.featuresOpts);
   if (*c.predict) return predictCommand(c.predictOpts);
   if (*c.pairs) return pairsCommand(c.pairsOpts);
