@@ -16,7 +16,6 @@ void DistributedWorld::Impl::hold(BodyId id, GlobalId g, Role r, const BodyDef& 
     defOf.resize(id.index + 1);
     stamp.resize(id.index + 1, 0);
   }
-  denseValid = false;
   if (id.index < sent.size()) sent[id.index] = 0;
   gidOf[id.index] = g;
   roleOf[id.index] = r;
@@ -28,7 +27,34 @@ void DistributedWorld::Impl::forget(BodyId id) {
   localOf.erase(gidOf[id.index]);
   roleOf[id.index] = Role::None;
   world.destroyBody(id);
-  denseValid = false;
+  noteDestroyed(id);
+}
+
+void DistributedWorld::Impl::noteCreated(std::span<const BodyId> ids) {
+  if (!denseValid) return;
+  for (const BodyId id : ids) {
+    if (id.index >= denseOf.size()) denseOf.resize(id.index + 1);
+    denseOf[id.index] = static_cast<std::uint32_t>(dense.size());
+    dense.push_back(id);
+  }
+}
+
+// World::destroyBody moves the last body into the hole.
+void DistributedWorld::Impl::noteDestroyed(BodyId id) {
+  if (!denseValid) return;
+  const std::uint32_t k = denseOf[id.index];
+  const BodyId last = dense.back();
+  dense[k] = last;
+  denseOf[last.index] = k;
+  dense.pop_back();
+}
+
+void DistributedWorld::Impl::checkDense() {
+  if (!denseValid) return;
+  const auto n = static_cast<std::uint32_t>(dense.size());
+  denseValid = n == world.bodyCount() &&
+               (n == 0 || (world.bodyAt(0) == dense[0] && world.bodyAt(n / 2) == dense[n / 2] &&
+                           world.bodyAt(n - 1) == dense[n - 1]));
 }
 
 DistributedWorld::Impl::BallRecord DistributedWorld::Impl::recordOf(BodyId id) const {
@@ -59,6 +85,7 @@ void DistributedWorld::Impl::create(const std::vector<BallRecord>& recs, Role as
   defs.reserve(recs.size());
   for (const BallRecord& r : recs) defs.push_back(r.def);
   const std::vector<BodyId> ids = world.createBodies(defs);
+  noteCreated(ids);
   for (std::size_t k = 0; k < ids.size(); ++k) {
     hold(ids[k], recs[k].id, as, recs[k].def);
     world.setAngularVelocity(ids[k], recs[k].angularVelocity);
@@ -78,7 +105,11 @@ std::vector<BodyId> DistributedWorld::Impl::held(Role r) {
 const std::vector<BodyId>& DistributedWorld::Impl::denseIds() {
   if (!denseValid) {
     dense.resize(world.bodyCount());
-    for (std::uint32_t i = 0; i < dense.size(); ++i) dense[i] = world.bodyAt(i);
+    for (std::uint32_t i = 0; i < dense.size(); ++i) {
+      dense[i] = world.bodyAt(i);
+      if (dense[i].index >= denseOf.size()) denseOf.resize(dense[i].index + 1);
+      denseOf[dense[i].index] = i;
+    }
     denseValid = true;
   }
   return dense;
@@ -101,6 +132,7 @@ DistributedWorld::Impl::Halo DistributedWorld::Impl::halo(float dt) {
   const double g = length(world.gravity());
   const double travel = (all[1] + g * dt) * dt;
   Halo h;
+  h.radius = all[0];
   h.link = (all[0] + 2.0 * travel) * 1.001 + 1e-6;
   h.reach = 2.0 * (2.0 * all[0] + 2.0 * travel) * 1.001 + 1e-6;
   return h;
@@ -110,46 +142,73 @@ DistributedWorld::Impl::Halo DistributedWorld::Impl::halo(float dt) {
 // search runs through this rank's ghosts too (as the last step left
 // them), so that a cluster over three strips reaches the far one.
 std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
-  std::vector<BodyId> chosen, found;
-  ++stampNow;
-  const auto ball = [&](BodyId id) {
-    const Role r = role(id);
-    return r == Role::Owned || (r == Role::Ghost && strips.owner(world.position(id).x) != q);
-  };
+  // The balls the search may reach (this rank's and its ghosts of other
+  // ranks than q, within the band of q's strip), bucketed in cells as wide
+  // as the farthest link, sorted by cell.
   const std::vector<BodyId>& ids = denseIds();
   const auto positions = world.positions();
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const BodyId id = ids[i];
-    const Role r = role(id);
+  const auto radii = world.radii();
+  const double band = h.band(), cell = 2.0 * h.radius + h.link;
+  const auto cellOf = [cell](Vec2 p) {
+    const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
+    const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
+    return (static_cast<std::uint64_t>(cx) << 32) ^ static_cast<std::uint32_t>(cy);
+  };
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> cells;  // (cell, dense index)
+  std::vector<std::uint32_t> chosen;
+  ++stampNow;
+  for (std::uint32_t i = 0; i < ids.size(); ++i) {
+    const Role r = role(ids[i]);
     if (r != Role::Owned && r != Role::Ghost) continue;
-    if (strips.distance(q, positions[i].x) > h.reach) continue;
-    if (r == Role::Ghost && strips.owner(positions[i].x) == q) continue;
-    chosen.push_back(id);
-    stamp[id.index] = stampNow;
+    const double d = strips.distance(q, positions[i].x);
+    if (d > band || (r == Role::Ghost && strips.owner(positions[i].x) == q)) continue;
+    cells.emplace_back(cellOf(positions[i]), i);
+    if (d <= h.reach) {
+      chosen.push_back(i);
+      stamp[ids[i].index] = stampNow;
+    }
   }
+  std::sort(cells.begin(), cells.end());
   std::size_t from = 0;
   for (int depth = 0; depth < kDepth && from < chosen.size(); ++depth) {
     const std::size_t to = chosen.size();
     for (std::size_t k = from; k < to; ++k) {
-      const BodyId b = chosen[k];
-      world.queryRadius(world.position(b), world.radius(b) + static_cast<float>(h.link), found);
-      for (const BodyId n : found) {
-        if (!ball(n) || stamp[n.index] == stampNow) continue;
-        stamp[n.index] = stampNow;
-        chosen.push_back(n);
+      const Vec2 p = positions[chosen[k]];
+      const double reach = radii[chosen[k]] + h.link;
+      const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
+      const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
+      for (std::int64_t x = cx - 1; x <= cx + 1; ++x) {
+        for (std::int64_t y = cy - 1; y <= cy + 1; ++y) {
+          const std::uint64_t key =
+              (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
+          auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(key, 0u));
+          for (; it != cells.end() && it->first == key; ++it) {
+            const std::uint32_t n = it->second;
+            if (stamp[ids[n].index] == stampNow) continue;
+            const double dx = double{positions[n].x} - p.x, dy = double{positions[n].y} - p.y;
+            const double touch = reach + radii[n];
+            if (dx * dx + dy * dy > touch * touch) continue;
+            stamp[ids[n].index] = stampNow;
+            chosen.push_back(n);
+          }
+        }
       }
     }
     from = to;
   }
-  std::erase_if(chosen, [&](BodyId id) { return role(id) != Role::Owned; });
-  for (const BodyId id : chosen) sent[id.index] = sentNow;
-  std::sort(chosen.begin(), chosen.end(),
+  std::vector<BodyId> out;
+  for (const std::uint32_t i : chosen) {
+    if (role(ids[i]) != Role::Owned) continue;
+    out.push_back(ids[i]);
+    sent[ids[i].index] = sentNow;
+  }
+  std::sort(out.begin(), out.end(),
             [&](BodyId a, BodyId b) { return gidOf[a.index] < gidOf[b.index]; });
-  return chosen;
+  return out;
 }
 
 void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
-  const std::vector<int> peers = strips.neighbours(rank, h.reach + kDepth * h.link);
+  const std::vector<int> peers = strips.neighbours(rank, h.band());
   ++sentNow;
   sent.resize(stamp.size(), 0);
   std::vector<std::vector<std::byte>> out(peers.size());
@@ -176,7 +235,6 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
     if (stamp[id.index] != stampNow) forget(id);
   }
   create(fresh, Role::Ghost);
-  (void)denseIds();
   stats.ghosts = static_cast<std::uint32_t>(in.size());
 }
 
@@ -209,6 +267,7 @@ void DistributedWorld::Impl::orderBodies(bool all) {
   if (inner == ids) return;  // in order already
   world.setBodyOrder(inner);
   dense = std::move(inner);
+  for (std::uint32_t k = 0; k < n; ++k) denseOf[dense[k].index] = k;
 }
 
 // Balls outside this rank's region to their owners; what arrives is
@@ -302,6 +361,7 @@ void DistributedWorld::Impl::createSorted(const std::vector<BallRecord>& shared,
   defs.reserve(all.size());
   for (const auto& [r, role] : all) defs.push_back(r->def);
   const std::vector<BodyId> ids = world.createBodies(defs);
+  noteCreated(ids);
   for (std::size_t k = 0; k < ids.size(); ++k) {
     const BallRecord& r = *all[k].first;
     hold(ids[k], r.id, all[k].second, r.def);

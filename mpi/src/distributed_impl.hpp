@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <quadbin/mpi/distributed_world.hpp>
+#include <span>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -109,10 +110,17 @@ struct DistributedWorld::Impl {
 
   // The local bodies with the given role, in dense order.
   std::vector<BodyId> held(Role r);
-  // World::bodyAt for every dense index, kept while the order stays (the
-  // World of several ranks renumbers nothing by itself: autoLayout off).
+  // World::bodyAt for every dense index, and each body's dense index by
+  // BodyId::index: read back once, then kept in step with the creations,
+  // destructions and setBodyOrder calls (the World of several ranks
+  // renumbers nothing by itself: autoLayout off). checkDense() compares a
+  // few entries with the World and reads all back if one differs.
   const std::vector<BodyId>& denseIds();
+  void noteCreated(std::span<const BodyId> ids);
+  void noteDestroyed(BodyId id);
+  void checkDense();
   std::vector<BodyId> dense;
+  std::vector<std::uint32_t> denseOf;
   bool denseValid = false;
 
   // Which owned balls a neighbour gets as ghosts: those within `reach` of
@@ -121,17 +129,22 @@ struct DistributedWorld::Impl {
   // them, up to kDepth links deep, every ball within `link` of a selected
   // one's surface (a cluster on the border goes whole, so that both ranks
   // solve it the same way).
+  static constexpr int kDepth = 32;
   struct Halo {
     double reach = 0.0;
     double link = 0.0;
+    double radius = 0.0;  // the largest ball's
+    // How far from a strip the search may go: kDepth links, each at most
+    // two radii and a link long.
+    [[nodiscard]] double band() const { return reach + kDepth * (2.0 * radius + link); }
   };
-  static constexpr int kDepth = 32;
 
   Halo halo(float dt);
 
   // The owned balls peer `q` gets as ghosts (Halo), stamped `sent`. The
   // search runs through this rank's ghosts too (as the last step left
-  // them), so that a cluster over three strips reaches the far one.
+  // them), so that a cluster over three strips reaches the far one, on a
+  // grid of the band it may reach.
   std::vector<BodyId> ghostsFor(int q, const Halo& h);
 
   void exchangeGhosts(const Halo& h);

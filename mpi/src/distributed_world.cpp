@@ -120,12 +120,16 @@ std::vector<GlobalId> DistributedWorld::createBodies(std::span<const BodyDef> de
   std::string failure;
   try {
     made = w.world.createBodies(list);
+    w.noteCreated(made);
   } catch (const std::exception& e) {
     failure = e.what();
   }
   failure = detail::agreeOnFailure(w.comm, failure);
   if (!failure.empty()) {
-    for (std::size_t k = made.size(); k-- > 0;) w.world.destroyBody(made[k]);
+    for (std::size_t k = made.size(); k-- > 0;) {
+      w.world.destroyBody(made[k]);
+      w.noteDestroyed(made[k]);
+    }
     throw Error("DistributedWorld::createBodies: " + failure);
   }
   for (std::size_t k = 0; k < made.size(); ++k) {
@@ -150,6 +154,7 @@ void DistributedWorld::step(float dt) {
                 std::to_string(limits::kMinDt) + ", " + std::to_string(limits::kMaxDt) + "]");
   }
   if (w.ranks > 1) {
+    w.checkDense();
     w.exchangeGhosts(w.halo(dt));
     w.orderBodies(false);
   }
