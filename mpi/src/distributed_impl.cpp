@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cmath>
 #include <quadbin/error.hpp>
-#include <unordered_set>
 
 #include "distributed_impl.hpp"
 
@@ -170,19 +169,6 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
     }
   }
   std::sort(cells.begin(), cells.end());
-  // A crowded cell (a cluster packed tight) sends its whole 3 x 3 block
-  // once, without a distance test: asking each of its balls for its
-  // neighbours would cost the square of the crowd, and every ball of the
-  // block is within a few links of it anyway.
-  constexpr std::size_t kCrowd = 8;
-  std::unordered_set<std::uint64_t> swept;
-  const auto keyOf = [](std::int64_t x, std::int64_t y) {
-    return (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
-  };
-  const auto range = [&](std::uint64_t key) {
-    return std::equal_range(cells.begin(), cells.end(), std::make_pair(key, 0u),
-                            [](const auto& a, const auto& b) { return a.first < b.first; });
-  };
   std::size_t from = 0;
   for (int depth = 0; depth < kDepth && from < chosen.size(); ++depth) {
     const std::size_t to = chosen.size();
@@ -191,18 +177,17 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
       const double reach = radii[chosen[k]] + h.link;
       const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
       const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
-      const auto own = range(keyOf(cx, cy));
-      const bool crowded = static_cast<std::size_t>(own.second - own.first) > kCrowd;
-      if (crowded && !swept.insert(keyOf(cx, cy)).second) continue;  // swept already
       for (std::int64_t x = cx - 1; x <= cx + 1; ++x) {
         for (std::int64_t y = cy - 1; y <= cy + 1; ++y) {
-          const auto [begin, end] = range(keyOf(x, y));
-          for (auto it = begin; it != end; ++it) {
+          const std::uint64_t key =
+              (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
+          auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(key, 0u));
+          for (; it != cells.end() && it->first == key; ++it) {
             const std::uint32_t n = it->second;
             if (stamp[ids[n].index] == stampNow) continue;
             const double dx = double{positions[n].x} - p.x, dy = double{positions[n].y} - p.y;
             const double touch = reach + radii[n];
-            if (!crowded && dx * dx + dy * dy > touch * touch) continue;
+            if (dx * dx + dy * dy > touch * touch) continue;
             stamp[ids[n].index] = stampNow;
             chosen.push_back(n);
           }
