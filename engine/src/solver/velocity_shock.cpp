@@ -35,9 +35,8 @@ std::uint64_t orderedBits(float h) noexcept {
 // their exact impulses).
 bool VelocitySolver::orderForShock(const BodyStore& bodies, const SolverSettings& s,
                                    TaskSystem& tasks) {
-  const float g = length(s.gravity);
-  if (g == 0.0f || s.restitutionThreshold <= 0.0f || !s.friction) return false;
-  const Vec2 up = s.gravity * (-1.0f / g);
+  if (!shockPasses(s)) return false;
+  const Vec2 up = s.gravity * (-1.0f / length(s.gravity));
   BallState* st = step_.state.data();
   auto height = [st, up](std::uint32_t i) { return dot(st[i].p, up); };
   // Key: the height's ordered bits above the row index, as few bits as

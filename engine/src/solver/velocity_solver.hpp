@@ -40,7 +40,15 @@ class VelocitySolver {
   void stopApproaching(const SolverSettings& s, bool impactsLeft, TaskSystem& tasks);
 
  private:
-  void sweep(TaskSystem& tasks, StepRows::Group lastGroup, std::uint32_t iterations, bool friction);
+  // `relaxation`: the over-relaxation of the normal impulses of rows with
+  // friction in every sweep but the last (1: plain sweeps).
+  void sweep(TaskSystem& tasks, StepRows::Group lastGroup, std::uint32_t iterations, bool friction,
+             float relaxation);
+  // Whether the shock pass runs: gravity, a restitution threshold and
+  // friction (elastic worlds keep their exact impulses).
+  [[nodiscard]] static bool shockPasses(const SolverSettings& s) noexcept {
+    return length(s.gravity) != 0.0f && s.restitutionThreshold > 0.0f && s.friction;
+  }
   void buildFriction(const BodyStore& bodies, const SolverSettings& s,
                      std::span<const contacts::Contact> contacts, TaskSystem& tasks);
   // velocity_shock.cpp: the resting rows once more, bottom-up, lower bodies fixed.
