@@ -217,20 +217,12 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
   }
   std::vector<BallRecord> in =
       records<BallRecord>(detail::withNeighbours(comm, peers, out, traffic));
-  std::sort(in.begin(), in.end(),
-            [](const BallRecord& a, const BallRecord& b) { return a.id < b.id; });
   ++stampNow;
-  std::vector<BallRecord> fresh;
-  for (const BallRecord& r : in) {
-    const auto it = localOf.find(r.id);
-    if (it == localOf.end()) {
-      fresh.push_back(r);
-      continue;
-    }
-    if (role(it->second) != Role::Ghost) continue;  // never: only owners send
-    apply(it->second, r);
-    stamp[it->second.index] = stampNow;
-  }
+  const std::vector<BallRecord> fresh = sortIn(in, [&](BodyId id, const BallRecord& r) {
+    if (role(id) != Role::Ghost) return;  // never: only owners send
+    apply(id, r);
+    stamp[id.index] = stampNow;
+  });
   for (const BodyId id : held(Role::Ghost)) {
     if (stamp[id.index] != stampNow) forget(id);
   }
@@ -286,19 +278,12 @@ void DistributedWorld::Impl::migrate() {
     ++stats.migrated;
   }
   std::vector<BallRecord> in = records<BallRecord>(detail::allToAll(comm, out, traffic));
-  std::sort(in.begin(), in.end(),
-            [](const BallRecord& a, const BallRecord& b) { return a.id < b.id; });
-  std::vector<BallRecord> fresh;
-  for (const BallRecord& r : in) {
-    const auto it = localOf.find(r.id);
-    if (it == localOf.end()) {
-      fresh.push_back(r);
-      continue;
-    }
-    apply(it->second, r);
-    roleOf[it->second.index] = Role::Owned;
-  }
-  create(fresh, Role::Owned);
+  create(sortIn(in,
+                [&](BodyId id, const BallRecord& r) {
+                  apply(id, r);
+                  roleOf[id.index] = Role::Owned;
+                }),
+         Role::Owned);
 }
 
 void DistributedWorld::Impl::rebalanceIfNeeded() {

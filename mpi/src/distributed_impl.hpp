@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <quadbin/mpi/distributed_world.hpp>
 #include <span>
@@ -107,6 +108,24 @@ struct DistributedWorld::Impl {
   void apply(BodyId id, const BallRecord& r);
   // New bodies for the records, in their order, all held as `as`.
   void create(const std::vector<BallRecord>& recs, Role as);
+  // What arrived from other ranks, put in global id order: each record of
+  // a body held here goes to `onHeld(id, record)`; the others are returned,
+  // in that order, for the caller to create.
+  template <class OnHeld>
+  std::vector<BallRecord> sortIn(std::vector<BallRecord>& in, OnHeld&& onHeld) {
+    std::sort(in.begin(), in.end(),
+              [](const BallRecord& a, const BallRecord& b) { return a.id < b.id; });
+    std::vector<BallRecord> fresh;
+    for (const BallRecord& r : in) {
+      const auto it = localOf.find(r.id);
+      if (it == localOf.end()) {
+        fresh.push_back(r);
+      } else {
+        onHeld(it->second, r);
+      }
+    }
+    return fresh;
+  }
 
   // The local bodies with the given role, in dense order.
   std::vector<BodyId> held(Role r);
