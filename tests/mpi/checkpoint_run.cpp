@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_scenes.hpp"
 #include "mpi_support.hpp"
 
 using namespace quadbin;
@@ -23,25 +24,11 @@ namespace {
 constexpr std::uint32_t kN = 3000;
 constexpr float kDt = 1.0f / 60.0f;
 
-mpi::DistributedDef definition() {
-  mpi::DistributedDef def;
-  def.world = scenes::worldDefFor(scenes::SceneKind::Clustered);
-  def.world.bounds = scenes::generate(scenes::SceneKind::Clustered, kN).world;
-  def.world.threadCount = 1;
-  return def;
-}
+mpi::DistributedDef definition() { return test::distributedDef(scenes::SceneKind::Clustered, kN); }
 
 void create(mpi::DistributedWorld& world) {
-  std::vector<BodyDef> defs;
-  if (world.rank() == 0) {
-    const scenes::Scene s = scenes::generate(scenes::SceneKind::Clustered, kN);
-    const World w = scenes::makeWorld(s, definition().world);
-    for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-      const BodyId id = w.bodyAt(i);
-      defs.push_back(BodyDef::ball(w.position(id), w.radius(id), w.velocity(id)));
-    }
-  }
-  (void)world.createBodies(defs);
+  (void)world.createBodies(world.rank() == 0 ? test::ballDefs(scenes::SceneKind::Clustered, kN)
+                                             : std::vector<BodyDef>{});
 }
 
 bool same(const std::vector<mpi::GatheredBody>& a, const std::vector<mpi::GatheredBody>& b) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_scenes.hpp"
 #include "mpi_support.hpp"
 
 using namespace quadbin;
@@ -25,22 +26,11 @@ namespace {
 constexpr std::uint32_t kN = 2000;
 constexpr float kDt = 1.0f / 60.0f;
 
-mpi::DistributedDef definition() {
-  mpi::DistributedDef def;
-  def.world = scenes::worldDefFor(scenes::SceneKind::Mixed);
-  def.world.bounds = scenes::generate(scenes::SceneKind::Mixed, kN).world;
-  def.world.threadCount = 1;
-  return def;
-}
+mpi::DistributedDef definition() { return test::distributedDef(scenes::SceneKind::Mixed, kN); }
 
 std::vector<BodyDef> bodies() {
+  std::vector<BodyDef> defs = test::ballDefs(scenes::SceneKind::Mixed, kN);
   const scenes::Scene s = scenes::generate(scenes::SceneKind::Mixed, kN);
-  const World w = scenes::makeWorld(s, definition().world);
-  std::vector<BodyDef> defs;
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    defs.push_back(BodyDef::ball(w.position(id), w.radius(id), w.velocity(id)));
-  }
   // An obstacle every rank holds.
   const Vec2 mid = (s.world.min + s.world.max) * 0.5f;
   defs.push_back(BodyDef::staticBox(AABB{mid, mid + Vec2{4.0f, 2.0f}}));

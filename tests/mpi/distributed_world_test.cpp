@@ -15,6 +15,7 @@
 #include <quadbin/scenes/scene.hpp>
 #include <vector>
 
+#include "mpi_scenes.hpp"
 #include "mpi_support.hpp"
 
 using namespace quadbin;
@@ -24,29 +25,8 @@ using quadbin::mpi::GlobalId;
 
 namespace {
 
-// The balls of the reference scene as World would be given them (positions
-// a hair outside the bounds put back, as scenes::makeWorld does).
-std::vector<BodyDef> ballDefs(scenes::SceneKind kind, std::uint32_t n) {
-  const scenes::Scene s = scenes::generate(kind, n);
-  const World w = scenes::makeWorld(s, scenes::worldDefFor(kind));
-  std::vector<BodyDef> defs;
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    BodyDef d = BodyDef::ball(w.position(id), w.radius(id), w.velocity(id));
-    d.friction = s.friction;
-    d.rollingResistance = s.rollingResistance;
-    defs.push_back(d);
-  }
-  return defs;
-}
-
-mpi::DistributedDef distributedDef(scenes::SceneKind kind, std::uint32_t n) {
-  mpi::DistributedDef def;
-  def.world = scenes::worldDefFor(kind);
-  def.world.bounds = scenes::generate(kind, n).world;
-  def.world.threadCount = 1;
-  return def;
-}
+using test::ballDefs;
+using test::distributedDef;
 
 std::uint64_t bits(Vec2 v) {
   return (std::uint64_t{std::bit_cast<std::uint32_t>(v.x)} << 32) |
