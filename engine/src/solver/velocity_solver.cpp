@@ -3,6 +3,7 @@
 #include "solver/velocity_solver.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 #include "bodies/kinematic.hpp"
@@ -33,6 +34,7 @@ constexpr float kOverRelaxation = 1.8f;
 // |tangent| <= mu * normal of the normal impulse it has so far (as Box2D).
 void VelocitySolver::sweep(TaskSystem& tasks, StepRows::Group lastGroup, std::uint32_t iterations,
                            bool friction, float relaxation) {
+  assert(relaxation == 1.0f || friction);  // over-relaxed rows are those with friction
   BallState* st = step_.state.data();
   FrictionRow* fr = step_.frictionRows.data();
   float* spin = step_.spin.data();
@@ -92,7 +94,7 @@ void VelocitySolver::sweep(TaskSystem& tasks, StepRows::Group lastGroup, std::ui
         const Vec2 va = st[r.a].v;
         const Vec2 vb = r.kind == kBall || r.kind == kKinematic ? st[r.b].v : Vec2{};
         const float vn = (vb.x - va.x) * r.nx + (vb.y - va.y) * r.ny;
-        const float w = friction && fr[&r - base].mu > 0.0f ? relax : 1.0f;
+        const float w = relax != 1.0f && fr[&r - base].mu > 0.0f ? relax : 1.0f;
         const float total = std::max(r.lambda + w * r.mEff * (r.target - vn), 0.0f);
         const float d = total - r.lambda;
         if (d == 0.0f) return slid;
