@@ -34,14 +34,20 @@ BodyDef frictionBall(Vec2 at, float mass) {
   return b;
 }
 
-// Eight balls with friction stacked on the floor: 10 s later they stand
-// where they were put, still, and each contact carries the weight above it.
-TEST(RelaxedSweeps, AStackWithFrictionStandsStillAndCarriesItsWeight) {
-  World w(stackDef(false));
+// Eight balls with friction, of mass 1, stacked on the floor.
+std::vector<BodyId> stackOfEight(World& w) {
   std::vector<BodyId> stack;
   for (int i = 0; i < 8; ++i) {
     stack.push_back(w.createBody(frictionBall({5, 1.0f + 2.0f * static_cast<float>(i)}, 1.0f)));
   }
+  return stack;
+}
+
+// The stack 10 s later stands where it was put, still, and each contact
+// carries the weight above it.
+TEST(RelaxedSweeps, AStackWithFrictionStandsStillAndCarriesItsWeight) {
+  World w(stackDef(false));
+  const std::vector<BodyId> stack = stackOfEight(w);
   for (int s = 0; s < 600; ++s) w.step(kDt);
   for (int i = 0; i < 8; ++i) {
     EXPECT_NEAR(w.position(stack[i]).y, 1.0f + 2.0f * static_cast<float>(i), 2e-3f) << i;
@@ -65,10 +71,7 @@ TEST(RelaxedSweeps, AStackWithFrictionStandsStillAndCarriesItsWeight) {
 // With sleeping on, the same stack falls asleep.
 TEST(RelaxedSweeps, AStackWithFrictionFallsAsleep) {
   World w(stackDef(true));
-  std::vector<BodyId> stack;
-  for (int i = 0; i < 8; ++i) {
-    stack.push_back(w.createBody(frictionBall({5, 1.0f + 2.0f * static_cast<float>(i)}, 1.0f)));
-  }
+  const std::vector<BodyId> stack = stackOfEight(w);
   for (int s = 0; s < 300; ++s) w.step(kDt);
   for (const BodyId id : stack) EXPECT_FALSE(w.isAwake(id));
 }
