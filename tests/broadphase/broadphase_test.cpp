@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <quadbin/broadphase.hpp>
 #include <quadbin/error.hpp>
 #include <random>
@@ -33,6 +34,43 @@ TEST(BruteForce, ReportsEachStrictOverlapOnceInOrder) {
   EXPECT_EQ(pairs, expected);
   EXPECT_EQ(bf.size(), boxes.size());
   EXPECT_GE(bf.memoryBytes(), boxes.size() * 16);
+}
+
+// The box check every update makes (vectorised, two boxes at a time):
+// each kind of refused box is found at every index of arrays of 1 to 7
+// boxes, its index named, and the extremes of what is accepted pass.
+TEST(BoxCheck, RefusesEachBadBoxAtEveryIndex) {
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  constexpr float kMax = std::numeric_limits<float>::max();
+  const AABB bad[] = {{{kNaN, 0}, {1, 1}},  {{0, kNaN}, {1, 1}}, {{0, 0}, {kNaN, 1}},
+                      {{0, 0}, {1, kNaN}},  {{-kInf, 0}, {1, 1}}, {{0, -kInf}, {1, 1}},
+                      {{0, 0}, {kInf, 1}},  {{0, 0}, {1, kInf}},  {{2, 0}, {1, 1}},
+                      {{0, 2}, {1, 1}},     {{kInf, 0}, {kInf, 1}}, {{0, 0}, {-kInf, 1}}};
+  const AABB edge[] = {{{-kMax, -kMax}, {kMax, kMax}}, {{-0.0f, 0.0f}, {0.0f, -0.0f}},
+                       {{kMax, kMax}, {kMax, kMax}}, {{-kMax, 3}, {-kMax, 3}}};
+  for (std::size_t size = 1; size <= 7; ++size) {
+    std::vector<AABB> boxes(size);
+    for (std::size_t i = 0; i < size; ++i) boxes[i] = edge[i % std::size(edge)];
+    BruteForce ok;
+    EXPECT_NO_THROW(ok.update(boxes)) << size << " accepted boxes";
+    for (std::size_t at = 0; at < size; ++at) {
+      for (const AABB& b : bad) {
+        std::vector<AABB> with = boxes;
+        with[at] = b;
+        BruteForce bf;
+        try {
+          bf.update(with);
+          ADD_FAILURE() << "accepted a bad box at " << at << " of " << size;
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("boxes[" + std::to_string(at) + "]"),
+                    std::string::npos)
+              << e.what();
+        }
+        EXPECT_EQ(bf.size(), 0u);
+      }
+    }
+  }
 }
 
 TEST(BruteForce, MatchesNaiveOnRandomBoxesAcrossFrames) {
