@@ -83,10 +83,20 @@ class OrderedBuffers {
     out.resize(at);
     if (at == from) return;
     T* dst = out.data();
-    tasks.forkJoin(count_, [&](std::uint32_t i) {
+    auto copy = [&](std::uint32_t i) {
       std::copy(buffers_[i].begin(), buffers_[i].end(), dst + offsets_[i]);
-    });
+    };
+    if ((at - from) * sizeof(T) < kSerialCopyBytes) {  // less than starting a region costs
+      for (std::uint32_t i = 0; i < count_; ++i) copy(i);
+      return;
+    }
+    tasks.forkJoin(count_, copy);
   }
+
+  // Fewer bytes than this are copied on the calling thread: at memory
+  // speed they take about as long as waking the other workers and joining
+  // them (tens of microseconds on 16 cores: docs/scaling.md).
+  static constexpr std::size_t kSerialCopyBytes = std::size_t{1} << 18;
 
   std::vector<std::vector<T>> buffers_;
   std::vector<std::size_t> offsets_;
