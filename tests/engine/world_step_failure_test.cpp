@@ -257,7 +257,7 @@ TEST_F(LayoutFailure, AFailedStepKeepsTheOrderItFound) {
     EXPECT_TRUE(stepped == twinStepped.as(w.id()))
         << "the step after a failure at call " << k << ":" << stepped.diff(twinStepped);
   }
-  EXPECT_GE(failures, 10);
+  EXPECT_GE(failures, 8);  // every parallel call of the step, or 12 spread over them
 }
 
 using PairLimit = test::QuietLog;

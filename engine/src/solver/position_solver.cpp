@@ -172,6 +172,19 @@ std::uint32_t PositionSolver::correctPositions(const BodyStore& bodies, const So
   step_.shiftRows.resize(std::size_t{rowCount} + extraCount);
   // Rows with work: an overlap to remove or a shift impulse to start from.
   auto acts = [](const ShiftRow& r) { return r.goal > 0.0f || r.shift > 0.0f; };
+  // The shifts start from zero (integratePositions cleared them) plus each
+  // row's warm start, applied as the row is made: colour after colour, so
+  // no two rows of a colour touch one ball, and the extra rows after the
+  // overflow group, serially (the order of a loop of its own over the
+  // rows, in the region that makes them).
+  assert(shift_.size() == std::size_t{n} + 1);
+  Vec2* sh = shift_.data();
+  auto warmStart = [sh](const ShiftRow& r) {
+    if (r.shift == 0.0f) return;
+    const Vec2 p{r.nx * r.shift, r.ny * r.shift};
+    sh[r.a] -= p * r.ima;
+    if (r.imb != 0.0f) sh[r.b] += p * r.imb;
+  };
   // Rows in the colour loop's order and split (each thread makes the rows
   // it solved and wrote: handing cache lines from core to core costs more
   // than the work on them); the hits are the calm rows.
@@ -182,28 +195,17 @@ std::uint32_t PositionSolver::correctPositions(const BodyStore& bodies, const So
     if (acts(out) && !active.load(std::memory_order_relaxed)) {
       active.store(true, std::memory_order_relaxed);
     }
+    warmStart(out);
     return isCalm(s, r);
   });
   bool any = active.load(std::memory_order_relaxed);
   for (std::uint32_t e = 0; e < extraCount; ++e) {
-    step_.shiftRows[rowCount + e] = makeShiftRow(bodies, s, step_.extraRows[e], n);
-    any = any || acts(step_.shiftRows[rowCount + e]);
+    ShiftRow& out = step_.shiftRows[rowCount + e];
+    out = makeShiftRow(bodies, s, step_.extraRows[e], n);
+    any = any || acts(out);
+    warmStart(out);
   }
-  if (!any) return calm;  // nothing overlaps: no shift
-  shift_.assign(std::size_t{n} + 1, Vec2{});
-  Vec2* sh = shift_.data();
-  // Colour after colour like the rows; the extra rows follow the overflow
-  // group (serially).
-  auto forEachShiftRow = [&](auto&& f) {
-    return step_.forEachRowIn(tasks, kApart, step_.shiftRows.data(), extraCount, f);
-  };
-  forEachShiftRow([sh](ShiftRow& r) {  // warm start
-    if (r.shift == 0.0f) return false;
-    const Vec2 p{r.nx * r.shift, r.ny * r.shift};
-    sh[r.a] -= p * r.ima;
-    if (r.imb != 0.0f) sh[r.b] += p * r.imb;
-    return false;
-  });
+  if (!any) return calm;  // nothing overlaps: no shift (and no warm start was applied)
   // The passes in one parallel region, until one changes nothing. Where
   // no contact is calm the settling passes have nothing to do, and these
   // take their passes too (a crowd: docs/physics.md).
@@ -228,9 +230,15 @@ std::uint32_t PositionSolver::correctPositions(const BodyStore& bodies, const So
         prefetch(&sh[r.b]);
       },
       untilUnchanged);
-  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
-    for (std::uint32_t i = begin; i < end; ++i) step_.state[i].p += shift_[i];
-  });
+  // The shifts move the balls. Where nothing runs between here and the
+  // write-back (no settling passes, no boxes to guard, no kinematic bodies
+  // or spin: writeBack's path), that pass adds them, one region fewer.
+  shiftPending_ = calmRows == 0 && bodies.boxCount == 0 && !s.kinematic && !s.spin;
+  if (!shiftPending_) {
+    tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t i = begin; i < end; ++i) step_.state[i].p += shift_[i];
+    });
+  }
   // The rows' shift impulses are read from step_.shiftRows when the contacts
   // are stored (ContactSet::store); the extra rows keep theirs here.
   for (std::uint32_t e = 0; e < extraCount; ++e) {
@@ -296,15 +304,25 @@ void PositionSolver::guardBoxes(const BodyStore& bodies, const SolverSettings& s
   }
 }
 
+// Also clears the position correction's shifts (one per ball and the
+// static slot) in the same pass over the balls.
 void PositionSolver::integratePositions(const BodyStore& bodies, const SolverSettings& s,
                                         TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
+  shiftPending_ = false;
+  Vec2* sh = nullptr;
+  if (s.positionPasses > 0) {
+    shift_.resize(std::size_t{n} + 1);
+    shift_[n] = Vec2{};
+    sh = shift_.data();
+  }
   if (s.kinematic) {
     tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
       for (std::uint32_t i = begin; i < end; ++i) {
         if (bodies.awake[i] != 0) step_.state[i].p += step_.state[i].corr + step_.state[i].v * s.dt;
         if (kinematic::isKinematic(bodies, i)) step_.state[i].p += step_.state[i].v * s.dt;
       }
+      if (sh != nullptr) std::fill(sh + begin, sh + end, Vec2{});
     });
     return;
   }
@@ -315,6 +333,7 @@ void PositionSolver::integratePositions(const BodyStore& bodies, const SolverSet
     for (std::uint32_t i = begin; i < end; ++i) {
       if (awake[i] != 0) state[i].p += state[i].corr + state[i].v * dt;
     }
+    if (sh != nullptr) std::fill(sh + begin, sh + end, Vec2{});
   });
 }
 
@@ -356,6 +375,7 @@ std::uint32_t PositionSolver::clampPositions(BodyStore& bodies, const SolverSett
   if (!s.kinematic && !s.spin) {  // the common case: positions and velocities only
     return writeBack(bodies, s, undo, tasks);
   }
+  assert(!shiftPending_);
   std::atomic<std::uint32_t> outside{0};
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
@@ -413,9 +433,14 @@ std::uint32_t PositionSolver::writeBack(BodyStore& bodies, const SolverSettings&
   float* py = undo.py.data();
   float* vx = bodies.vx.data();
   float* vy = bodies.vy.data();
+  const Vec2* shift = shiftPending_ ? shift_.data() : nullptr;  // correctPositions left them
+  shiftPending_ = false;
   std::atomic<std::uint32_t> outside{0};
   std::atomic<std::uint32_t>* out = &outside;
   tasks.parallelFor(n, kBodyGrain, [=](std::uint32_t begin, std::uint32_t end) {
+    if (shift != nullptr) {
+      for (std::uint32_t i = begin; i < end; ++i) state[i].p += shift[i];
+    }
     for (std::uint32_t i = begin; i < end; ++i) {
       if (awake[i] == 0) {
         px[i] = oldX[i];

@@ -64,6 +64,8 @@ class PositionSolver {
 
   StepRows& step_;
   std::vector<Vec2> shift_;  // per ball (+ one zero for static things): position shift
+  // correctPositions left the shifts for writeBack to add (see there).
+  bool shiftPending_ = false;
   OrderedBuffers<std::uint32_t> indexBuffers_;  // guardBoxes' rows
 };
 
