@@ -12,6 +12,7 @@ void StepRows::beginSolve(const BodyStore& bodies, TaskSystem& tasks) {
     for (std::uint32_t i = begin; i < end; ++i) {
       // changed = 1: rows start unchecked (0), so every row is checked once.
       state[i] = {{bodies.px[i], bodies.py[i]}, {bodies.vx[i], bodies.vy[i]}, {}, 0.0f, 1};
+      maxSpeed[i] = length(state[i].v);  // the resting contacts' solve may raise it
     }
   });
   extra.clear();

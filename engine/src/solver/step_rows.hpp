@@ -102,8 +102,9 @@ struct StepRows {
     std::uint32_t changed;
   };
 
-  /// The start of the solve: each ball's state from the bodies, no
-  /// contacts found by looking again yet, the clock at 1.
+  /// The start of the solve: each ball's state from the bodies, its
+  /// fastest speed so far (its speed), no contacts found by looking again
+  /// yet, the clock at 1.
   void beginSolve(const BodyStore& bodies, TaskSystem& tasks);
 
   /// Runs f(row) over the rows of groups up to `lastGroup`, colour after

@@ -32,8 +32,8 @@ constexpr float kOverRelaxation = 1.8f;
 // a non-negative total impulse, contact after contact. With friction, a
 // contact first stops its sliding, with a tangent impulse within the cone
 // |tangent| <= mu * normal of the normal impulse it has so far (as Box2D).
-void VelocitySolver::sweep(TaskSystem& tasks, StepRows::Group lastGroup, std::uint32_t iterations,
-                           bool friction, float relaxation) {
+std::uint32_t VelocitySolver::sweep(TaskSystem& tasks, StepRows::Group lastGroup,
+                                    std::uint32_t iterations, bool friction, float relaxation) {
   assert(relaxation == 1.0f || friction);  // over-relaxed rows are those with friction
   BallState* st = step_.state.data();
   FrictionRow* fr = step_.frictionRows.data();
@@ -86,7 +86,7 @@ void VelocitySolver::sweep(TaskSystem& tasks, StepRows::Group lastGroup, std::ui
   // two sweeps, before the next one is published to the threads: it sets
   // the next sweep's relaxation.
   float relax = iterations > 1 ? relaxation : 1.0f;
-  std::uint32_t pass = 0;
+  std::uint32_t pass = 0, changedRows = 0;
   step_.passesOverRows(
       tasks, lastGroup, step_.rows.data(), 0, iterations,
       [st, fr, base, friction, &slide, &relax](Row& r) {
@@ -105,10 +105,12 @@ void VelocitySolver::sweep(TaskSystem& tasks, StepRows::Group lastGroup, std::ui
         return true;
       },
       pre,
-      [&relax, &pass, iterations](std::uint32_t changed) {
+      [&relax, &pass, &changedRows, iterations](std::uint32_t changed) {
         if (++pass + 1 >= iterations) relax = 1.0f;
+        changedRows += changed;
         return untilUnchanged(changed);
       });
+  return changedRows;
 }
 
 // Friction rows for the resting rows, warm started from the last step's
@@ -180,21 +182,31 @@ void VelocitySolver::solveResting(const BodyStore& bodies, const SolverSettings&
   // Resting contacts: the last step's impulses first (warm starting), then
   // the sweeps. What they push is theirs: impacts leave it alone.
   BallState* st = step_.state.data();
-  step_.forEachRow(tasks, kResting, [st](Row& r) {
+  std::uint32_t changed = step_.forEachRow(tasks, kResting, [st](Row& r) {
     if (r.lambda == 0.0f) return false;
     const Vec2 p{r.nx * r.lambda, r.ny * r.lambda};
     st[r.a].v -= p * r.ima;
     if (r.kind == kBall) st[r.b].v += p * r.imb;
-    return false;
+    return true;
   });
-  if (s.friction) buildFriction(bodies, s, contacts, tasks);
-  sweep(tasks, kResting, s.velocityIterations, s.friction, shockPasses(s) ? kOverRelaxation : 1.0f);
+  if (s.friction) {
+    buildFriction(bodies, s, contacts, tasks);
+    ++changed;  // (its warm start may have)
+  }
+  changed +=
+      sweep(tasks, kResting, s.velocityIterations, s.friction, shockPasses(s) ? kOverRelaxation : 1.0f);
   // Under gravity: one more pass, bottom-up (velocity_shock.cpp).
-  if (orderForShock(bodies, s, tasks)) propagateShock(s);
+  if (orderForShock(bodies, s, tasks)) {
+    propagateShock(s);
+    ++changed;
+  }
+  // The fastest each ball went: its speed before (beginSolve) or after
+  // these rows. Where they changed no velocity (a gas's touching pairs
+  // move apart), that is its speed: one pass over the balls fewer.
+  if (changed == 0) return;
   tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
-      step_.maxSpeed[i] =
-          std::max(length(Vec2{bodies.vx[i], bodies.vy[i]}), length(step_.state[i].v));
+      step_.maxSpeed[i] = std::max(step_.maxSpeed[i], length(step_.state[i].v));
     }
   });
 }

@@ -41,9 +41,10 @@ class VelocitySolver {
 
  private:
   // `relaxation`: the over-relaxation of the normal impulses of rows with
-  // friction in every sweep but the last (1: plain sweeps).
-  void sweep(TaskSystem& tasks, StepRows::Group lastGroup, std::uint32_t iterations, bool friction,
-             float relaxation);
+  // friction in every sweep but the last (1: plain sweeps). Returns the
+  // rows changed, summed over the sweeps (0: no velocity changed).
+  std::uint32_t sweep(TaskSystem& tasks, StepRows::Group lastGroup, std::uint32_t iterations,
+                      bool friction, float relaxation);
   // Whether the shock pass runs: gravity, a restitution threshold and
   // friction (elastic worlds keep their exact impulses).
   [[nodiscard]] static bool shockPasses(const SolverSettings& s) noexcept {
