@@ -1,6 +1,8 @@
 #include "bodies/body_store.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cassert>
 #include <cmath>
 
 #include "bodies/capacity.hpp"
@@ -272,8 +274,26 @@ void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) {
                     });
 }
 
+namespace {
+// A body's swept box (BodyStore::sweptBoxes), from its columns' values.
+[[gnu::always_inline]] inline AABB sweptBoxOf(float x, float y, float halfX, float halfY, float u,
+                                              float v, bool moving, BodyType kind, float dt,
+                                              float staticMargin, bool kinematic) noexcept {
+  float travel = moving ? length(Vec2{u, v}) * dt : kind == BodyType::Ball ? 0.0f : staticMargin;
+  // A kinematic body's box covers its whole path.
+  if (kinematic && kind == BodyType::Kinematic) travel += length(Vec2{u, v}) * dt;
+  return {{x - halfX - travel, y - halfY - travel}, {x + halfX + travel, y + halfY + travel}};
+}
+}  // namespace
+
+AABB BodyStore::sweptBox(std::uint32_t i, float dt, float staticMargin,
+                         bool kinematic) const noexcept {
+  return sweptBoxOf(px[i], py[i], hx[i], hy[i], vx[i], vy[i], awake[i] != 0, type[i], dt,
+                    staticMargin, kinematic);
+}
+
 void BodyStore::sweptBoxes(float dt, float staticMargin, bool kinematic, std::vector<AABB>& out,
-                           TaskSystem& tasks) const {
+                           TaskSystem& tasks, Probes* probes) const {
   out.resize(px.size());
   // The arrays as local pointers: the stores to `out` could alias the
   // vectors, which would then be reloaded for every body.
@@ -282,20 +302,39 @@ void BodyStore::sweptBoxes(float dt, float staticMargin, bool kinematic, std::ve
   const float *halfX = hx.data(), *halfY = hy.data();
   const std::uint8_t* moving = awake.data();
   const BodyType* kind = type.data();
+  // All of the probes or none (unused points count nothing anyone reads).
+  const std::uint32_t probeCount = probes != nullptr ? probes->count : 0;
+  assert(probeCount == 0 || probeCount == Probes::kMax);
+  const std::array<Vec2, Probes::kMax> at =
+      probes != nullptr ? probes->at : std::array<Vec2, Probes::kMax>{};
+  std::array<std::atomic<std::uint64_t>, Probes::kMax> inside{};
   tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
-                    [=](std::uint32_t begin, std::uint32_t end) {
+                    [=, &inside](std::uint32_t begin, std::uint32_t end) {
                       for (std::uint32_t i = begin; i < end; ++i) {
-                        float travel = moving[i] != 0              ? length(Vec2{u[i], v[i]}) * dt
-                                       : kind[i] == BodyType::Ball ? 0.0f
-                                                                   : staticMargin;
-                        // A kinematic body's box covers its whole path.
-                        if (kinematic && kind[i] == BodyType::Kinematic) {
-                          travel += length(Vec2{u[i], v[i]}) * dt;
+                        box[i] = sweptBoxOf(x[i], y[i], halfX[i], halfY[i], u[i], v[i],
+                                            moving[i] != 0, kind[i], dt, staticMargin, kinematic);
+                      }
+                      // The range's boxes are still in the cache: counted here, they cost
+                      // no pass of their own.
+                      if (probeCount == 0) return;
+                      std::array<std::uint32_t, Probes::kMax> count{};
+                      for (std::uint32_t i = begin; i < end; ++i) {
+                        const AABB b = box[i];
+                        for (std::uint32_t k = 0; k < Probes::kMax; ++k) {
+                          // '&', not '&&': no branch per box, the loop vectorises.
+                          count[k] +=
+                              static_cast<std::uint32_t>((b.min.x < at[k].x) & (at[k].x < b.max.x) &
+                                                         (b.min.y < at[k].y) & (at[k].y < b.max.y));
                         }
-                        box[i] = {{x[i] - halfX[i] - travel, y[i] - halfY[i] - travel},
-                                  {x[i] + halfX[i] + travel, y[i] + halfY[i] + travel}};
+                      }
+                      for (std::uint32_t k = 0; k < Probes::kMax; ++k) {
+                        if (count[k] != 0) inside[k].fetch_add(count[k], std::memory_order_relaxed);
                       }
                     });
+  if (probes == nullptr) return;
+  for (std::uint32_t k = 0; k < Probes::kMax; ++k) {
+    probes->inside[k] = inside[k].load(std::memory_order_relaxed);
+  }
 }
 
 void BodyStore::tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const {

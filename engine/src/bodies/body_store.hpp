@@ -8,6 +8,7 @@
 // simulates, and the sleeping ones of one island are linked in a list
 // (islandNext/islandPrev) so that touching one wakes them all.
 
+#include <array>
 #include <cstdint>
 #include <quadbin/engine/body.hpp>
 #include <quadbin/narrowphase.hpp>
@@ -127,11 +128,24 @@ struct BodyStore {
 
   /// Gravity on the awake balls (symplectic Euler: velocity first).
   void applyGravity(Vec2 g, float dt, TaskSystem& tasks);
+  /// Points the swept-box pass looks up on the way: how many of the boxes
+  /// contain each strictly inside (the world's crowd check: k boxes that
+  /// all contain one point overlap pairwise, k (k - 1) / 2 pairs).
+  struct Probes {
+    static constexpr std::uint32_t kMax = 4;
+    std::array<Vec2, kMax> at{};
+    std::array<std::uint64_t, kMax> inside{};  // set by sweptBoxes
+    std::uint32_t count = 0;                   // points in use
+  };
   /// Each ball's box grown by the distance it travels in dt, sleeping
   /// balls tight, static boxes grown by staticMargin, kinematic bodies by
-  /// both (`kinematic`: there may be kinematic bodies).
+  /// both (`kinematic`: there may be kinematic bodies). With `probes`, the
+  /// boxes containing each of its points are counted in the same pass.
   void sweptBoxes(float dt, float staticMargin, bool kinematic, std::vector<AABB>& out,
-                  TaskSystem& tasks) const;
+                  TaskSystem& tasks, Probes* probes = nullptr) const;
+  /// The box sweptBoxes gives body i (the same bits).
+  [[nodiscard]] AABB sweptBox(std::uint32_t i, float dt, float staticMargin,
+                              bool kinematic) const noexcept;
   /// Each body's tight box.
   // Enabled (World::setEnabled): 1 for a body in the simulation. A
   // disabled body keeps its state and its place in the arrays, but no pair

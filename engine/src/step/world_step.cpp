@@ -184,8 +184,18 @@ void World::Impl::sweptBoxes(const SolverSettings& s) {
   // Static boxes are grown by what a ball may outrun its own box by before
   // it is looked at again, so that every box such a ball can reach has a
   // contact (and the guard against entering it).
-  bodies.sweptBoxes(s.dt, ContactSet::kEscapeTolerance * bodies.maxRadius, s.kinematic, boxes,
-                    *tasks);
+  const float staticMargin = ContactSet::kEscapeTolerance * bodies.maxRadius;
+  // The crowd check's points (checkCrowding): centres of boxes spread over
+  // the dense order, looked up as the boxes are made.
+  const std::uint64_t n = bodies.size();
+  crowdProbes.count =
+      n * (n - (n > 0 ? 1 : 0)) / 2 > limits::maxPairs(n) ? BodyStore::Probes::kMax : 0;
+  for (std::uint32_t k = 0; k < crowdProbes.count; ++k) {
+    const auto i = static_cast<std::uint32_t>((2 * std::uint64_t{k} + 1) * n /
+                                              (2 * std::uint64_t{crowdProbes.count}));
+    crowdProbes.at[k] = bodies.sweptBox(i, s.dt, staticMargin, s.kinematic).center();
+  }
+  bodies.sweptBoxes(s.dt, staticMargin, s.kinematic, boxes, *tasks, &crowdProbes);
 }
 
 void World::Impl::findPairs() {
@@ -220,44 +230,21 @@ void World::Impl::findPairs() {
 // Refuses, before the broad phase runs, a step whose swept boxes already
 // prove it would pass the pair limit: k boxes that all contain one point
 // overlap pairwise, k (k - 1) / 2 pairs. A few sample points (centres of
-// bodies spread over the dense order) are counted in one pass over the
-// boxes: a crowd piled on one spot (a million balls at one point) is
-// refused in O(n), not after enumerating its n^2 / 2 pairs.
+// bodies spread over the dense order) were counted as the swept boxes were
+// made (sweptBoxes): a crowd piled on one spot (a million balls at one
+// point) is refused in O(n), not after enumerating its n^2 / 2 pairs.
 void World::Impl::checkCrowding(std::uint64_t limit) {
   const std::uint64_t n = boxes.size();
-  if (n * (n - 1) / 2 <= limit) return;  // too few bodies to pass it
-  constexpr std::uint32_t kSamples = 4;
-  std::array<Vec2, kSamples> at{};
-  for (std::uint32_t k = 0; k < kSamples; ++k) {
-    at[k] = boxes[(2 * std::uint64_t{k} + 1) * n / (2 * std::uint64_t{kSamples})].center();
-  }
-  std::array<std::atomic<std::uint64_t>, kSamples> inside{};
-  tasks->parallelFor(
-      static_cast<std::uint32_t>(n), 16384, [&](std::uint32_t begin, std::uint32_t end) {
-        std::array<std::uint32_t, kSamples> count{};
-        for (std::uint32_t i = begin; i < end; ++i) {
-          const AABB& b = boxes[i];
-          for (std::uint32_t k = 0; k < kSamples; ++k) {
-            count[k] +=
-                b.min.x < at[k].x && at[k].x < b.max.x && b.min.y < at[k].y && at[k].y < b.max.y
-                    ? 1u
-                    : 0u;
-          }
-        }
-        for (std::uint32_t k = 0; k < kSamples; ++k) {
-          if (count[k] != 0) inside[k].fetch_add(count[k], std::memory_order_relaxed);
-        }
-      });
-  for (std::uint32_t k = 0; k < kSamples; ++k) {
-    const std::uint64_t c = inside[k].load(std::memory_order_relaxed);
+  for (std::uint32_t k = 0; k < crowdProbes.count; ++k) {
+    const std::uint64_t c = crowdProbes.inside[k];
     if (c * (c - (c > 0 ? 1 : 0)) / 2 <= limit) continue;
+    const Vec2 at = crowdProbes.at[k];
     refuse(fmt::format(
         "step: {} of the {} bodies' swept boxes contain the point ({}, {}), so the broad phase "
         "would find at least {} candidate pairs, more than the limit of {} (limits::maxPairs: {} "
         "per body, at least {}; docs/limits.md); the step was not taken and the world is "
         "unchanged: spread the bodies out or remove some",
-        c, n, at[k].x, at[k].y, c * (c - 1) / 2, limit, limits::kMaxPairsPerBody,
-        limits::kMinPairLimit));
+        c, n, at.x, at.y, c * (c - 1) / 2, limit, limits::kMaxPairsPerBody, limits::kMinPairLimit));
   }
 }
 

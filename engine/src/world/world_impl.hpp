@@ -93,6 +93,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
 
   // Step scratch, kept between steps so a step allocates nothing once warm.
   std::vector<AABB> boxes;
+  BodyStore::Probes crowdProbes;  // the swept boxes' crowd counts (checkCrowding)
   std::vector<Pair> pairs;
 
   // Contact events and the touching pairs they come from (contact_events.hpp).
