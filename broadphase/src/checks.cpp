@@ -1,8 +1,8 @@
 #include "checks.hpp"
 
 #include <algorithm>
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <limits>
 #include <quadbin/error.hpp>
@@ -43,7 +43,7 @@ namespace {
   const __m128 largest = _mm_set1_ps(std::numeric_limits<float>::max());
   const __m128 magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
   auto valid = [&](const AABB& b) {
-    const __m128 v = _mm_loadu_ps(&b.min.x);              // min.x, min.y, max.x, max.y
+    const __m128 v = _mm_loadu_ps(&b.min.x);  // min.x, min.y, max.x, max.y
     const __m128 finite = _mm_cmple_ps(_mm_and_ps(v, magnitude), largest);
     const __m128 ordered = _mm_cmple_ps(v, _mm_movehl_ps(v, v));  // min <= max (and max <= max)
     return _mm_and_ps(finite, ordered);

@@ -43,12 +43,14 @@ TEST(BoxCheck, RefusesEachBadBoxAtEveryIndex) {
   constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
   constexpr float kInf = std::numeric_limits<float>::infinity();
   constexpr float kMax = std::numeric_limits<float>::max();
-  const AABB bad[] = {{{kNaN, 0}, {1, 1}},  {{0, kNaN}, {1, 1}}, {{0, 0}, {kNaN, 1}},
-                      {{0, 0}, {1, kNaN}},  {{-kInf, 0}, {1, 1}}, {{0, -kInf}, {1, 1}},
-                      {{0, 0}, {kInf, 1}},  {{0, 0}, {1, kInf}},  {{2, 0}, {1, 1}},
-                      {{0, 2}, {1, 1}},     {{kInf, 0}, {kInf, 1}}, {{0, 0}, {-kInf, 1}}};
-  const AABB edge[] = {{{-kMax, -kMax}, {kMax, kMax}}, {{-0.0f, 0.0f}, {0.0f, -0.0f}},
-                       {{kMax, kMax}, {kMax, kMax}}, {{-kMax, 3}, {-kMax, 3}}};
+  const AABB bad[] = {{{kNaN, 0}, {1, 1}}, {{0, kNaN}, {1, 1}},    {{0, 0}, {kNaN, 1}},
+                      {{0, 0}, {1, kNaN}}, {{-kInf, 0}, {1, 1}},   {{0, -kInf}, {1, 1}},
+                      {{0, 0}, {kInf, 1}}, {{0, 0}, {1, kInf}},    {{2, 0}, {1, 1}},
+                      {{0, 2}, {1, 1}},    {{kInf, 0}, {kInf, 1}}, {{0, 0}, {-kInf, 1}}};
+  const AABB edge[] = {{{-kMax, -kMax}, {kMax, kMax}},
+                       {{-0.0f, 0.0f}, {0.0f, -0.0f}},
+                       {{kMax, kMax}, {kMax, kMax}},
+                       {{-kMax, 3}, {-kMax, 3}}};
   for (std::size_t size = 1; size <= 7; ++size) {
     std::vector<AABB> boxes(size);
     for (std::size_t i = 0; i < size; ++i) boxes[i] = edge[i % std::size(edge)];

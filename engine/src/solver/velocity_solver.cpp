@@ -193,8 +193,8 @@ void VelocitySolver::solveResting(const BodyStore& bodies, const SolverSettings&
     buildFriction(bodies, s, contacts, tasks);
     ++changed;  // (its warm start may have)
   }
-  changed +=
-      sweep(tasks, kResting, s.velocityIterations, s.friction, shockPasses(s) ? kOverRelaxation : 1.0f);
+  changed += sweep(tasks, kResting, s.velocityIterations, s.friction,
+                   shockPasses(s) ? kOverRelaxation : 1.0f);
   // Under gravity: one more pass, bottom-up (velocity_shock.cpp).
   if (orderForShock(bodies, s, tasks)) {
     propagateShock(s);
