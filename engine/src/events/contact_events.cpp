@@ -11,21 +11,6 @@ namespace quadbin {
 
 namespace {
 
-// Whether keys is in ascending order: chunks checked in parallel, each to
-// the first key of the next.
-bool sortedInParallel(TaskSystem& ts, const std::vector<std::uint64_t>& keys) {
-  constexpr std::uint32_t kChunk = 16384;
-  const auto n = static_cast<std::uint32_t>(keys.size());
-  std::atomic<bool> sorted{true};
-  forEachChunk(ts, n, kChunk, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
-    const std::uint32_t last = std::min(end + 1, n);  // and the next chunk's first
-    if (!std::is_sorted(keys.begin() + begin, keys.begin() + last)) {
-      sorted.store(false, std::memory_order_relaxed);
-    }
-  });
-  return sorted.load(std::memory_order_relaxed);
-}
-
 ContactEvent toEvent(const TouchKey& k, std::uint32_t worldId) {
   return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
 }
@@ -76,21 +61,33 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
     }
   });
   touchBuffers_.assignTo(ts, touchKeys_);
-  // While slots and dense indices are in the same order (no body destroyed
-  // out of order) the keys come out of the canonical contacts sorted.
-  if (!sortedInParallel(ts, touchKeys_)) {
-    parallelRadixSort(ts, touchKeys_, touchScratch_, touchCounts_, 2 * slotBits);
-  }
-  nextTouching_.resize(touchKeys_.size());
+  // The keys as touch keys, each range checking on the way that its keys
+  // (and the next range's first) are in order. While slots and dense
+  // indices are in the same order (no body destroyed out of order) the
+  // keys come out of the canonical contacts sorted, and this one pass is
+  // all; otherwise they are sorted and made again.
+  const auto keyCount = static_cast<std::uint32_t>(touchKeys_.size());
+  nextTouching_.resize(keyCount);
   const std::uint64_t lowMask = (std::uint64_t{1} << slotBits) - 1;
-  ts.parallelFor(static_cast<std::uint32_t>(touchKeys_.size()), 4096,
-                 [&](std::uint32_t begin, std::uint32_t end) {
-                   for (std::uint32_t k = begin; k < end; ++k) {
-                     const auto sa = static_cast<std::uint32_t>(touchKeys_[k] >> slotBits);
-                     const auto sb = static_cast<std::uint32_t>(touchKeys_[k] & lowMask);
-                     nextTouching_[k] = {sa, in.generation[sa], sb, in.generation[sb]};
-                   }
-                 });
+  std::atomic<bool> sorted{true};
+  auto toTouchKeys = [&](bool check) {
+    ts.parallelFor(keyCount, 4096, [&](std::uint32_t begin, std::uint32_t end) {
+      if (check && !std::is_sorted(touchKeys_.begin() + begin,
+                                   touchKeys_.begin() + std::min(end + 1, keyCount))) {
+        sorted.store(false, std::memory_order_relaxed);
+      }
+      for (std::uint32_t k = begin; k < end; ++k) {
+        const auto sa = static_cast<std::uint32_t>(touchKeys_[k] >> slotBits);
+        const auto sb = static_cast<std::uint32_t>(touchKeys_[k] & lowMask);
+        nextTouching_[k] = {sa, in.generation[sa], sb, in.generation[sb]};
+      }
+    });
+  };
+  toTouchKeys(true);
+  if (!sorted.load(std::memory_order_relaxed)) {
+    parallelRadixSort(ts, touchKeys_, touchScratch_, touchCounts_, 2 * slotBits);
+    toTouchKeys(false);
+  }
   // Pairs that touched when they fell asleep still touch: no end event.
   // (No ball sleeps when none slept as the step began and none may fall
   // asleep in it: then there is nothing to look for.)
