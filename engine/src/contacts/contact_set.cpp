@@ -127,16 +127,16 @@ void ContactSet::build(const BodyStore& bodies, const SolverSettings& s,
   const auto count = static_cast<std::uint32_t>(keys_.size());
   const std::span<Contact> contacts = store_.beginStep(count);
   const std::uint64_t mask = (std::uint64_t{1} << codeBits_) - 1;
-  tasks.parallelFor(count, kSetBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+  auto decode = [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t k = begin; k < end; ++k) {
       const std::uint64_t key = keys_[k];
       const auto code = static_cast<std::uint32_t>(key & mask);
       const std::uint32_t b = code >= n ? wall(code - n) : code;
       contacts[k] = {static_cast<std::uint32_t>(key >> codeBits), b, 0.0f, kNewContact, 0, 0.0f};
     }
-  });
+  };
   graph_.resize(n);
-  store_.carryOver(graph_, tasks);
+  store_.carryOver(graph_, tasks, decode);  // the contacts decoded in its tasks
   // Only the contacts that began this step are coloured, serially in
   // canonical order (ConstraintGraph::colour).
   store_.forEachNew([&](Contact& c) { c.colour = graph_.colour(bodies, c.a, c.b); });

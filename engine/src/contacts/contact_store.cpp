@@ -28,13 +28,15 @@ std::span<ContactStore::Contact> ContactStore::beginStep(std::size_t count) {
 // last step's contacts it finds (each at most once: the keys are unique)
 // and listing the new ones, in order, for forEachNew; the unmarked ones
 // ended.
-void ContactStore::carryOver(ConstraintGraph& graph, TaskSystem& tasks) {
+void ContactStore::carryOver(ConstraintGraph& graph, TaskSystem& tasks,
+                             FunctionRef<void(std::uint32_t, std::uint32_t)> fill) {
   const auto count = static_cast<std::uint32_t>(contacts_.size());
   const auto before = static_cast<std::uint32_t>(previous_.size());
   carried_.assign(before, 0);
   fresh_.reset(chunkCount(count, kContactChunk));
   forEachChunk(tasks, count, kContactChunk,
                [&](std::uint32_t chunk, std::uint32_t begin, std::uint32_t end) {
+                 fill(begin, end);
                  std::vector<std::uint32_t>& fresh = fresh_[chunk];
                  auto it = std::lower_bound(previous_.begin(), previous_.end(), contacts_[begin]);
                  for (std::uint32_t k = begin; k < end; ++k) {

@@ -37,8 +37,15 @@ class ContactStore {
   std::span<Contact> beginStep(std::size_t count);
   /// The contacts that were there in the last step get back their
   /// impulses and colours; those that ended give their colours back to
-  /// `graph`; the new ones are listed for forEachNew.
-  void carryOver(ConstraintGraph& graph, TaskSystem& tasks);
+  /// `graph`; the new ones are listed for forEachNew. `fill(begin, end)`,
+  /// when given, first writes the contacts [begin, end) of each range in
+  /// the same task (beginStep's contacts filled on the way: no pass of
+  /// their own).
+  void carryOver(ConstraintGraph& graph, TaskSystem& tasks,
+                 FunctionRef<void(std::uint32_t, std::uint32_t)> fill);
+  void carryOver(ConstraintGraph& graph, TaskSystem& tasks) {
+    carryOver(graph, tasks, [](std::uint32_t, std::uint32_t) {});
+  }
   /// f(contact) for each contact that began in this step, in canonical order.
   template <class F>
   void forEachNew(F&& f) {
