@@ -156,7 +156,7 @@ TraceCosts measureCosts(std::uint32_t threads) {
     tasks.parallelFor(kRanges, 1, [&](std::uint32_t b, std::uint32_t) { touch(b); });
   });
   const double hot = nsPerCall(200, [&] { tasks.forkJoin(threads, touch); });
-  c.taskNs = std::max(0.0, many - hot) * threads / kRanges;
+  c.taskNs = std::max(0.0, many - hot) * threads / kRanges / std::max(1.0, std::log2(threads));
   constexpr std::uint32_t kStages = 64;
   auto staged = [&](std::uint32_t stages) {
     StagedLoop loop;
@@ -389,10 +389,10 @@ int predictCommand(const PredictOptions& o) {
   if (ec) throw UsageError("cannot create " + dir.string() + ": " + ec.message());
   // region_per_doubling: the region cost counts log2(P) times (it once
   // counted once per region: scripts/fit_costs.py reads both).
-  char cost[160];
+  char cost[224];
   std::snprintf(cost, sizeof cost,
                 "{\"region_ns\": %g, \"region_per_doubling\": true, \"barrier_ns\": %g, "
-                "\"task_ns\": %g, \"slowdown\": %g}",
+                "\"task_ns\": %g, \"task_per_doubling\": true, \"slowdown\": %g}",
                 costs.regionNs, costs.barrierNs, costs.taskNs, costs.slowdown);
   const JsonObject options{{"workloads", measure::workloadList(workloads)},
                            {"sizes", measure::numberList(sizes)},

@@ -6,10 +6,11 @@
 Each DIR holds the files of one `quadbin-perf predict --compare` run
 (predict.csv, predict_measured.csv and predict.json, the costs it used).
 A step's prediction is linear in the costs: changing the region cost
-(per doubling of the workers) from r0 to r and the task cost from t0 to t
-moves the predicted time on P workers by regions * (r - r0) * log2(P) +
-tasks / P * (t - t0) (tasks spread over the workers; runs whose
-predict.json lacks region_per_doubling counted r0 once per region). The script finds
+from r0 to r and the task cost from t0 to t (both per doubling of the
+workers) moves the predicted time on P workers by regions * (r - r0) *
+log2(P) + tasks / P * (t - t0) * log2(P) (tasks spread over the workers;
+runs whose predict.json lacks region_per_doubling counted r0 once per
+region, and those that lack task_per_doubling t0 once per task). The script finds
 the r and t that minimise the squared error of the predicted speed-ups
 against the measured ones over every configuration and P > 1 (a grid of
 0.25 us steps), and prints them with each configuration's error before
@@ -34,7 +35,8 @@ def load(folder):
         costs = json.load(f)["options"]["costs"]
     # Runs before region_per_doubling counted the region cost once.
     used = (costs["region_ns"] * 1e-6, costs["task_ns"] * 1e-6,
-            bool(costs.get("region_per_doubling", False)))  # ms
+            bool(costs.get("region_per_doubling", False)),
+            bool(costs.get("task_per_doubling", False)))  # ms
     rows = []
     with open(os.path.join(folder, "predict_measured.csv"), newline="") as f:
         for r in csv.DictReader(f):
@@ -53,12 +55,13 @@ def load(folder):
 
 def speedup(row, region_ms, task_ms):
     regions, tasks = row["steps"]
-    r0, t0, per_doubling = row["used"]
+    r0, t0, region_doubling, task_doubling = row["used"]
     p = row["p"]
     one = row["predicted_ms"] * row["predicted"]  # the one-thread prediction
-    before = r0 * math.log2(p) if per_doubling else r0
+    before = r0 * math.log2(p) if region_doubling else r0
+    before_task = t0 * math.log2(p) if task_doubling else t0
     ms = (row["predicted_ms"] + regions * (region_ms * math.log2(p) - before)
-          + tasks / p * (task_ms - t0))
+          + tasks / p * (task_ms * math.log2(p) - before_task))
     return one / ms
 
 
@@ -72,8 +75,8 @@ def main(folders):
         sys.exit("no measured rows with P > 1")
     best = None
     for a in range(0, 400):  # region, 0.25 us steps up to 100 us
-        for b in range(0, 80):  # task, 0.25 us steps up to 20 us
-            region, task = a * 0.25e-3, b * 0.25e-3
+        for b in range(0, 160):  # task, 0.125 us steps up to 20 us
+            region, task = a * 0.25e-3, b * 0.125e-3
             sse = sum(error(r, speedup(r, region, task)) ** 2 for r in rows)
             if best is None or sse < best[0]:
                 best = (sse, region, task)

@@ -165,8 +165,11 @@ std::vector<StagePrediction> predict(const TaskTrace& trace, std::uint32_t worke
     for (std::uint32_t r = s.firstRegion; r < s.firstRegion + s.regionCount; ++r) {
       const TaskTrace::Region& region = trace.regions()[r];
       // Starting a region wakes the workers and spreads its tasks as a
-      // tree: a cost per doubling of the workers.
-      double regionNs = c.regionNs * std::log2(static_cast<double>(workers));
+      // tree: a cost per doubling of the workers; so is claiming a task
+      // (stolen down the same tree).
+      const double doublings = std::log2(static_cast<double>(workers));
+      const double perTask = c.taskNs * doublings;
+      double regionNs = c.regionNs * doublings;
       for (std::uint32_t k = 0; k < region.phaseCount; ++k) {
         const TaskTrace::Phase& phase = trace.phases()[region.firstPhase + k];
         p.tasks += phase.taskCount;
@@ -175,7 +178,7 @@ std::vector<StagePrediction> predict(const TaskTrace& trace, std::uint32_t worke
         if (k > 0 && phase.taskCount > 1) regionNs += c.barrierNs;
         regionNs +=
             schedule(trace.tasks(), phase.firstTask, phase.taskCount, workers,
-                     phase.taskCount > 1 ? c.taskNs : 0.0, phase.taskCount > 1 ? c.slowdown : 1.0);
+                     phase.taskCount > 1 ? perTask : 0.0, phase.taskCount > 1 ? c.slowdown : 1.0);
       }
       ns += regionNs;
     }

@@ -78,10 +78,10 @@ TEST(TracePredict, OneLongTaskAmongMany) {
   EXPECT_NEAR(predicted(s.trace, 32), 10.0, 1e-9);
 }
 
-// The costs: a region start (per doubling of the workers), a barrier
-// between phases of several tasks (not before a phase of one), a cost per
-// task of a phase of several; none on one worker (a one-thread step runs
-// no region).
+// The costs: a region start and a task of a phase of several (each per
+// doubling of the workers), a barrier between phases of several tasks (not
+// before a phase of one); none on one worker (a one-thread step runs no
+// region).
 TEST(TracePredict, CostsOfRegionsBarriersAndTasks) {
   Synthetic s;
   s.build({{std::vector<double>(4, 1e6), {1e6}, std::vector<double>(4, 1e6)}});
@@ -89,11 +89,13 @@ TEST(TracePredict, CostsOfRegionsBarriersAndTasks) {
   EXPECT_NEAR(predicted(s.trace, 1, c), 9.0, 1e-9);
   // 2 workers: 0.1 + (2 x 1.001) + (1) + 0.01 + (2 x 1.001)
   EXPECT_NEAR(predicted(s.trace, 2, c), 0.1 + 2.002 + 1.0 + 0.01 + 2.002, 1e-9);
-  // 4 workers: the start twice over, one task each.
-  EXPECT_NEAR(predicted(s.trace, 4, c), 0.2 + 1.001 + 1.0 + 0.01 + 1.001, 1e-9);
-  // 3 workers: log2(3) starts, two rounds of tasks.
-  EXPECT_NEAR(predicted(s.trace, 3, c), 0.1 * std::log2(3.0) + 2.002 + 1.0 + 0.01 + 2.002, 1e-9);
-  EXPECT_NEAR(predicted(s.trace, 16, c), 0.4 + 1.001 + 1.0 + 0.01 + 1.001, 1e-9);
+  // 4 workers: the start and a task's cost twice over, one task each.
+  EXPECT_NEAR(predicted(s.trace, 4, c), 0.2 + 1.002 + 1.0 + 0.01 + 1.002, 1e-9);
+  // 3 workers: log2(3) starts and task costs, two rounds of tasks.
+  const double task3 = 1.0 + 0.001 * std::log2(3.0);
+  EXPECT_NEAR(predicted(s.trace, 3, c), 0.1 * std::log2(3.0) + 2 * task3 + 1.0 + 0.01 + 2 * task3,
+              1e-9);
+  EXPECT_NEAR(predicted(s.trace, 16, c), 0.4 + 1.004 + 1.0 + 0.01 + 1.004, 1e-9);
 }
 
 // The slowdown stretches the tasks of a phase that several workers share,

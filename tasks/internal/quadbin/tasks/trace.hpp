@@ -125,7 +125,8 @@ class TraceStage {
 /// starting it (waking the workers and spreading its tasks, a tree of
 /// them: regionNs per doubling of the workers, log2(P) times in all),
 /// each barrier between two phases of more than one task, and each task
-/// (a claim, a steal, its first touch of data); and `slowdown`,
+/// (a claim, a steal down the same tree, its first touch of data: taskNs
+/// per doubling of the workers too); and `slowdown`,
 /// the factor on every task's own time while several workers run at once
 /// (what the trace of one thread cannot see: shared memory bandwidth and
 /// caches, a sibling hardware thread).
