@@ -116,7 +116,7 @@ void BinGrid::Impl::forEachReachingBucket(const Level& lv, const AABB& box, Visi
 }
 
 void BinGrid::Impl::update(std::span<const AABB> boxes) {
-  detail::requireValidBoxes(boxes, "BinGrid::update");
+  detail::requireValidBoxes(boxes, "BinGrid::update", tasks());
   const auto n = static_cast<std::uint32_t>(boxes.size());
   adaptLayout(boxes);
   chooseCellSize(boxes);

@@ -1,11 +1,13 @@
 #include "checks.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <limits>
 #include <quadbin/error.hpp>
+#include <quadbin/tasks/parallel.hpp>
 #include <string>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -77,6 +79,16 @@ void requireValidBoxes(std::span<const AABB> boxes, const char* who) {
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     requireValidBox(boxes[i], static_cast<std::uint32_t>(i), who);
   }
+}
+
+void requireValidBoxes(std::span<const AABB> boxes, const char* who, TaskSystem& tasks) {
+  constexpr std::uint32_t kChunk = 16384;  // boxes per task: a constant
+  const auto n = static_cast<std::uint32_t>(boxes.size());
+  std::atomic<bool> valid{true};
+  forEachChunk(tasks, n, kChunk, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+    if (!allValid(boxes.subspan(begin, end - begin))) valid.store(false, std::memory_order_relaxed);
+  });
+  if (!valid.load(std::memory_order_relaxed)) requireValidBoxes(boxes, who);  // names the first
 }
 
 AABB queryBox(const AABB& box, const char* who) {

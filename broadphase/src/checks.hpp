@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <quadbin/geometry.hpp>
+#include <quadbin/tasks/task_system.hpp>
 #include <span>
 
 namespace quadbin::detail {
@@ -12,6 +13,9 @@ namespace quadbin::detail {
 /// Throws quadbin::Error naming `who`, the first refused box and its index
 /// unless every box is finite with min <= max on both axes.
 void requireValidBoxes(std::span<const AABB> boxes, const char* who);
+/// The same, the boxes checked in chunks on `tasks` (a structure's update
+/// with a task system: the check is a pass over every box).
+void requireValidBoxes(std::span<const AABB> boxes, const char* who, TaskSystem& tasks);
 /// The same for one box given with its index.
 void requireValidBox(const AABB& box, std::uint32_t index, const char* who);
 /// The box a query searches: throws quadbin::Error for a NaN or min > max;

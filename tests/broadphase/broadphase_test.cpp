@@ -75,6 +75,37 @@ TEST(BoxCheck, RefusesEachBadBoxAtEveryIndex) {
   }
 }
 
+// The bin grid checks its boxes in chunks of 16,384 (on its task system):
+// a bad box on either side of a chunk's edge is found and named, and a
+// refused update leaves the grid as it was.
+TEST(BoxCheck, ChunkedCheckFindsABadBoxInAnyChunk) {
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  std::vector<AABB> boxes(40000);
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const auto x = static_cast<float>(i % 200) * 3.0f, y = static_cast<float>(i / 200) * 3.0f;
+    boxes[i] = {{x, y}, {x + 2.0f, y + 2.0f}};
+  }
+  BinGrid grid;
+  grid.update(boxes);
+  std::vector<Pair> before;
+  grid.findPairs(before);
+  for (const std::size_t at : {std::size_t{0}, std::size_t{16383}, std::size_t{16384},
+                               std::size_t{32768}, boxes.size() - 1}) {
+    std::vector<AABB> with = boxes;
+    with[at].max.y = kNaN;
+    try {
+      grid.update(with);
+      ADD_FAILURE() << "accepted a bad box at " << at;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("boxes[" + std::to_string(at) + "]"), std::string::npos)
+          << e.what();
+    }
+    std::vector<Pair> after;
+    grid.findPairs(after);
+    EXPECT_EQ(after, before) << "changed by a refused update";
+  }
+}
+
 TEST(BruteForce, MatchesNaiveOnRandomBoxesAcrossFrames) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> pos(-50, 150), size(0, 8);
