@@ -189,15 +189,26 @@ std::uint32_t PositionSolver::correctPositions(const BodyStore& bodies, const So
   // it solved and wrote: handing cache lines from core to core costs more
   // than the work on them); the hits are the calm rows.
   std::atomic<bool> active{false};
-  const std::uint32_t calm = step_.forEachRow(tasks, kApart, [&](Row& r) {
-    ShiftRow& out = step_.shiftRows[step_.rowIndex(r)];
-    out = makeShiftRow(bodies, s, r, n);
-    if (acts(out) && !active.load(std::memory_order_relaxed)) {
-      active.store(true, std::memory_order_relaxed);
-    }
-    warmStart(out);
-    return isCalm(s, r);
-  });
+  const BallState* st = step_.state.data();
+  const std::uint32_t calm = step_.forEachRow(
+      tasks, kApart,
+      [&](Row& r) {
+        ShiftRow& out = step_.shiftRows[step_.rowIndex(r)];
+        out = makeShiftRow(bodies, s, r, n);
+        if (acts(out) && !active.load(std::memory_order_relaxed)) {
+          active.store(true, std::memory_order_relaxed);
+        }
+        warmStart(out);
+        return isCalm(s, r);
+      },
+      [st, sh](const Row& r) {  // a row reads both balls' states and shifts
+        prefetch(&st[r.a]);
+        prefetch(&sh[r.a]);
+        if (r.kind == kBall) {
+          prefetch(&st[r.b]);
+          prefetch(&sh[r.b]);
+        }
+      });
   bool any = active.load(std::memory_order_relaxed);
   for (std::uint32_t e = 0; e < extraCount; ++e) {
     ShiftRow& out = step_.shiftRows[rowCount + e];
