@@ -160,23 +160,21 @@ PositionSolver::ShiftRow PositionSolver::makeShiftRow(const BodyStore& bodies,
   return out;
 }
 
-// Sequential impulses on position shifts: each contact aims for its goal
-// (its normal shift) with a non-negative total impulse, mass-weighted, so
-// the shifts keep the centre of mass; velocities are untouched, so no
-// kinetic energy is added.
-std::uint32_t PositionSolver::correctPositions(const BodyStore& bodies, const SolverSettings& s,
-                                               TaskSystem& tasks) {
+// The shift rows (rows, then the extra rows) made from where the balls
+// end the step, each row's warm start applied to the shifts as it is made.
+// The shifts start from zero (integratePositions cleared them); colour
+// after colour, no two rows of a colour touch one ball, and the extra
+// rows follow the overflow group, serially: the order of a loop of its own
+// over the rows, in the region that makes them. Returns the calm rows;
+// `any`: some row has work (an overlap to remove or a shift impulse to
+// start from).
+std::uint32_t PositionSolver::makeShiftRows(const BodyStore& bodies, const SolverSettings& s,
+                                            TaskSystem& tasks, bool& any) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   const auto rowCount = static_cast<std::uint32_t>(step_.rows.size());
   const auto extraCount = static_cast<std::uint32_t>(step_.extraRows.size());
   step_.shiftRows.resize(std::size_t{rowCount} + extraCount);
-  // Rows with work: an overlap to remove or a shift impulse to start from.
   auto acts = [](const ShiftRow& r) { return r.goal > 0.0f || r.shift > 0.0f; };
-  // The shifts start from zero (integratePositions cleared them) plus each
-  // row's warm start, applied as the row is made: colour after colour, so
-  // no two rows of a colour touch one ball, and the extra rows after the
-  // overflow group, serially (the order of a loop of its own over the
-  // rows, in the region that makes them).
   assert(shift_.size() == std::size_t{n} + 1);
   Vec2* sh = shift_.data();
   auto warmStart = [sh](const ShiftRow& r) {
@@ -209,13 +207,28 @@ std::uint32_t PositionSolver::correctPositions(const BodyStore& bodies, const So
           prefetch(&sh[r.b]);
         }
       });
-  bool any = active.load(std::memory_order_relaxed);
+  any = active.load(std::memory_order_relaxed);
   for (std::uint32_t e = 0; e < extraCount; ++e) {
     ShiftRow& out = step_.shiftRows[rowCount + e];
     out = makeShiftRow(bodies, s, step_.extraRows[e], n);
     any = any || acts(out);
     warmStart(out);
   }
+  return calm;
+}
+
+// Sequential impulses on position shifts: each contact aims for its goal
+// (its normal shift) with a non-negative total impulse, mass-weighted, so
+// the shifts keep the centre of mass; velocities are untouched, so no
+// kinetic energy is added.
+std::uint32_t PositionSolver::correctPositions(const BodyStore& bodies, const SolverSettings& s,
+                                               TaskSystem& tasks) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  const auto rowCount = static_cast<std::uint32_t>(step_.rows.size());
+  const auto extraCount = static_cast<std::uint32_t>(step_.extraRows.size());
+  bool any = false;
+  const std::uint32_t calm = makeShiftRows(bodies, s, tasks, any);
+  Vec2* sh = shift_.data();
   if (!any) return calm;  // nothing overlaps: no shift (and no warm start was applied)
   // The passes in one parallel region, until one changes nothing. Where
   // no contact is calm the settling passes have nothing to do, and these

@@ -54,6 +54,8 @@ class PositionSolver {
   [[nodiscard]] static bool isCalm(const SolverSettings& s, const Row& r) noexcept {
     return r.lambda > 0.0f || (r.group == StepRows::kResting && s.restitutionThreshold > 0.0f);
   }
+  std::uint32_t makeShiftRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks,
+                              bool& any);
   /// Returns how many calm contacts there are (settle()'s work).
   std::uint32_t correctPositions(const BodyStore& bodies, const SolverSettings& s,
                                  TaskSystem& tasks);

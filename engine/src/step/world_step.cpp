@@ -44,28 +44,9 @@ void World::Impl::step(float dt) {
         "pick a spatial structure in WorldDef.broadPhase",
         n);
   }
-  // One pass that vectorizes, in chunks: what moves, what the world holds
-  // (sums and a bitwise or: the same for any thread count). Nothing has
-  // changed yet if it throws.
-  std::atomic<std::uint32_t> awakeSum{0}, ballSum{0}, kinematicSum{0}, spinSum{0};
-  forEachChunk(*tasks, n, kBodyChunk, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
-    std::uint32_t a = 0, b = 0, k = 0, w = 0;
-    for (std::uint32_t i = begin; i < end; ++i) {
-      a += bodies.awake[i];
-      b += bodies.type[i] == BodyType::Ball ? 1u : 0u;
-      k += bodies.type[i] == BodyType::Kinematic ? 1u : 0u;
-      w |= std::bit_cast<std::uint32_t>(bodies.w[i]);
-    }
-    awakeSum.fetch_add(a, std::memory_order_relaxed);
-    ballSum.fetch_add(b, std::memory_order_relaxed);
-    kinematicSum.fetch_add(k, std::memory_order_relaxed);
-    spinSum.fetch_or(w, std::memory_order_relaxed);
-  });
-  const std::uint32_t awake = awakeSum.load(std::memory_order_relaxed);
-  const std::uint32_t balls = ballSum.load(std::memory_order_relaxed);
-  const std::uint32_t kinematics = kinematicSum.load(std::memory_order_relaxed);
-  // Any bit of any w: -0 counts, as sleepIsland writes +0.
-  const std::uint32_t spinBits = spinSum.load(std::memory_order_relaxed);
+  const BodyCounts counts = countBodies();
+  const std::uint32_t awake = counts.awake, balls = counts.balls, kinematics = counts.kinematics;
+  const std::uint32_t spinBits = counts.spinBits;
   movingKinematic = 0;
   for (std::uint32_t i = 0; kinematics > 0 && i < n; ++i) {
     movingKinematic += kinematic::isMoving(bodies, i) ? 1u : 0u;  // enabled ones
@@ -121,6 +102,29 @@ void World::Impl::step(float dt) {
   sensors.commit();
   forces::clearForces(bodies);  // used by this step (or by none: the ball slept)
   stats.totalMs = millisSince(start);
+}
+
+// One pass that vectorizes, in chunks: what moves, what the world holds
+// (sums and a bitwise or: the same for any thread count). Nothing has
+// changed yet if it throws.
+World::Impl::BodyCounts World::Impl::countBodies() {
+  const std::uint32_t n = ids.size();
+  std::atomic<std::uint32_t> awakeSum{0}, ballSum{0}, kinematicSum{0}, spinSum{0};
+  forEachChunk(*tasks, n, kBodyChunk, [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t a = 0, b = 0, k = 0, w = 0;
+    for (std::uint32_t i = begin; i < end; ++i) {
+      a += bodies.awake[i];
+      b += bodies.type[i] == BodyType::Ball ? 1u : 0u;
+      k += bodies.type[i] == BodyType::Kinematic ? 1u : 0u;
+      w |= std::bit_cast<std::uint32_t>(bodies.w[i]);
+    }
+    awakeSum.fetch_add(a, std::memory_order_relaxed);
+    ballSum.fetch_add(b, std::memory_order_relaxed);
+    kinematicSum.fetch_add(k, std::memory_order_relaxed);
+    spinSum.fetch_or(w, std::memory_order_relaxed);
+  });
+  return {awakeSum.load(std::memory_order_relaxed), ballSum.load(std::memory_order_relaxed),
+          kinematicSum.load(std::memory_order_relaxed), spinSum.load(std::memory_order_relaxed)};
 }
 
 // The stages of a step in which something moves, in order, each timed.

@@ -302,6 +302,13 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void sweptBoxes(const SolverSettings& s);
   void findPairs();
   void checkCrowding(std::uint64_t limit);
+  // What step() begins by counting: awake balls, balls, kinematic bodies,
+  // and any bit of any angular velocity (-0 counts, as sleepIsland writes
+  // +0).
+  struct BodyCounts {
+    std::uint32_t awake, balls, kinematics, spinBits;
+  };
+  BodyCounts countBodies();
   void buildContacts(const SolverSettings& s);
   void solve(const SolverSettings& s);
   void integratePositions(const SolverSettings& s);
