@@ -66,6 +66,15 @@ struct Stages {
     escapees.beginSolve();
     impacts.beginSolve();
   }
+  // The solve of the bodies made so far, up to the position correction.
+  void solveAndCorrect() {
+    build();
+    beginSolve();
+    velocity.solveResting(bodies, s, contactSet.contacts(), *tasks);
+    (void)impacts.solve(bodies, s, *tasks);
+    positions.integratePositions(bodies, s, *tasks);
+    positions.correctOverlaps(bodies, s, *tasks);
+  }
   [[nodiscard]] Vec2 momentum() const {
     Vec2 sum{};
     for (const StepRows::BallState& b : step.state) sum += b.v;  // unit masses
@@ -167,12 +176,7 @@ TEST(PositionSolver, RemovesAnOverlapAndKeepsTheCentreOfMass) {
   st.s.positionPasses = 4;
   st.ball({0, 0}, {0, 0});
   st.ball({1.5f, 0.2f}, {0, 0});  // overlapping by about 0.49
-  st.build();
-  st.beginSolve();
-  st.velocity.solveResting(st.bodies, st.s, st.contactSet.contacts(), *st.tasks);
-  (void)st.impacts.solve(st.bodies, st.s, *st.tasks);
-  st.positions.integratePositions(st.bodies, st.s, *st.tasks);
-  st.positions.correctOverlaps(st.bodies, st.s, *st.tasks);
+  st.solveAndCorrect();
   // Without boxes, kinematic bodies or spin the shifts are added as the
   // positions are written back (one pass over the balls fewer).
   BodySnapshot undo;
@@ -198,12 +202,7 @@ TEST(PositionSolver, ShiftsAtOnceWhereTheWriteBackIsNotTheLastPass) {
   st.s.spin = true;
   st.ball({0, 0}, {0, 0});
   st.ball({1.5f, 0.2f}, {0, 0});
-  st.build();
-  st.beginSolve();
-  st.velocity.solveResting(st.bodies, st.s, st.contactSet.contacts(), *st.tasks);
-  (void)st.impacts.solve(st.bodies, st.s, *st.tasks);
-  st.positions.integratePositions(st.bodies, st.s, *st.tasks);
-  st.positions.correctOverlaps(st.bodies, st.s, *st.tasks);
+  st.solveAndCorrect();
   const Vec2 pa = st.step.state[0].p, pb = st.step.state[1].p;
   EXPECT_GE(length(pb - pa), 2.0f - 1e-4f);
   EXPECT_NEAR((pa.x + pb.x) / 2, 0.75f, 1e-5f);
