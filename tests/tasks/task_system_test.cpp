@@ -147,6 +147,33 @@ TEST(ParallelHelpers, RadixSortAnyKeyWidth) {
   }
 }
 
+// Keys that leave their declared top bits unused (counted again on the bits
+// that differ) or crowd into one top bucket (one long run), and keys all
+// equal: still std::sort's order.
+TEST(ParallelHelpers, RadixSortNarrowAndSkewedKeys) {
+  std::mt19937_64 rng(17);
+  for (const std::uint32_t n : {20000u, 300000u}) {
+    std::vector<std::uint64_t> narrow(n), skewed(n), equal(n, 12345);
+    for (auto& k : narrow) k = rng() & 0xFFFFF;  // 20 of 41 declared bits
+    for (std::uint32_t i = 0; i < n; ++i) {
+      // Nine in ten share the top 8 of 41 bits.
+      const std::uint64_t top = i % 10 == 0 ? rng() & 0xFF : 0x80;
+      skewed[i] = top << 33 | (rng() & ((std::uint64_t{1} << 33) - 1));
+    }
+    for (auto* keys : {&narrow, &skewed, &equal}) {
+      auto expected = *keys;
+      std::sort(expected.begin(), expected.end());
+      for (auto& [name, ts] : systems()) {
+        auto sorted = *keys;
+        std::vector<std::uint64_t> scratch;
+        std::vector<std::uint32_t> counts;
+        parallelRadixSort(*ts, sorted, scratch, counts, 41);
+        ASSERT_EQ(sorted, expected) << name << " n " << n;
+      }
+    }
+  }
+}
+
 // The low bits ride along unsorted: keys of a few distinct high parts, each
 // carrying a payload below that falls with the index, come out as
 // std::stable_sort on the high part puts them (equal high parts in index

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <quadbin/tasks/task_system.hpp>
 #include <vector>
@@ -124,57 +125,141 @@ inline std::uint32_t chunkedBucketOffsets(std::uint32_t* counts, std::uint32_t c
   return running;
 }
 
-/// Stable LSD radix sort of 64-bit keys of which only the low `keyBits` bits
-/// may be set, in as few passes of at most 12 bits as cover them (digits
-/// as even as they go: 34 bits are 3 passes of 12, not 4 of 11), chunks
-/// counted and scattered in parallel (per-chunk histograms, prefix sums
-/// over digit then chunk; about 8 chunks, of 16,384 to 65,536 keys: a
-/// function of the key count alone; fewer keys sort on the calling thread,
-/// where a pass costs less than starting a region). The result is the keys
-/// in ascending order, whatever the task system. The `lowBits` lowest bits are not
-/// sorted on: they ride along (a payload, such as an index), and keys equal
-/// above them keep their order. `scratch` and `counts` are working space
-/// kept by the caller.
+namespace detail {
+
+/// Stable LSD radix sort of a[0, n) on bits [lowBits, keyBits), digits of
+/// at most 11 bits (as even as they go), `other` the second buffer of n
+/// keys and `hist` 2,048 counters of working space. Returns the buffer
+/// that holds the result: `a` or `other`. A digit that every key shares
+/// is skipped.
+inline std::uint64_t* radixSortBlock(std::uint64_t* a, std::uint64_t* other, std::uint32_t n,
+                                     unsigned lowBits, unsigned keyBits,
+                                     std::uint32_t* hist) noexcept {
+  constexpr unsigned kMaxDigitBits = 11;
+  if (n < 2 || keyBits <= lowBits) return a;
+  const unsigned sortBits = keyBits - lowBits;
+  const unsigned passes = (sortBits + kMaxDigitBits - 1) / kMaxDigitBits;
+  const unsigned digitBits = (sortBits + passes - 1) / passes;
+  const std::uint64_t mask = (std::uint64_t{1} << digitBits) - 1;
+  const std::uint32_t digits = 1u << digitBits;
+  for (unsigned shift = lowBits; shift < keyBits; shift += digitBits) {
+    std::fill(hist, hist + digits, 0u);
+    for (std::uint32_t i = 0; i < n; ++i) ++hist[(a[i] >> shift) & mask];
+    if (hist[(a[0] >> shift) & mask] == n) continue;
+    std::uint32_t running = 0;
+    for (std::uint32_t d = 0; d < digits; ++d) {
+      const std::uint32_t here = hist[d];
+      hist[d] = running;
+      running += here;
+    }
+    for (std::uint32_t i = 0; i < n; ++i) other[hist[(a[i] >> shift) & mask]++] = a[i];
+    std::swap(a, other);
+  }
+  return a;
+}
+
+}  // namespace detail
+
+/// Stable radix sort of 64-bit keys of which only the low `keyBits` bits
+/// may be set. The result is the keys in ascending order, whatever the
+/// task system. The `lowBits` lowest bits are not sorted on: they ride
+/// along (a payload, such as an index), and keys equal above them keep
+/// their order. `scratch` and `counts` are working space kept by the
+/// caller.
+///
+/// In three regions, whatever the key width (an LSD sort over memory
+/// takes two per digit): the keys are counted by their top 8 sorted bits
+/// in chunks, scattered by them (per-chunk histograms, prefix sums over
+/// digit then chunk), and each run of whole buckets, of about 1/32 of the
+/// keys, is then sorted on its own in cache (an LSD sort of the run). The
+/// chunks and runs are a function of the keys alone. When the top bits
+/// are the same in every key, the first count finds it and the keys are
+/// counted again on the highest bits that differ. Up to 16,384 keys sort
+/// on the calling thread, where a region costs more than the sort.
 inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& keys,
                               std::vector<std::uint64_t>& scratch,
                               std::vector<std::uint32_t>& counts, unsigned keyBits,
                               unsigned lowBits = 0) {
-  constexpr unsigned kMaxDigitBits = 12;
-  constexpr std::uint32_t kMinChunk = 1u << 14, kMaxChunk = 1u << 16, kChunks = 8;
+  constexpr std::uint32_t kHist = 1u << 11;  // radixSortBlock's counters
+  constexpr unsigned kTopBits = 8;
+  constexpr std::uint32_t kBuckets = 1u << kTopBits;
+  constexpr std::uint32_t kSerialMax = 1u << 14, kParts = 32;
+  constexpr std::uint32_t kMinChunk = 1u << 13, kMaxChunk = 1u << 16;
   const auto n = static_cast<std::uint32_t>(keys.size());
   if (n < 2 || keyBits <= lowBits) return;
-  const unsigned sortBits = keyBits - lowBits;
-  const unsigned passes = (sortBits + kMaxDigitBits - 1) / kMaxDigitBits;
-  const unsigned digitBits = (sortBits + passes - 1) / passes;
-  const std::uint32_t digits = 1u << digitBits;
-  const std::uint32_t chunk = std::clamp((n - 1) / kChunks + 1, kMinChunk, kMaxChunk);
-  const std::uint32_t chunks = chunkCount(n, chunk);
   scratch.resize(n);
-  counts.resize(std::size_t{chunks} * digits);
-  for (unsigned shift = lowBits; shift < keyBits; shift += digitBits) {
-    const std::uint64_t* src = keys.data();
-    std::uint64_t* dst = scratch.data();
-    std::uint32_t* count = counts.data();
-    forEachChunk(tasks, n, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-      std::uint32_t* h = count + std::size_t{c} * digits;
-      std::fill(h, h + digits, 0u);
-      for (std::uint32_t i = begin; i < end; ++i) ++h[(src[i] >> shift) & (digits - 1)];
-    });
-    // A digit that every key shares sorts nothing.
-    const std::uint64_t firstDigit = (src[0] >> shift) & (digits - 1);
-    std::uint32_t sharing = 0;
-    for (std::uint32_t c = 0; c < chunks; ++c)
-      sharing += count[std::size_t{c} * digits + firstDigit];
-    if (sharing == n) continue;
-    chunkedBucketOffsets(count, chunks, digits, digits);
-    forEachChunk(tasks, n, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-      std::uint32_t* cursor = count + std::size_t{c} * digits;
-      for (std::uint32_t i = begin; i < end; ++i) {
-        dst[cursor[(src[i] >> shift) & (digits - 1)]++] = src[i];
-      }
-    });
-    keys.swap(scratch);
+  if (n <= kSerialMax) {
+    counts.resize(kHist);
+    if (detail::radixSortBlock(keys.data(), scratch.data(), n, lowBits, keyBits, counts.data()) !=
+        keys.data()) {
+      keys.swap(scratch);
+    }
+    return;
   }
+  const std::uint32_t chunk = std::clamp((n - 1) / kParts + 1, kMinChunk, kMaxChunk);
+  const std::uint32_t chunks = chunkCount(n, chunk);
+  // counts: the chunks' histograms, then the buckets' starts, then the
+  // runs' starts (kBuckets + 1 each at most).
+  counts.resize(std::size_t{chunks} * kBuckets + 2 * (kBuckets + 1));
+  std::uint32_t* hist = counts.data();
+  std::uint32_t* bucketStart = hist + std::size_t{chunks} * kBuckets;
+  std::uint32_t* runStart = bucketStart + kBuckets + 1;
+  std::uint64_t* src = keys.data();
+  std::uint64_t* dst = scratch.data();
+  // The bits in which some chunk's key differs from the first key, kept in
+  // dst[c] (dst is written only by the scatter, after they are read).
+  auto count = [&](unsigned shift, bool diff) {
+    forEachChunk(tasks, n, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+      std::uint32_t* h = hist + std::size_t{c} * kBuckets;
+      std::fill(h, h + kBuckets, 0u);
+      std::uint64_t bits = 0;
+      for (std::uint32_t i = begin; i < end; ++i) {
+        ++h[(src[i] >> shift) & (kBuckets - 1)];
+        bits |= src[i] ^ src[0];
+      }
+      if (diff) dst[c] = bits;
+    });
+  };
+  unsigned shift = keyBits > lowBits + kTopBits ? keyBits - kTopBits : lowBits;
+  count(shift, true);
+  std::uint64_t differ = 0;
+  for (std::uint32_t c = 0; c < chunks; ++c) differ |= dst[c];
+  const auto highest = static_cast<unsigned>(std::bit_width(differ));
+  if (highest <= lowBits) return;  // equal above the payload: in order already
+  if (highest < keyBits) {
+    keyBits = highest;
+    const unsigned narrower = keyBits > lowBits + kTopBits ? keyBits - kTopBits : lowBits;
+    if (narrower != shift) {
+      shift = narrower;
+      count(shift, false);
+    }
+  }
+  chunkedBucketOffsets(hist, chunks, kBuckets, kBuckets, bucketStart);
+  bucketStart[kBuckets] = n;
+  forEachChunk(tasks, n, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    std::uint32_t* cursor = hist + std::size_t{c} * kBuckets;
+    for (std::uint32_t i = begin; i < end; ++i) {
+      dst[cursor[(src[i] >> shift) & (kBuckets - 1)]++] = src[i];
+    }
+  });
+  // Runs of whole buckets of at least `target` keys (the last: the rest).
+  const std::uint32_t target = std::clamp((n - 1) / kParts + 1, kMinChunk / 2, kMaxChunk);
+  std::uint32_t runs = 0;
+  runStart[0] = 0;
+  for (std::uint32_t b = 1; b <= kBuckets; ++b) {
+    if (bucketStart[b] - runStart[runs] >= target || b == kBuckets) {
+      if (bucketStart[b] > runStart[runs]) runStart[++runs] = bucketStart[b];
+    }
+  }
+  // A run's keys were scattered into dst: sorted there with src's part as
+  // the second buffer, and into src if they end in dst.
+  tasks.forkJoin(runs, [&](std::uint32_t r) {
+    const std::uint32_t begin = runStart[r], size = runStart[r + 1] - begin;
+    std::array<std::uint32_t, kHist> local{};
+    const std::uint64_t* sorted =
+        detail::radixSortBlock(dst + begin, src + begin, size, lowBits, keyBits, local.data());
+    if (sorted != src + begin) std::copy(sorted, sorted + size, src + begin);
+  });
 }
 
 }  // namespace quadbin
