@@ -5,6 +5,7 @@
 // the arrays' addresses, not timed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -65,6 +66,49 @@ TEST(BodyStore, SmallBulkAddsGrowGeometrically) {
   EXPECT_LE(px.size(), kMostMoves);
   EXPECT_LE(awake.size(), kMostMoves);
   EXPECT_LE(filter.size(), kMostMoves);
+}
+
+}  // namespace
+}  // namespace quadbin
+
+namespace quadbin {
+namespace {
+
+// The largest radius follows removals and radius changes (a count of the
+// bodies that have it: the column is rescanned only when the last of them
+// goes), against the column's maximum.
+TEST(BodyStore, LargestRadiusFollowsRemovals) {
+  BodyStore store;
+  const float radii[] = {1.0f, 3.0f, 2.0f, 3.0f, 1.0f, 2.0f, 3.0f, 0.5f};
+  for (int k = 0; k < 40; ++k) {
+    const float r = radii[k % 8];
+    store.push(BodyType::Ball, {static_cast<float>(k), 0}, {}, {r, r}, r, 1.0f, 0.0f, 0.0f);
+  }
+  auto expectLargest = [&] {
+    const float most =
+        store.radius.empty() ? 0.0f : *std::max_element(store.radius.begin(), store.radius.end());
+    ASSERT_EQ(store.maxRadius, most) << store.size() << " bodies";
+    ASSERT_EQ(store.maxRadiusCount,
+              static_cast<std::uint32_t>(
+                  std::count(store.radius.begin(), store.radius.end(), store.maxRadius)));
+  };
+  expectLargest();
+  // A radius change up, then down (world_settings' order: the new one
+  // noted, then the old one dropped).
+  const float old = store.radius[7];
+  store.radius[7] = 5.0f;
+  store.noteRadius(5.0f);
+  store.dropRadius(old);
+  expectLargest();
+  store.radius[7] = 0.25f;
+  store.noteRadius(0.25f);
+  store.dropRadius(5.0f);
+  expectLargest();
+  // Removals from the middle and the end until none is left.
+  while (store.size() != 0) {
+    store.swapRemove(static_cast<std::uint32_t>(store.size() / 3));
+    expectLargest();
+  }
 }
 
 }  // namespace

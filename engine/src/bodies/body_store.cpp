@@ -28,7 +28,7 @@ void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, fl
   hx.push_back(half.x);
   hy.push_back(half.y);
   radius.push_back(r);
-  maxRadius = std::max(maxRadius, r);
+  noteRadius(r);
   if (t != BodyType::Ball) ++boxCount;
   mass.push_back(m);
   invMass.push_back(t == BodyType::Ball ? 1.0f / m : 0.0f);
@@ -141,7 +141,7 @@ void BodyStore::set(std::uint32_t i, BodyType t, Vec2 p, Vec2 v, Vec2 half, floa
 
 void BodyStore::finishBulk(std::size_t from) noexcept {
   for (std::size_t i = from; i < px.size(); ++i) {
-    maxRadius = std::max(maxRadius, radius[i]);
+    noteRadius(radius[i]);
     if (type[i] != BodyType::Ball) ++boxCount;
     if (type[i] == BodyType::Ball && friction[i] > 0.0f) ++frictionBalls;
     sensorCount += sensor[i];
@@ -206,8 +206,13 @@ void BodyStore::swapRemove(std::uint32_t i) {
     v.pop_back();
   };
   forEachColumn(remove);
-  if (gone >= maxRadius)
-    maxRadius = radius.empty() ? 0.0f : *std::max_element(radius.begin(), radius.end());
+  dropRadius(gone);
+}
+
+void BodyStore::recountMaxRadius() noexcept {
+  maxRadius = 0.0f;
+  maxRadiusCount = 0;
+  for (const float r : radius) noteRadius(r);
 }
 
 std::uint32_t BodyStore::wakeIsland(std::uint32_t i) noexcept {

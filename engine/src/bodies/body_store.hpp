@@ -53,7 +53,24 @@ struct BodyStore {
   bool forcesPending = false;  // some body has a nonzero accumulated force
   // Sleeping islands as circular doubly linked lists (kNoBody when awake).
   std::vector<std::uint32_t> islandNext, islandPrev;
-  float maxRadius = 0.0f;           // the largest ball's radius (0 without balls)
+  float maxRadius = 0.0f;            // the largest ball's radius (0 without balls)
+  std::uint32_t maxRadiusCount = 0;  // bodies of that radius: a rescan only when none is left
+  // A body of radius r came (or got r); one of radius r went (or left r):
+  // maxRadius and maxRadiusCount follow, the column rescanned only when
+  // the last body of the largest radius goes.
+  void noteRadius(float r) noexcept {
+    if (r > maxRadius) {
+      maxRadius = r;
+      maxRadiusCount = 1;
+    } else if (r == maxRadius) {
+      ++maxRadiusCount;
+    }
+  }
+  void dropRadius(float r) noexcept {
+    if (r == maxRadius && --maxRadiusCount == 0) recountMaxRadius();
+  }
+  // maxRadius and maxRadiusCount from the radius column.
+  void recountMaxRadius() noexcept;
   std::uint32_t boxCount = 0;       // static boxes
   std::uint32_t frictionBalls = 0;  // balls with friction > 0: the solver's friction is on
   // Sensors (BodyDef::isSensor; sensor_set.hpp): 1 for a sensor. push, set

@@ -210,6 +210,8 @@ void readBodies(Reader& r, BodyStore& b, std::uint32_t n) {
   r.getAll(b.islandNext, n, "island links");
   r.getAll(b.islandPrev, n, "island links");
   b.maxRadius = r.get<float>("largest radius");
+  b.maxRadiusCount =
+      static_cast<std::uint32_t>(std::count(b.radius.begin(), b.radius.end(), b.maxRadius));
   b.boxCount = r.get<std::uint32_t>("box count");
   b.frictionBalls = 0;
   for (std::uint32_t i = 0; i < n; ++i) {

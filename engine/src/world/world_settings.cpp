@@ -63,11 +63,8 @@ void World::setRadius(BodyId id, float radius) {
     b.mass[i] = static_cast<float>(mass);
     b.invMass[i] = 1.0f / b.mass[i];
   }
-  if (radius >= b.maxRadius) {
-    b.maxRadius = radius;
-  } else if (old >= b.maxRadius) {
-    b.maxRadius = *std::max_element(b.radius.begin(), b.radius.end());
-  }
+  b.noteRadius(radius);
+  b.dropRadius(old);
   w.markBodiesChanged(i, i + 1);
 }
 
