@@ -286,6 +286,67 @@ TEST_P(IncrementalQueries, LongRunsOfChangesAndOccasionalRaysMatchAFullRebuild) 
   }
 }
 
+// A step of a large world (QueryIndex::kAdoptFrom bodies or more) leaves
+// its broad phase, with the step's swept boxes, as the queries' structure:
+// the delta then holds the bodies outside their box (pushed by the
+// position correction, grown by the solve). A crowded gas of 20,000 balls,
+// some fast, with static and kinematic boxes; after each step, queries of
+// every kind, then moves, creates and destroys between more of them:
+// every answer equals a full rebuild's and brute force's.
+TEST_P(IncrementalQueries, AfterALargeWorldsStepMatchAFullRebuild) {
+  if (GetParam() == BroadPhaseType::BruteForce) GTEST_SKIP() << "n^2 / 2 per step at 20,000";
+  Twins t(GetParam(), Boundary::Open, 2);
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<float> pos(0, 200), u(0, 1), vel(-30, 30);
+  for (int i = 0; i < 20000; ++i) {
+    const Vec2 p{pos(rng), pos(rng)};
+    if (i % 400 == 0) {
+      t.create(BodyDef::staticBox({p, p + Vec2{3, 1}}));
+    } else if (i % 999 == 0) {
+      t.create(BodyDef::kinematicBox({p, p + Vec2{2, 2}}, {vel(rng), vel(rng)}));
+    } else {
+      const float fast = i % 40 == 0 ? 5.0f : 1.0f;  // escapees
+      t.create(BodyDef::ball(p, 0.4f + 0.4f * u(rng), Vec2{vel(rng), vel(rng)} * fast));
+    }
+  }
+  for (int s = 0; s < 4; ++s) {
+    t.step();
+    for (int q = 0; q < 16; ++q) {
+      const Vec2 p{pos(rng), pos(rng)};
+      switch (q % 4) {
+        case 0:
+          t.checkBox({p, p + Vec2{u(rng) * 6, u(rng) * 6}});
+          break;
+        case 1:
+          t.checkRadius(p, u(rng) * 3);
+          break;
+        case 2: {
+          const float a = u(rng) * 6.2831853f;
+          t.checkRay({p, {std::cos(a), std::sin(a)}, 40});
+          break;
+        }
+        default:
+          t.checkNearest(p, 4);
+      }
+      if (q >= 8) {  // changes between the later ones
+        const auto n = t.live->bodyCount();
+        const auto i = static_cast<std::uint32_t>(u(rng) * static_cast<float>(n - 1));
+        if (q % 3 == 0) {
+          t.create(BodyDef::ball({pos(rng), pos(rng)}, 0.5f));
+        } else if (q % 3 == 1) {
+          t.destroy(i);
+        } else if (t.live->type(t.live->bodyAt(i)) == BodyType::Ball) {
+          t.move(i, {pos(rng), pos(rng)});
+        }
+      }
+      if (HasFatalFailure()) {
+        ADD_FAILURE() << "step " << s << " query " << q;
+        return;
+      }
+    }
+  }
+}
+
 // Changed bodies of every size, from a twentieth of a unit to a thousand
 // units (the delta files each at the level of the grid it fits, 4x coarser
 // per level), among balls of the log-uniform radii of the mixed scene:

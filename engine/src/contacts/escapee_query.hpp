@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/tasks/parallel.hpp>
+#include <span>
 #include <vector>
 
 #include "bodies/body_store.hpp"
@@ -29,6 +30,9 @@ class EscapeeQuery {
   explicit EscapeeQuery(StepRows& step) : step_(step) {}
 
   /// The start of the solve: no escapee yet.
+  /// Every ball whose box grew in this step's solve (the broad phase
+  /// still holds its old box).
+  [[nodiscard]] std::span<const std::uint32_t> grown() const noexcept { return escapees_; }
   void beginSolve() noexcept {
     escapees_.clear();
     lookedAt_ = 0;

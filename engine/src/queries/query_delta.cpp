@@ -85,9 +85,8 @@ void refill(std::vector<T>& v, std::size_t n, T value) {
 }
 }  // namespace
 
-void QueryDelta::rebuilt(std::span<const AABB> boxes) {
+void QueryDelta::clearFor(std::uint32_t n) {
   built_ = false;
-  const auto n = static_cast<std::uint32_t>(boxes.size());
   refill(stale_, n, std::uint8_t{0});
   refill(entryOf_, n, kNone);
   entries_.clear();
@@ -97,13 +96,46 @@ void QueryDelta::rebuilt(std::span<const AABB> boxes) {
   // that grows past that doubles the table (growTable).
   const std::size_t most = std::size_t{std::max(n, kMinLimit)} + 1;
   refill(heads_, std::bit_ceil(kLoad * most), kNone);
+  sample_.clear();
+}
+
+void QueryDelta::rebuilt(std::span<const AABB> boxes) {
+  const auto n = static_cast<std::uint32_t>(boxes.size());
+  clearFor(n);
   // Cells about twice the median body: most changed bodies fit one cell,
   // and a query near a body looks at a few cells.
-  sample_.clear();
   const std::size_t stride = std::max<std::size_t>(1, n / kSample);
   for (std::size_t i = 0; i < n; i += stride) {
     sample_.push_back(extentOf(boxes[i]));
   }
+  setCellSize();
+  fillOccupancy(boxes);
+  count_ = n;
+  built_ = true;
+}
+
+void QueryDelta::adopted(const BodyStore& bodies) {
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  clearFor(n);
+  const std::size_t stride = std::max<std::size_t>(1, n / kSample);
+  for (std::size_t i = 0; i < n; i += stride) {
+    sample_.push_back(extentOf(bodies.tightBox(static_cast<std::uint32_t>(i))));
+  }
+  setCellSize();
+  // The occupancy bits, for the delta's bodies alone.
+  const std::size_t bits = std::bit_ceil(std::max(kMinBits, std::size_t{n} * kBitsPerBody));
+  refill(occupied_, 2 * (bits / 64), std::uint64_t{0});
+  bitMask_ = bits - 1;
+  secondTable_ = bits / 64;
+  bigHeld_.clear();
+  bigHeldBoxes_.clear();
+  tooManyBig_ = false;
+  heldGrid_ = false;
+  count_ = n;
+  built_ = true;
+}
+
+void QueryDelta::setCellSize() {
   double size = 1.0;
   if (!sample_.empty()) {
     const auto mid = sample_.begin() + static_cast<std::ptrdiff_t>(sample_.size() / 2);
@@ -115,9 +147,6 @@ void QueryDelta::rebuilt(std::span<const AABB> boxes) {
   // exact, which mergeBox's cell range relies on.
   cellSize_ = std::exp2(std::round(std::log2(size)));
   levelScale_ = levelScales(1.0 / cellSize_);
-  fillOccupancy(boxes);
-  count_ = n;
-  built_ = true;
 }
 
 void QueryDelta::fillOccupancy(std::span<const AABB> boxes) {
@@ -129,6 +158,7 @@ void QueryDelta::fillOccupancy(std::span<const AABB> boxes) {
   bigHeld_.clear();
   bigHeldBoxes_.clear();
   tooManyBig_ = false;
+  heldGrid_ = true;
   // The small bodies by cell, as the buckets of a hash grid kept in one
   // array (a counting sort, in body order within a bucket).
   const std::size_t buckets = std::bit_ceil(std::max<std::size_t>(n, kMinLimit));
@@ -218,7 +248,7 @@ std::size_t QueryDelta::occupiedCells(const CellRange& r, Cell* out) const noexc
 
 bool QueryDelta::answer(const AABB& box, std::uint32_t n, std::vector<std::uint32_t>& found) const {
   CellRange r;
-  if (!built_ || tooManyBig_ || !cellRange(box, r)) return false;
+  if (!built_ || !heldGrid_ || tooManyBig_ || !cellRange(box, r)) return false;
   // The cells that may hold a small body (of the structure or the delta).
   std::array<Cell, kMaxCellScan> cells;  // NOLINT(cppcoreguidelines-pro-type-member-init)
   const std::size_t count = occupiedCells(r, cells.data());

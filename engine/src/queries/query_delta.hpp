@@ -38,6 +38,13 @@ class QueryDelta {
   /// The structure was just filled with `boxes`, the tight boxes of all
   /// bodies (boxes[i] of dense body i).
   void rebuilt(std::span<const AABB> boxes);
+  /// The structure holds a box for each of the n bodies that contains its
+  /// tight box (a step's swept boxes), but for the bodies then given to
+  /// changed(): the delta starts empty, and box and radius queries ask
+  /// the structure (answer() gives way: the small bodies are not in a
+  /// grid of the delta's own). O(n) memory cleared, no pass over the
+  /// structure's bodies but a sample of them.
+  void adopted(const BodyStore& bodies);
 
   /// The most changes the delta may hold before a box or radius query
   /// refills the structure: max(64, 3 x bodies in the structure). A refill
@@ -139,6 +146,10 @@ class QueryDelta {
     occupied_[secondTable_ + (b >> 6)] |= std::uint64_t{1} << (b & 63);
   }
   void fillOccupancy(std::span<const AABB> boxes);
+  // rebuilt's and adopted's start: the delta empty for n bodies; and the
+  // cell size from sample_.
+  void clearFor(std::uint32_t n);
+  void setCellSize();
   [[nodiscard]] std::int64_t cell(float x, std::uint32_t level = 0) const noexcept;
   [[nodiscard]] static std::uint64_t rowHash(std::int64_t cy) noexcept;
   [[nodiscard]] std::uint32_t bucket(const Entry& e) const noexcept;
@@ -211,6 +222,7 @@ class QueryDelta {
   std::vector<std::uint32_t> bigHeld_;
   std::vector<AABB> bigHeldBoxes_;
   bool tooManyBig_ = false;
+  bool heldGrid_ = false;  // the structure's small bodies are in held_ (rebuilt, not adopted)
 };
 
 }  // namespace quadbin

@@ -12,7 +12,9 @@
 #include <mutex>
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/geometry.hpp>
+#include <quadbin/tasks/parallel.hpp>
 #include <quadbin/tasks/task_system.hpp>
+#include <span>
 #include <vector>
 
 #include "bodies/body_store.hpp"
@@ -33,12 +35,29 @@ class QueryIndex {
   // Everything changed: bodies added, removed or reordered, the broad phase
   // replaced.
   void invalidate() noexcept {
+    stepped_ = false;
     delta_.invalidate();
     fresh_.store(false, std::memory_order_release);
+  }
+  // A step went through: the broad phase holds `held`, the step's box of
+  // each dense body, but for `grown` (boxes the step replaced after the
+  // broad phase took them). The next refresh takes it as the structure,
+  // with the bodies whose tight box `held` does not contain in the delta,
+  // instead of refilling (a game that moves or creates one body between
+  // two steps of a large world pays O(n) cleared memory, not a pass over
+  // every body's box). The spans are the step's own and read before
+  // anything else changes: any change first (changed(), invalidate())
+  // drops them.
+  static constexpr std::uint32_t kAdoptFrom = 16384;  // bodies: fewer refill (a fraction of a ms)
+  void stepped(std::span<const AABB> held, std::span<const std::uint32_t> grown) noexcept {
+    stepped_ = true;
+    held_ = held;
+    grown_ = grown;
   }
   // Only the tight boxes of dense bodies [first, end) changed: queries see
   // them through the delta, refilling the structure only when it is full.
   void changed(std::uint32_t first, std::uint32_t end, const BodyStore& bodies) noexcept {
+    stepped_ = false;  // (the delta is not built: the next refresh refills)
     delta_.changed(first, end, bodies);
     if (full(static_cast<std::uint32_t>(bodies.size()))) {
       fresh_.store(false, std::memory_order_release);
@@ -53,6 +72,10 @@ class QueryIndex {
     if (fresh_.load(std::memory_order_acquire)) return;
     const std::lock_guard lock(mutex_);
     if (fresh_.load(std::memory_order_relaxed)) return;
+    if (stepped_ && adopt(bodies, tasks)) {
+      fresh_.store(true, std::memory_order_release);
+      return;
+    }
     if (full(static_cast<std::uint32_t>(bodies.size()))) {
       delta_.invalidate();
       raysAsked_.store(false, std::memory_order_relaxed);
@@ -93,6 +116,9 @@ class QueryIndex {
   [[nodiscard]] const QueryDelta& delta() const noexcept { return delta_; }
 
  private:
+  // stepped()'s structure taken as the index's (under the lock); false
+  // (the delta invalid: refill) when too many bodies left their boxes.
+  bool adopt(const BodyStore& bodies, TaskSystem& tasks);
   [[nodiscard]] bool full(std::uint32_t n) const noexcept {
     return delta_.needsRebuild() ||
            (raysAsked_.load(std::memory_order_relaxed) && delta_.needsRebuildForRays(n));
@@ -107,6 +133,11 @@ class QueryIndex {
   std::atomic<bool> raysAsked_{false};
   std::vector<AABB> boxes_;
   QueryDelta delta_;
+  // stepped()'s, until the next refresh or change.
+  bool stepped_ = false;
+  std::span<const AABB> held_;
+  std::span<const std::uint32_t> grown_;
+  OrderedBuffers<std::uint32_t> outside_;  // adopt's: per chunk, the bodies outside their box
 };
 
 }  // namespace quadbin

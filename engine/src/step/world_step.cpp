@@ -95,7 +95,15 @@ void World::Impl::step(float dt) {
   }
   // Nothing fails from here on: the step's events become the world's.
   traced.emplace(*tasks, "finish");
-  if (active) pairBudget.counted(stats.candidatePairs);
+  if (active) {
+    pairBudget.counted(stats.candidatePairs);
+    // The broad phase holds the step's boxes: the queries' structure until
+    // something changes (where a refill costs more than its cleared memory
+    // and the broad phase answers a small box without a pass over all).
+    if (n >= QueryIndex::kAdoptFrom && activeType() != BroadPhaseType::BruteForce) {
+      queries.stepped(boxes, escapees.grown());
+    }
+  }
   contactSet.commit();
   renumberedFrom.reset();  // the step went through: nothing to undo
   events.commit();
