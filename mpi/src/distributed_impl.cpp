@@ -234,31 +234,42 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
 // bodies near a border (ghosts, owned balls within the reach of a
 // neighbour's strip, the static and kinematic bodies) last, by cell then
 // global id, so that two ranks solve a cluster on their border in the
-// same order and so to the same bits; the other owned balls first, in
-// their order (all of them by cell too when `all`).
+// same order and so to the same bits; the other owned balls first (all of
+// them by cell too when `all`). Those keep their dense index where it is
+// in the first part, and the ones past it fill the holes the border
+// bodies left, in order: a step renumbers the border and its holes, not
+// the world (World::setBodyOrder moves only the bodies that change place).
 void DistributedWorld::Impl::orderBodies(bool all) {
-  std::vector<BodyId> inner;
   std::vector<std::pair<std::pair<std::uint64_t, GlobalId>, BodyId>> border;
   const std::vector<BodyId>& ids = denseIds();
   const auto n = static_cast<std::uint32_t>(ids.size());
   const auto positions = world.positions();
+  std::vector<std::uint8_t> near(n, 0);
   for (std::uint32_t i = 0; i < n; ++i) {
     const BodyId id = ids[i];
-    const bool near = role(id) != Role::Owned ||
-                      (id.index < sent.size() && sent[id.index] == sentNow && sentNow != 0);
-    if (near || all) {
+    near[i] = role(id) != Role::Owned ||
+              (id.index < sent.size() && sent[id.index] == sentNow && sentNow != 0);
+    if (near[i] != 0 || all) {
       border.push_back(
-          {{(near ? std::uint64_t{1} << 32 : 0) | cellOf(positions[i]), gidOf[id.index]}, id});
-    } else {
-      inner.push_back(id);
+          {{(near[i] != 0 ? std::uint64_t{1} << 32 : 0) | cellOf(positions[i]), gidOf[id.index]},
+           id});
     }
   }
   std::sort(border.begin(), border.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& e : border) inner.push_back(e.second);
-  if (inner == ids) return;  // in order already
-  world.setBodyOrder(inner);
-  dense = std::move(inner);
+  const auto inner = static_cast<std::uint32_t>(all ? 0 : n - border.size());
+  std::vector<BodyId> order(ids);
+  // The inner balls past the first part, into its holes in order.
+  std::uint32_t hole = 0;
+  for (std::uint32_t i = inner; i < n && !all; ++i) {
+    if (near[i] != 0) continue;
+    while (near[hole] == 0) ++hole;
+    order[hole++] = ids[i];
+  }
+  for (std::uint32_t k = 0; k < border.size(); ++k) order[inner + k] = border[k].second;
+  if (order == ids) return;  // in order already
+  world.setBodyOrder(order);
+  dense = std::move(order);
   for (std::uint32_t k = 0; k < n; ++k) denseOf[dense[k].index] = k;
 }
 
