@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bodies/body_store.hpp"
+#include "bodies/permutation.hpp"
 #include "contacts/constraint_graph.hpp"
 #include "contacts/contact.hpp"
 #include "contacts/contact_store.hpp"
@@ -160,6 +161,61 @@ TEST(ContactStore, ADestroyedBodyTakesItsContactsAndTheMovedBodyKeepsItsOwn) {
     }
     EXPECT_TRUE(cs.consistent(bodies, graph)) << "removed " << removed;
   }
+}
+
+// A renumbering of a few bodies sorts only their contacts and merges them
+// back (all of them where the room for it was not reserved); of every
+// body, all of them: either way every contact names its
+// bodies' new indices, in canonical order, with its impulse, as renaming
+// them all and sorting gives; undone, the list is as before.
+TEST(ContactStore, ARenumberingKeepsCanonicalOrderAndImpulses) {
+  auto tasks = makeTaskSystem(2);
+  const std::uint32_t n = 40;
+  std::vector<std::uint32_t> identity(n);
+  for (std::uint32_t i = 0; i < n; ++i) identity[i] = i;
+  std::vector<std::vector<std::uint32_t>> orders;
+  orders.push_back(identity);
+  std::swap(orders.back()[3], orders.back()[17]);  // two bodies
+  orders.push_back(identity);                      // a cycle of three and a pair
+  orders.back()[5] = 21, orders.back()[21] = 9, orders.back()[9] = 5;
+  std::swap(orders.back()[0], orders.back()[39]);
+  orders.push_back(identity);  // every body
+  std::reverse(orders.back().begin(), orders.back().end());
+  for (const bool room : {true, false})
+    for (const std::vector<std::uint32_t>& order : orders) {
+      BodyStore bodies = test::ballsThenBoxes(30, 10);
+      ContactStore cs;
+      ConstraintGraph graph;
+      std::mt19937 rng(3);
+      step(cs, graph, bodies, randomPairs(rng, 30, 10, 150), 0.0f, *tasks);
+      cs.commit();
+      for (Contact& c : cs.contacts()) c.lambda = float(c.a * 100 + c.b);  // marks the pair
+      const std::vector<Contact> before(cs.contacts().begin(), cs.contacts().end());
+      Permutation p;
+      p.assign(order);
+      bodies.renumber(p, Permutation::Direction::Apply);
+      std::vector<Contact> expected = before;
+      for (Contact& c : expected) {
+        c.a = p.newIndex(c.a);
+        if (!contacts::isWall(c.b)) c.b = p.newIndex(c.b);
+        contacts::orient(c, bodies);
+      }
+      std::sort(expected.begin(), expected.end());
+      if (room) cs.reserveRenumber();  // else (no merge yet) all sorted in place
+      cs.renumber(p, Permutation::Direction::Apply, bodies);
+      ASSERT_EQ(cs.contacts().size(), expected.size());
+      for (std::size_t k = 0; k < expected.size(); ++k) {
+        ASSERT_EQ(Key(cs.contacts()[k].a, cs.contacts()[k].b), Key(expected[k].a, expected[k].b));
+        ASSERT_EQ(cs.contacts()[k].lambda, expected[k].lambda);
+      }
+      bodies.renumber(p, Permutation::Direction::Undo);
+      cs.renumber(p, Permutation::Direction::Undo, bodies);
+      ASSERT_EQ(cs.contacts().size(), before.size());
+      for (std::size_t k = 0; k < before.size(); ++k) {
+        ASSERT_EQ(Key(cs.contacts()[k].a, cs.contacts()[k].b), Key(before[k].a, before[k].b));
+        ASSERT_EQ(cs.contacts()[k].lambda, before[k].lambda);
+      }
+    }
 }
 
 }  // namespace

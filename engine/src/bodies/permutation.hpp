@@ -35,6 +35,12 @@ class Permutation {
     return d == Direction::Apply ? newIndex_[i] : order_[i];
   }
 
+  /// f(k) for every index k the renumbering moves (those of its cycles).
+  template <class F>
+  void forEachMoved(F&& f) const {
+    for (const std::uint32_t k : cycles_) f(k);
+  }
+
   /// Moves a column's entries (one per body, v.size() == size()): each
   /// cycle of the renumbering is walked once, an entry at a time, with one
   /// held aside.

@@ -117,10 +117,14 @@ class ContactSet {
   /// scratch.
   void restoreState(std::vector<Contact> contacts, std::vector<std::uint64_t> colourUse) noexcept;
   /// A renumbering of the bodies (World::Impl::renumber): first room for
-  /// `bodies` bodies' colours (may throw); then the contacts and colours
+  /// `bodies` bodies' colours and for the contacts' renumbering (may
+  /// throw); then the contacts and colours
   /// renumbered with the bodies (after them), keeping their impulses; an
   /// undone renumbering also trims the colours back to `colourEntries`.
-  void coverColours(std::uint32_t bodies) { graph_.cover(bodies); }
+  void coverColours(std::uint32_t bodies) {
+    graph_.cover(bodies);
+    store_.reserveRenumber();
+  }
   [[nodiscard]] std::size_t colourEntries() const noexcept { return graph_.use().size(); }
   void renumber(const Permutation& p, Permutation::Direction d, const BodyStore& bodies) noexcept {
     store_.renumber(p, d, bodies);

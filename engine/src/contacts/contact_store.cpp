@@ -2,6 +2,8 @@
 // the rollback of a failed step, bodies destroyed between steps.
 #include "contacts/contact_store.hpp"
 
+#include "bodies/capacity.hpp"
+
 #include <algorithm>
 #include <cassert>
 
@@ -194,14 +196,50 @@ void ContactStore::rollBack(const BodyStore& bodies, ConstraintGraph& graph) noe
   assert(consistent(bodies, graph));
 }
 
+void ContactStore::reserveRenumber() { reserveGrowing(merged_, contacts_.size()); }
+
+// The contacts of bodies that keep their index keep their order: only the
+// others are sorted (in merged_, scratch between steps, with the room
+// reserveRenumber made: a renumbering of a few bodies costs a pass and a small sort), and
+// merged back in from the end.
 void ContactStore::renumber(const Permutation& p, Permutation::Direction d,
                             const BodyStore& bodies) noexcept {
-  for (Contact& c : contacts_) {
+  auto renamed = [&](Contact c) {
     c.a = p.map(c.a, d);
     if (!contacts::isWall(c.b)) c.b = p.map(c.b, d);
     contacts::orient(c, bodies);
+    return c;
+  };
+  auto moves = [&](const Contact& c) {
+    return p.map(c.a, d) != c.a || (!contacts::isWall(c.b) && p.map(c.b, d) != c.b);
+  };
+  const auto moving =
+      static_cast<std::size_t>(std::count_if(contacts_.begin(), contacts_.end(), moves));
+  if (moving == 0) return;
+  if (moving > merged_.capacity()) {
+    for (Contact& c : contacts_) c = renamed(c);
+    std::sort(contacts_.begin(), contacts_.end());  // in place: allocates nothing
+    return;
   }
-  std::sort(contacts_.begin(), contacts_.end());  // in place: allocates nothing
+  merged_.clear();
+  std::size_t kept = 0;
+  for (const Contact& c : contacts_) {
+    if (moves(c)) {
+      merged_.push_back(renamed(c));
+    } else {
+      contacts_[kept++] = c;
+    }
+  }
+  std::sort(merged_.begin(), merged_.end());
+  // From the back: the write position stays above the kept ones' read one.
+  std::size_t at = contacts_.size(), i = kept, j = merged_.size();
+  while (j > 0) {
+    if (i > 0 && merged_[j - 1] < contacts_[i - 1]) {
+      contacts_[--at] = contacts_[--i];
+    } else {
+      contacts_[--at] = merged_[--j];
+    }
+  }
 }
 
 void ContactStore::forget(ConstraintGraph& graph) noexcept {

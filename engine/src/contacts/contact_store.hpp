@@ -82,6 +82,9 @@ class ContactStore {
   /// each contact names its bodies' new indices, in canonical form
   /// (contacts::orient) and order, with its impulses and colour.
   void renumber(const Permutation& p, Permutation::Direction d, const BodyStore& bodies) noexcept;
+  /// Room for renumber to sort only the contacts of bodies that move (it
+  /// sorts them all in place where the room is not there); may throw.
+  void reserveRenumber();
   /// Replaces the contacts (World::restore, checked first).
   void restore(std::vector<Contact> contacts) noexcept;
   /// True when the contacts are in canonical order, name bodies below

@@ -67,7 +67,7 @@ void BodyIds::finishBulk() noexcept {
 
 void BodyIds::renumber(const Permutation& p, Permutation::Direction d) noexcept {
   p.move(slotOf_, d);
-  for (std::uint32_t k = 0; k < size(); ++k) denseOf_[slotOf_[k]] = k;
+  p.forEachMoved([&](std::uint32_t k) { denseOf_[slotOf_[k]] = k; });
 }
 
 void BodyIds::restore(std::vector<std::uint32_t> slotOf, std::vector<std::uint32_t> denseOf,

@@ -3,7 +3,9 @@
 // on neighbours touches nearby memory. Every column is renumbered in place
 // (bodies/permutation.hpp): no copy of the world is made, and a step that
 // fails after the renumbering undoes it bit for bit.
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -24,13 +26,28 @@ void World::setBodyOrder(std::span<const BodyId> order) {
   if (order.size() != n) {
     w.refuse(fmt::format("setBodyOrder: {} ids for {} bodies", order.size(), n));
   }
+  // Each id checked (valid, not repeated) by its slot: the slots of a
+  // world that was renumbered are scattered, so they are fetched ahead.
   std::vector<std::uint32_t> dense(n);
-  std::vector<bool> seen(n, false);
+  std::vector<std::uint8_t> seen(n, 0);
+  const std::span<const std::uint32_t> denseOf = w.ids.denseOf();
+  const std::span<const std::uint32_t> generation = w.ids.generation();
+  constexpr std::uint32_t kAhead = 16;
   bool same = true;
   for (std::uint32_t k = 0; k < n; ++k) {
-    const std::uint32_t i = w.denseIndex(order[k], "setBodyOrder");
-    if (seen[i]) w.refuse(fmt::format("setBodyOrder: order[{}] repeats a body", k));
-    seen[i] = true;
+    if (k + kAhead < n) {
+      const std::uint32_t slot = order[k + kAhead].index;
+      if (slot < denseOf.size()) {
+        __builtin_prefetch(&denseOf[slot]);
+        __builtin_prefetch(&generation[slot]);
+      }
+    }
+    const BodyId id = order[k];
+    const bool valid = id.world == w.worldId && id.index < denseOf.size() &&
+                       denseOf[id.index] != BodyIds::kNone && generation[id.index] == id.generation;
+    const std::uint32_t i = valid ? denseOf[id.index] : w.denseIndex(id, "setBodyOrder");
+    if (seen[i] != 0) w.refuse(fmt::format("setBodyOrder: order[{}] repeats a body", k));
+    seen[i] = 1;
     dense[k] = i;
     same = same && i == k;
   }
