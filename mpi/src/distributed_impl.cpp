@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <quadbin/error.hpp>
 
@@ -18,14 +19,14 @@ void DistributedWorld::Impl::hold(BodyId id, GlobalId g, Role r, const BodyDef& 
   }
   if (id.index < sent.size()) sent[id.index] = 0;
   gidOf[id.index] = g;
-  roleOf[id.index] = r;
+  setRole(id, r);
   defOf[id.index] = d;
   localOf[g] = id;
 }
 
 void DistributedWorld::Impl::forget(BodyId id) {
   localOf.erase(gidOf[id.index]);
-  roleOf[id.index] = Role::None;
+  setRole(id, Role::None);
   world.destroyBody(id);
   noteDestroyed(id);
 }
@@ -36,6 +37,8 @@ void DistributedWorld::Impl::noteCreated(std::span<const BodyId> ids) {
     if (id.index >= denseOf.size()) denseOf.resize(id.index + 1);
     denseOf[id.index] = static_cast<std::uint32_t>(dense.size());
     dense.push_back(id);
+    roleAt.push_back(role(id));
+    sentAt.push_back(0);
   }
 }
 
@@ -47,6 +50,10 @@ void DistributedWorld::Impl::noteDestroyed(BodyId id) {
   dense[k] = last;
   denseOf[last.index] = k;
   dense.pop_back();
+  roleAt[k] = roleAt.back();
+  roleAt.pop_back();
+  sentAt[k] = sentAt.back();
+  sentAt.pop_back();
 }
 
 void DistributedWorld::Impl::checkDense() {
@@ -70,11 +77,20 @@ DistributedWorld::Impl::BallRecord DistributedWorld::Impl::recordOf(BodyId id) c
 
 // The state of `r` on the held body `id` (sleep is only ever woken: putting
 // a held body to sleep would put its island to sleep with it).
+// A ghost whose two solves agreed already holds its owner's state, to the
+// bit: nothing is set (a set position is checked against the pair limit
+// and noted for the queries).
 void DistributedWorld::Impl::apply(BodyId id, const BallRecord& r) {
   defOf[id.index] = r.def;
-  world.setPosition(id, r.def.position);
-  world.setVelocity(id, r.def.velocity);
-  world.setAngularVelocity(id, r.angularVelocity);
+  const auto same = [](Vec2 a, Vec2 b) {
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+  };
+  if (!same(world.position(id), r.def.position)) world.setPosition(id, r.def.position);
+  if (!same(world.velocity(id), r.def.velocity)) world.setVelocity(id, r.def.velocity);
+  if (std::bit_cast<std::uint32_t>(world.angularVelocity(id)) !=
+      std::bit_cast<std::uint32_t>(r.angularVelocity)) {
+    world.setAngularVelocity(id, r.angularVelocity);
+  }
   if (r.awake != 0 && !world.isAwake(id)) world.setAwake(id, true);
 }
 
@@ -93,11 +109,18 @@ void DistributedWorld::Impl::create(const std::vector<BallRecord>& recs, Role as
   }
 }
 
+std::uint64_t DistributedWorld::Impl::countHeld(Role r) const {
+  std::uint64_t count = 0;
+  for (const Role held : roleOf) count += held == r ? 1u : 0u;
+  return count;
+}
+
 // The local bodies with the given role, in dense order.
 std::vector<BodyId> DistributedWorld::Impl::held(Role r) {
   std::vector<BodyId> out;
-  for (const BodyId id : denseIds()) {
-    if (role(id) == r) out.push_back(id);
+  const std::vector<BodyId>& ids = denseIds();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (roleAt[i] == r) out.push_back(ids[i]);
   }
   return out;
 }
@@ -105,10 +128,14 @@ std::vector<BodyId> DistributedWorld::Impl::held(Role r) {
 const std::vector<BodyId>& DistributedWorld::Impl::denseIds() {
   if (!denseValid) {
     dense.resize(world.bodyCount());
+    roleAt.resize(dense.size());
+    sentAt.resize(dense.size());
     for (std::uint32_t i = 0; i < dense.size(); ++i) {
       dense[i] = world.bodyAt(i);
       if (dense[i].index >= denseOf.size()) denseOf.resize(dense[i].index + 1);
       denseOf[dense[i].index] = i;
+      roleAt[i] = role(dense[i]);
+      sentAt[i] = dense[i].index < sent.size() && sent[dense[i].index] == sentNow && sentNow != 0;
     }
     denseValid = true;
   }
@@ -121,7 +148,7 @@ DistributedWorld::Impl::Halo DistributedWorld::Impl::halo(float dt) {
   const auto radii = world.radii();
   const auto velocities = world.velocities();
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (role(ids[i]) != Role::Owned) continue;
+    if (roleAt[i] != Role::Owned) continue;
     mine[0] = std::max<double>(mine[0], radii[i]);
     mine[1] = std::max<double>(mine[1], length(velocities[i]));
   }
@@ -158,7 +185,7 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
   std::vector<std::uint32_t> chosen;
   ++stampNow;
   for (std::uint32_t i = 0; i < ids.size(); ++i) {
-    const Role r = role(ids[i]);
+    const Role r = roleAt[i];
     if (r != Role::Owned && r != Role::Ghost) continue;
     const double d = strips.distance(q, positions[i].x);
     if (d > band || (r == Role::Ghost && strips.owner(positions[i].x) == q)) continue;
@@ -198,9 +225,10 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
   }
   std::vector<BodyId> out;
   for (const std::uint32_t i : chosen) {
-    if (role(ids[i]) != Role::Owned) continue;
+    if (roleAt[i] != Role::Owned) continue;
     out.push_back(ids[i]);
     sent[ids[i].index] = sentNow;
+    sentAt[i] = 1;
   }
   std::sort(out.begin(), out.end(),
             [&](BodyId a, BodyId b) { return gidOf[a.index] < gidOf[b.index]; });
@@ -211,6 +239,8 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
   const std::vector<int> peers = strips.neighbours(rank, h.band());
   ++sentNow;
   sent.resize(stamp.size(), 0);
+  denseIds();
+  std::fill(sentAt.begin(), sentAt.end(), std::uint8_t{0});
   std::vector<std::vector<std::byte>> out(peers.size());
   for (std::size_t k = 0; k < peers.size(); ++k) {
     for (const BodyId id : ghostsFor(peers[k], h)) append(out[k], recordOf(id));
@@ -247,8 +277,7 @@ void DistributedWorld::Impl::orderBodies(bool all) {
   std::vector<std::uint8_t> near(n, 0);
   for (std::uint32_t i = 0; i < n; ++i) {
     const BodyId id = ids[i];
-    near[i] = role(id) != Role::Owned ||
-              (id.index < sent.size() && sent[id.index] == sentNow && sentNow != 0);
+    near[i] = roleAt[i] != Role::Owned || sentAt[i] != 0;
     if (near[i] != 0 || all) {
       border.push_back(
           {{(near[i] != 0 ? std::uint64_t{1} << 32 : 0) | cellOf(positions[i]), gidOf[id.index]},
@@ -267,10 +296,24 @@ void DistributedWorld::Impl::orderBodies(bool all) {
     order[hole++] = ids[i];
   }
   for (std::uint32_t k = 0; k < border.size(); ++k) order[inner + k] = border[k].second;
-  if (order == ids) return;  // in order already
+  // The places that change, with what their new bodies bring along.
+  std::vector<std::uint32_t> moved;
+  std::vector<std::pair<Role, std::uint8_t>> brought;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    if (order[k] == ids[k]) continue;
+    const std::uint32_t from = denseOf[order[k].index];
+    moved.push_back(k);
+    brought.emplace_back(roleAt[from], sentAt[from]);
+  }
+  if (moved.empty()) return;  // in order already
   world.setBodyOrder(order);
-  dense = std::move(order);
-  for (std::uint32_t k = 0; k < n; ++k) denseOf[dense[k].index] = k;
+  for (std::size_t j = 0; j < moved.size(); ++j) {
+    const std::uint32_t k = moved[j];
+    dense[k] = order[k];
+    denseOf[order[k].index] = k;
+    roleAt[k] = brought[j].first;
+    sentAt[k] = brought[j].second;
+  }
 }
 
 // Balls outside this rank's region to their owners; what arrives is
@@ -281,24 +324,24 @@ void DistributedWorld::Impl::migrate() {
   const auto positions = world.positions();
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const BodyId id = ids[i];
-    if (role(id) != Role::Owned) continue;
+    if (roleAt[i] != Role::Owned) continue;
     const int to = strips.owner(positions[i].x);
     if (to == rank) continue;
     append(out[static_cast<std::size_t>(to)], recordOf(id));
-    roleOf[id.index] = Role::Ghost;  // refreshed or dropped by the next exchange
+    setRole(id, Role::Ghost);  // refreshed or dropped by the next exchange
     ++stats.migrated;
   }
   std::vector<BallRecord> in = records<BallRecord>(detail::allToAll(comm, out, traffic));
   create(sortIn(in,
                 [&](BodyId id, const BallRecord& r) {
                   apply(id, r);
-                  roleOf[id.index] = Role::Owned;
+                  setRole(id, Role::Owned);
                 }),
          Role::Owned);
 }
 
 void DistributedWorld::Impl::rebalanceIfNeeded() {
-  std::uint64_t mine = held(Role::Owned).size(), most = 0, sum = 0;
+  std::uint64_t mine = countHeld(Role::Owned), most = 0, sum = 0;
   {
     const detail::Timed timed(traffic);
     MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
@@ -311,7 +354,7 @@ void DistributedWorld::Impl::rebalanceIfNeeded() {
   const std::vector<BodyId>& ids = denseIds();
   const auto positions = world.positions();
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (role(ids[i]) == Role::Owned) xs.push_back(positions[i].x);
+    if (roleAt[i] == Role::Owned) xs.push_back(positions[i].x);
   }
   {
     const detail::Timed timed(traffic);
@@ -320,7 +363,7 @@ void DistributedWorld::Impl::rebalanceIfNeeded() {
   migrate();
   orderBodies(true);
   stats.rebalanced = true;
-  mine = held(Role::Owned).size();
+  mine = countHeld(Role::Owned);
   {
     const detail::Timed timed(traffic);
     MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, comm);

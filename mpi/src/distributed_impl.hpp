@@ -127,8 +127,9 @@ struct DistributedWorld::Impl {
     return fresh;
   }
 
-  // The local bodies with the given role, in dense order.
+  // The local bodies with the given role, in dense order; how many.
   std::vector<BodyId> held(Role r);
+  [[nodiscard]] std::uint64_t countHeld(Role r) const;
   // World::bodyAt for every dense index, and each body's dense index by
   // BodyId::index: read back once, then kept in step with the creations,
   // destructions and setBodyOrder calls (the World of several ranks
@@ -141,6 +142,17 @@ struct DistributedWorld::Impl {
   std::vector<BodyId> dense;
   std::vector<std::uint32_t> denseOf;
   bool denseValid = false;
+  // Beside `dense` (valid with it), by dense index: each body's role, and
+  // 1 for a ball sent as a ghost in the last exchange. The passes over
+  // every body read these in order: the slot-indexed tables are read at
+  // random in dense order, a cache miss per body.
+  std::vector<Role> roleAt;
+  std::vector<std::uint8_t> sentAt;
+  // roleOf[id.index] = r, and roleAt with it.
+  void setRole(BodyId id, Role r) {
+    roleOf[id.index] = r;
+    if (denseValid) roleAt[denseOf[id.index]] = r;
+  }
 
   // Which owned balls a neighbour gets as ghosts: those within `reach` of
   // its strip (two contact layers of the coming step: the ball that may
