@@ -326,6 +326,58 @@ TEST(Layout, ContactsKeepTheirWarmStart) {
   }
 }
 
+// World::setBodyOrder(at, bodies), the moved bodies alone: the same world,
+// to the byte, as the full order that puts them there; a list that is not
+// the bodies now at `at`, each once, is refused with the world unchanged.
+TEST(Layout, SetBodyOrderOfTheMovedBodiesEqualsTheFullOrder) {
+  std::vector<BodyId> ids;
+  World sparse = mixedWorld(ids);
+  std::vector<BodyId> twinIds;
+  World full = mixedWorld(twinIds);
+  ASSERT_EQ(sparse.snapshot(), full.snapshot());
+  const auto n = static_cast<std::uint32_t>(ids.size());
+  // A cycle of three, a swap, and the last ten reversed.
+  std::vector<std::uint32_t> at{3, 40, 77, 5, 9};
+  std::vector<std::uint32_t> from{40, 77, 3, 9, 5};
+  for (std::uint32_t k = 0; k < 10; ++k) {
+    at.push_back(n - 10 + k);
+    from.push_back(n - 1 - k);
+  }
+  std::vector<BodyId> bodies;
+  for (const std::uint32_t f : from) bodies.push_back(sparse.bodyAt(f));
+  std::vector<BodyId> order;
+  for (std::uint32_t k = 0; k < n; ++k) order.push_back(full.bodyAt(k));
+  for (std::size_t j = 0; j < at.size(); ++j) order[at[j]] = full.bodyAt(from[j]);
+  sparse.setBodyOrder(at, bodies);
+  full.setBodyOrder(order);
+  EXPECT_EQ(sparse.snapshot(), full.snapshot());
+  for (int s = 0; s < 10; ++s) {
+    sparse.step(kDt);
+    full.step(kDt);
+  }
+  EXPECT_EQ(sparse.snapshot(), full.snapshot());
+
+  const std::vector<std::byte> placed = sparse.snapshot();
+  std::vector<std::uint32_t> places{0, 1};
+  const std::vector<BodyId> swapped{sparse.bodyAt(1), sparse.bodyAt(0)};
+  EXPECT_THROW(sparse.setBodyOrder(std::span(places).first(1), swapped), Error);  // sizes
+  places = {0, n};
+  EXPECT_THROW(sparse.setBodyOrder(places, swapped), Error);  // past the last body
+  places = {0, 0};
+  EXPECT_THROW(sparse.setBodyOrder(places, swapped), Error);  // an index twice
+  places = {0, 2};
+  EXPECT_THROW(sparse.setBodyOrder(places, swapped), Error);  // body 1 is not at 0 or 2
+  places = {0, 1};
+  const std::vector<BodyId> twice{sparse.bodyAt(0), sparse.bodyAt(0)};
+  EXPECT_THROW(sparse.setBodyOrder(places, twice), Error);  // a body twice
+  const std::vector<BodyId> stale{sparse.bodyAt(1), BodyId{}};
+  EXPECT_THROW(sparse.setBodyOrder(places, stale), Error);
+  EXPECT_EQ(sparse.snapshot(), placed);
+  sparse.setBodyOrder(places, swapped);
+  EXPECT_EQ(sparse.bodyAt(0), swapped[0]);
+  EXPECT_EQ(sparse.bodyAt(1), swapped[1]);
+}
+
 // World::setBodyOrder: the dense order asked for, everything else as
 // optimizeLayout() keeps it; the order in place changes nothing; a list
 // that is not every body once is refused with the world unchanged; two

@@ -1,6 +1,8 @@
 // Permutation::assign: the renumbering's inverse and its cycles.
 #include "bodies/permutation.hpp"
 
+#include <algorithm>
+
 namespace quadbin {
 
 void Permutation::assign(std::vector<std::uint32_t> order) {
@@ -11,6 +13,36 @@ void Permutation::assign(std::vector<std::uint32_t> order) {
   cycles.reserve(n);
   std::vector<bool> seen(n, false);
   for (std::uint32_t c0 = 0; c0 < n; ++c0) {
+    if (seen[c0] || order[c0] == c0) continue;
+    starts.push_back(static_cast<std::uint32_t>(cycles.size()));
+    for (std::uint32_t i = c0; !seen[i]; i = order[i]) {
+      seen[i] = true;
+      cycles.push_back(i);
+    }
+  }
+  starts.push_back(static_cast<std::uint32_t>(cycles.size()));
+  order_ = std::move(order);
+  newIndex_ = std::move(newIndex);
+  cycles_ = std::move(cycles);
+  cycleStart_ = std::move(starts);
+}
+
+void Permutation::assign(std::uint32_t n, std::span<const std::uint32_t> at,
+                         std::span<const std::uint32_t> from) {
+  std::vector<std::uint32_t> order(n), newIndex(n);
+  for (std::uint32_t i = 0; i < n; ++i) order[i] = newIndex[i] = i;
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    order[at[k]] = from[k];
+    newIndex[from[k]] = at[k];
+  }
+  // The cycles from their lowest index, as assign(order) lists them: the
+  // moved indices in increasing order, each cycle walked from the first.
+  std::vector<std::uint32_t> moved(at.begin(), at.end());
+  std::sort(moved.begin(), moved.end());
+  std::vector<std::uint32_t> cycles, starts;
+  cycles.reserve(moved.size());
+  std::vector<bool> seen(n, false);
+  for (const std::uint32_t c0 : moved) {
     if (seen[c0] || order[c0] == c0) continue;
     starts.push_back(static_cast<std::uint32_t>(cycles.size()));
     for (std::uint32_t i = c0; !seen[i]; i = order[i]) {

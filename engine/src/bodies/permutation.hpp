@@ -22,6 +22,13 @@ class Permutation {
   /// each index below its size once). May throw (allocation); the rest
   /// cannot.
   void assign(std::vector<std::uint32_t> order);
+  /// The renumbering of n bodies in which body from[k] becomes body at[k]
+  /// and every other body keeps its index (the `from` are the `at` in
+  /// another order, each once). Its cycles are found from the moved
+  /// indices alone; the two index maps are still n long. May throw
+  /// (allocation).
+  void assign(std::uint32_t n, std::span<const std::uint32_t> at,
+              std::span<const std::uint32_t> from);
   [[nodiscard]] std::uint32_t size() const noexcept {
     return static_cast<std::uint32_t>(order_.size());
   }

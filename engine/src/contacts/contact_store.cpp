@@ -213,10 +213,9 @@ void ContactStore::renumber(const Permutation& p, Permutation::Direction d,
   auto moves = [&](const Contact& c) {
     return p.map(c.a, d) != c.a || (!contacts::isWall(c.b) && p.map(c.b, d) != c.b);
   };
-  const auto moving =
-      static_cast<std::size_t>(std::count_if(contacts_.begin(), contacts_.end(), moves));
-  if (moving == 0) return;
-  if (moving > merged_.capacity()) {
+  if (contacts_.size() > merged_.capacity() &&
+      static_cast<std::size_t>(std::count_if(contacts_.begin(), contacts_.end(), moves)) >
+          merged_.capacity()) {
     for (Contact& c : contacts_) c = renamed(c);
     std::sort(contacts_.begin(), contacts_.end());  // in place: allocates nothing
     return;
@@ -230,6 +229,7 @@ void ContactStore::renumber(const Permutation& p, Permutation::Direction d,
       contacts_[kept++] = c;
     }
   }
+  if (merged_.empty()) return;
   std::sort(merged_.begin(), merged_.end());
   // From the back: the write position stays above the kept ones' read one.
   std::size_t at = contacts_.size(), i = kept, j = merged_.size();

@@ -3,6 +3,7 @@
 // on neighbours touches nearby memory. Every column is renumbered in place
 // (bodies/permutation.hpp): no copy of the world is made, and a step that
 // fails after the renumbering undoes it bit for bit.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -56,6 +57,39 @@ void World::setBodyOrder(std::span<const BodyId> order) {
   r.permutation.assign(std::move(dense));
   r.colourEntries = w.contactSet.colourEntries();
   w.contactSet.coverColours(r.permutation.size());
+  w.renumber(r, Permutation::Direction::Apply);
+}
+
+void World::setBodyOrder(std::span<const std::uint32_t> at, std::span<const BodyId> bodies) {
+  Impl& w = live();
+  const auto use = w.claimChange();
+  const std::uint32_t n = w.ids.size();
+  if (at.size() != bodies.size()) {
+    w.refuse(fmt::format("setBodyOrder: {} indices for {} bodies", at.size(), bodies.size()));
+  }
+  std::vector<std::uint32_t> from(bodies.size());
+  bool same = true;
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    if (at[k] >= n) {
+      w.refuse(fmt::format("setBodyOrder: at[{}] = {} for {} bodies", k, at[k], n));
+    }
+    from[k] = w.denseIndex(bodies[k], "setBodyOrder");
+    same = same && from[k] == at[k];
+  }
+  // The bodies must be those now at `at`, each index once: the two lists
+  // sorted are the same, with no index twice.
+  std::vector<std::uint32_t> places(at.begin(), at.end()), held(from);
+  std::sort(places.begin(), places.end());
+  std::sort(held.begin(), held.end());
+  if (std::adjacent_find(places.begin(), places.end()) != places.end()) {
+    w.refuse("setBodyOrder: an index of `at` repeats");
+  }
+  if (places != held) w.refuse("setBodyOrder: the bodies are not those at the indices given");
+  if (same) return;  // already in place
+  Renumbering r;
+  r.permutation.assign(n, at, from);
+  r.colourEntries = w.contactSet.colourEntries();
+  w.contactSet.coverColours(n);
   w.renumber(r, Permutation::Direction::Apply);
 }
 

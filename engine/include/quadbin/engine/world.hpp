@@ -150,8 +150,16 @@ class World {
   /// same order (so the same results); with WorldDef::autoLayout on, the
   /// world may still renumber by itself at a step. `order` must hold every
   /// body's id once, else quadbin::Error and nothing changes. Costs O(n)
-  /// plus a sort of the contacts.
+  /// plus a pass over the contacts and a sort of those of moved bodies.
   void setBodyOrder(std::span<const BodyId> order);
+  /// The same for the bodies that change place alone: bodyAt(at[k])
+  /// becomes bodies[k], and every other body keeps its dense index. The
+  /// bodies must be exactly those now at the indices `at` (each index
+  /// once), else quadbin::Error and nothing changes (sizes that differ, an
+  /// index past the last body or repeated, an id stale, repeated or not
+  /// now at one of `at`). Costs O(k log k) for k bodies, plus a pass over
+  /// the contacts and the bodies' island links.
+  void setBodyOrder(std::span<const std::uint32_t> at, std::span<const BodyId> bodies);
   /// True for an id this world made whose body still exists; false for a
   /// destroyed body, a reused slot's old id, a null id or another world's.
   [[nodiscard]] bool isValid(BodyId id) const noexcept;
