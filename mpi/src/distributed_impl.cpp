@@ -270,47 +270,53 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
 // bodies left, in order: a step renumbers the border and its holes, not
 // the world (World::setBodyOrder moves only the bodies that change place).
 void DistributedWorld::Impl::orderBodies(bool all) {
-  std::vector<std::pair<std::pair<std::uint64_t, GlobalId>, BodyId>> border;
   const std::vector<BodyId>& ids = denseIds();
   const auto n = static_cast<std::uint32_t>(ids.size());
-  const auto positions = world.positions();
-  std::vector<std::uint8_t> near(n, 0);
+  const auto isNear = [&](std::uint32_t i) { return roleAt[i] != Role::Owned || sentAt[i] != 0; };
+  // The border (every body when `all`) by cell then global id, and where
+  // its bodies are now.
+  std::vector<std::pair<std::pair<std::uint64_t, GlobalId>, BodyId>> border;
+  std::vector<std::uint32_t> nearAt;
+  const std::span<const Vec2> positions = all ? world.positions() : std::span<const Vec2>{};
   for (std::uint32_t i = 0; i < n; ++i) {
-    const BodyId id = ids[i];
-    near[i] = roleAt[i] != Role::Owned || sentAt[i] != 0;
-    if (near[i] != 0 || all) {
-      border.push_back(
-          {{(near[i] != 0 ? std::uint64_t{1} << 32 : 0) | cellOf(positions[i]), gidOf[id.index]},
-           id});
-    }
+    const bool near = isNear(i);
+    if (!near && !all) continue;
+    if (near) nearAt.push_back(i);
+    const Vec2 p = all ? positions[i] : world.position(ids[i]);
+    border.push_back(
+        {{(near ? std::uint64_t{1} << 32 : 0) | cellOf(p), gidOf[ids[i].index]}, ids[i]});
   }
   std::sort(border.begin(), border.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  const auto inner = static_cast<std::uint32_t>(all ? 0 : n - border.size());
-  std::vector<BodyId> order(ids);
-  // The inner balls past the first part, into its holes in order.
-  std::uint32_t hole = 0;
+  const auto inner = static_cast<std::uint32_t>(n - border.size());
+  // The places that change and their new bodies: the holes (border
+  // bodies in the first part, nearAt's first entries) filled in order by
+  // the inner balls past it (none when `all`: the border is everything),
+  // then the border where it differs.
+  std::vector<std::uint32_t> at;
+  std::vector<BodyId> bodies;
+  std::size_t hole = 0;
   for (std::uint32_t i = inner; i < n && !all; ++i) {
-    if (near[i] != 0) continue;
-    while (near[hole] == 0) ++hole;
-    order[hole++] = ids[i];
+    if (isNear(i)) continue;
+    at.push_back(nearAt[hole++]);
+    bodies.push_back(ids[i]);
   }
-  for (std::uint32_t k = 0; k < border.size(); ++k) order[inner + k] = border[k].second;
-  // The places that change, with what their new bodies bring along.
-  std::vector<std::uint32_t> moved;
-  std::vector<std::pair<Role, std::uint8_t>> brought;
-  for (std::uint32_t k = 0; k < n; ++k) {
-    if (order[k] == ids[k]) continue;
-    const std::uint32_t from = denseOf[order[k].index];
-    moved.push_back(k);
+  for (std::uint32_t k = 0; k < border.size(); ++k) {
+    if (border[k].second == ids[inner + k]) continue;
+    at.push_back(inner + k);
+    bodies.push_back(border[k].second);
+  }
+  if (at.empty()) return;                              // in order already
+  std::vector<std::pair<Role, std::uint8_t>> brought;  // what each brings along
+  for (const BodyId id : bodies) {
+    const std::uint32_t from = denseOf[id.index];
     brought.emplace_back(roleAt[from], sentAt[from]);
   }
-  if (moved.empty()) return;  // in order already
-  world.setBodyOrder(order);
-  for (std::size_t j = 0; j < moved.size(); ++j) {
-    const std::uint32_t k = moved[j];
-    dense[k] = order[k];
-    denseOf[order[k].index] = k;
+  world.setBodyOrder(at, bodies);
+  for (std::size_t j = 0; j < at.size(); ++j) {
+    const std::uint32_t k = at[j];
+    dense[k] = bodies[j];
+    denseOf[bodies[j].index] = k;
     roleAt[k] = brought[j].first;
     sentAt[k] = brought[j].second;
   }
