@@ -87,15 +87,14 @@ void traceBroadPhase(const PredictOptions& o, Traced& t) {
     scenes::advance(scene);
     {
       const TraceStage stage(*tracing, "boxes");
-      scenes::boxes(scene, boxes);
+      scenes::boxes(scene, boxes, *tracing);
     }
     {
       const TraceStage stage(*tracing, "update");
       structure->update(boxes);
     }
     const TraceStage stage(*tracing, "find pairs");
-    pairs.clear();
-    structure->findPairs(pairs);
+    structure->findPairsInto(pairs);
   });
 }
 

@@ -13,6 +13,7 @@ class QuadbinStructure final : public Structure {
   void setBounds(const AABB& bounds) override { bp_->setBounds(bounds); }
   void update(std::span<const AABB> boxes) override { bp_->update(boxes); }
   void findPairs(std::vector<Pair>& out) override { bp_->findPairs(out); }
+  void findPairsInto(std::vector<Pair>& out) override { bp_->findPairsInto(out); }
   [[nodiscard]] std::size_t memoryBytes() const noexcept override { return bp_->memoryBytes(); }
   void setTaskSystem(const std::shared_ptr<TaskSystem>& tasks) override {
     bp_->setTaskSystem(tasks);

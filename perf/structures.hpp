@@ -26,6 +26,12 @@ class Structure {
   /// Appends the exact strict-overlap pairs (a < b), each once. Peers that
   /// report candidates (fat boxes) filter them here: the filtering is timed.
   virtual void findPairs(std::vector<Pair>& out) = 0;
+  /// The same pairs in place of what `out` held (BroadPhase::findPairsInto
+  /// for quadbin's structures; clear then findPairs for the others).
+  virtual void findPairsInto(std::vector<Pair>& out) {
+    out.clear();
+    findPairs(out);
+  }
   /// Heap bytes the structure holds.
   [[nodiscard]] virtual std::size_t memoryBytes() const noexcept = 0;
   /// Where quadbin's structures run their parallel work (--threads);

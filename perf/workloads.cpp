@@ -114,7 +114,8 @@ Result runWorkloadA(const Config& c, std::span<const std::uint64_t> expectedPair
   auto structure = makeStructure(c.structure);
   if (!structure) throw std::invalid_argument("unknown structure '" + c.structure + "'");
   structure->setBounds(scene.world);
-  structure->setTaskSystem(makeTaskSystem(c.threads));
+  const std::shared_ptr<TaskSystem> tasks = makeTaskSystem(c.threads);
+  structure->setTaskSystem(tasks);
   std::vector<AABB> boxes;
   std::vector<Pair> pairs;
   std::vector<double> times, cpu;
@@ -126,10 +127,9 @@ Result runWorkloadA(const Config& c, std::span<const std::uint64_t> expectedPair
     scenes::advance(scene);  // the motion is the same for every structure: not timed
     const double cpu0 = cpuNowMs(c.threads);
     const auto start = Clock::now();
-    scenes::boxes(scene, boxes);
+    scenes::boxes(scene, boxes, *tasks);  // the driver's pass, on the structure's threads
     structure->update(boxes);
-    pairs.clear();
-    structure->findPairs(pairs);
+    structure->findPairsInto(pairs);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (frame >= c.warmup) {
       times.push_back(ms);

@@ -89,6 +89,7 @@ void AutoBroadPhase::update(std::span<const AABB> boxes) {
 }
 
 void AutoBroadPhase::findPairs(std::vector<Pair>& out) { impl_->active->findPairs(out); }
+void AutoBroadPhase::findPairsInto(std::vector<Pair>& out) { impl_->active->findPairsInto(out); }
 void AutoBroadPhase::query(const AABB& box, std::vector<std::uint32_t>& out) const {
   impl_->active->query(box, out);
 }

@@ -301,8 +301,11 @@ void BinGrid::Impl::pairsInBuckets(std::uint32_t level, std::uint32_t begin, std
   }
 }
 
-void BinGrid::Impl::findPairs(std::vector<Pair>& out) {
-  if (order_.size() < 2) return;
+void BinGrid::Impl::findPairs(std::vector<Pair>& out, bool replace) {
+  if (order_.size() < 2) {
+    if (replace) out.clear();
+    return;
+  }
   // Tasks: runs of consecutive buckets of each level, in bucket order, each
   // of at most kBucketChunk buckets and, where the buckets are full (a
   // cluster), about kBoxesPerTask boxes: the first bucket that reaches that
@@ -332,7 +335,11 @@ void BinGrid::Impl::findPairs(std::vector<Pair>& out) {
   tasks().forkJoin(taskCount, [&](std::uint32_t t) {
     pairsInBuckets(taskLevel_[t], taskBegin_[t], taskEnd_[t], pairBuffers_[t]);
   });
-  pairBuffers_.appendTo(tasks(), out);
+  if (replace) {
+    pairBuffers_.assignTo(tasks(), out);
+  } else {
+    pairBuffers_.appendTo(tasks(), out);
+  }
 }
 
 void BinGrid::Impl::query(const AABB& given, std::vector<std::uint32_t>& out) const {
@@ -368,7 +375,11 @@ void BinGrid::update(std::span<const AABB> boxes) {
 }
 void BinGrid::findPairs(std::vector<Pair>& out) {
   impl_->tasks_ = &tasks();
-  impl_->findPairs(out);
+  impl_->findPairs(out, false);
+}
+void BinGrid::findPairsInto(std::vector<Pair>& out) {
+  impl_->tasks_ = &tasks();
+  impl_->findPairs(out, true);
 }
 void BinGrid::query(const AABB& box, std::vector<std::uint32_t>& out) const {
   impl_->query(box, out);

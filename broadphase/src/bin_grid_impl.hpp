@@ -64,7 +64,8 @@ struct BinGrid::Impl {
   explicit Impl(const BinGridOptions& options);
   void setBounds(const AABB& bounds);
   void update(std::span<const AABB> boxes);
-  void findPairs(std::vector<Pair>& out);
+  // Appends the pairs to out, or (replace) overwrites it with them.
+  void findPairs(std::vector<Pair>& out, bool replace);
   void query(const AABB& box, std::vector<std::uint32_t>& out) const;
   [[nodiscard]] std::size_t memoryBytes() const noexcept;
   void draw(BroadPhaseDraw& out) const;

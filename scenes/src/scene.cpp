@@ -169,12 +169,25 @@ void advance(Scene& s, double dt) noexcept {
   }
 }
 
-void boxes(const Scene& s, std::vector<AABB>& out) {
-  out.resize(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
+namespace {
+void boxesOf(const Scene& s, std::size_t begin, std::size_t end, AABB* out) noexcept {
+  for (std::size_t i = begin; i < end; ++i) {
     out[i] = {{static_cast<float>(s.x[i] - s.r[i]), static_cast<float>(s.y[i] - s.r[i])},
               {static_cast<float>(s.x[i] + s.r[i]), static_cast<float>(s.y[i] + s.r[i])}};
   }
+}
+}  // namespace
+
+void boxes(const Scene& s, std::vector<AABB>& out) {
+  out.resize(s.size());
+  boxesOf(s, 0, s.size(), out.data());
+}
+
+void boxes(const Scene& s, std::vector<AABB>& out, TaskSystem& tasks) {
+  out.resize(s.size());
+  AABB* const to = out.data();
+  tasks.parallelFor(static_cast<std::uint32_t>(s.size()), 16384,
+                    [&](std::uint32_t begin, std::uint32_t end) { boxesOf(s, begin, end, to); });
 }
 
 std::uint64_t countPairsExact(const Scene& s) {

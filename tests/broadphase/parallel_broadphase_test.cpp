@@ -98,6 +98,39 @@ TEST_P(ParallelPairs, SameListForEveryThreadCount) {
 INSTANTIATE_TEST_SUITE_P(AllParallelStructures, ParallelPairs, testing::ValuesIn(cases()),
                          caseName);
 
+// findPairsInto puts the same pairs, in the same order, in place of what
+// the list held (longer or shorter lists of other pairs, on 3 threads);
+// the driver's box pass on a task system gives the serial boxes.
+TEST(ParallelPairs, FindPairsIntoReplacesWhatTheListHeld) {
+  const auto tasks = test::makeTestTaskSystem(3);
+  for (BroadPhaseType type : allBroadPhaseTypes()) {
+    if (type == BroadPhaseType::BruteForce) continue;  // n^2 / 2 at 20,000
+    for (auto kind : {scenes::SceneKind::Uniform, scenes::SceneKind::Clustered}) {
+      auto scene = scenes::generate(kind, 20000);
+      auto appended = makeBroadPhase(type), replaced = makeBroadPhase(type);
+      for (auto* bp : {appended.get(), replaced.get()}) {
+        bp->setBounds(scene.world);
+        bp->setTaskSystem(tasks);
+      }
+      std::vector<AABB> boxes, serialBoxes;
+      std::vector<Pair> into(250000, Pair{7, 9});  // more than any frame's pairs
+      for (int f = 0; f < 4; ++f) {
+        scenes::boxes(scene, boxes, *tasks);
+        scenes::boxes(scene, serialBoxes);
+        ASSERT_EQ(boxes, serialBoxes);
+        appended->update(boxes);
+        replaced->update(boxes);
+        std::vector<Pair> expected;
+        appended->findPairs(expected);
+        replaced->findPairsInto(into);
+        ASSERT_EQ(into, expected) << toString(type) << " frame " << f;
+        if (f == 1) into.resize(3);  // then fewer than the pairs
+        for (int k = 0; k < 10; ++k) scenes::advance(scene);
+      }
+    }
+  }
+}
+
 TEST(ParallelPairs, SomeStructuresAreParallel) {
   const auto types = parallelTypes();
   EXPECT_NE(std::find(types.begin(), types.end(), BroadPhaseType::BinGrid), types.end());

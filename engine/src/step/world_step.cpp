@@ -233,8 +233,7 @@ void World::Impl::findPairs() {
     }
     lastActive = now;
   }
-  pairs.clear();
-  broad->findPairs(pairs);
+  broad->findPairsInto(pairs);
   broadUpdating = false;
   // TODO: hand the limit to BroadPhase::findPairs, so that a crowd
   // checkCrowding misses stops at the limit instead of after all its pairs.

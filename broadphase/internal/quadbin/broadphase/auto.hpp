@@ -31,6 +31,7 @@ class AutoBroadPhase final : public BroadPhase {
   void setBounds(const AABB& bounds) override;
   void update(std::span<const AABB> boxes) override;
   void findPairs(std::vector<Pair>& out) override;
+  void findPairsInto(std::vector<Pair>& out) override;
   void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
   void queryRay(const Ray& ray, std::vector<std::uint32_t>& out) const override;
   [[nodiscard]] std::size_t size() const noexcept override;

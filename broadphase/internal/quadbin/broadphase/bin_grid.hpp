@@ -54,6 +54,7 @@ class BinGrid final : public BroadPhase {
   void setBounds(const AABB& bounds) override;
   void update(std::span<const AABB> boxes) override;
   void findPairs(std::vector<Pair>& out) override;
+  void findPairsInto(std::vector<Pair>& out) override;
   void query(const AABB& box, std::vector<std::uint32_t>& out) const override;
   [[nodiscard]] std::size_t size() const noexcept override;
   [[nodiscard]] std::size_t memoryBytes() const noexcept override;

@@ -29,6 +29,7 @@
 #include <optional>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/geometry.hpp>
+#include <quadbin/tasks/task_system.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +70,9 @@ void advance(Scene& scene, double dt = kDefaultDt) noexcept;
 
 /// Each ball's box [x - r, x + r] in float.
 void boxes(const Scene& scene, std::vector<AABB>& out);
+/// The same, in ranges of 16,384 balls on `tasks` (Workload A's driver:
+/// what a game hands its broad phase each frame, on its own threads).
+void boxes(const Scene& scene, std::vector<AABB>& out, TaskSystem& tasks);
 
 /// The pair count of strict overlap on the double boxes (a sweep on x):
 /// what docs/benchmarks.md's reference counts are made with.
