@@ -177,11 +177,13 @@ TEST(ContactStore, ARenumberingKeepsCanonicalOrderAndImpulses) {
   orders.push_back(identity);
   std::swap(orders.back()[3], orders.back()[17]);  // two bodies
   orders.push_back(identity);                      // a cycle of three and a pair
-  orders.back()[5] = 21, orders.back()[21] = 9, orders.back()[9] = 5;
+  orders.back()[5] = 21;
+  orders.back()[21] = 9;
+  orders.back()[9] = 5;
   std::swap(orders.back()[0], orders.back()[39]);
   orders.push_back(identity);  // every body
   std::reverse(orders.back().begin(), orders.back().end());
-  for (const bool room : {true, false})
+  for (const bool room : {true, false}) {
     for (const std::vector<std::uint32_t>& order : orders) {
       BodyStore bodies = test::ballsThenBoxes(30, 10);
       ContactStore cs;
@@ -216,6 +218,7 @@ TEST(ContactStore, ARenumberingKeepsCanonicalOrderAndImpulses) {
         ASSERT_EQ(cs.contacts()[k].lambda, before[k].lambda);
       }
     }
+  }
 }
 
 }  // namespace

@@ -158,6 +158,37 @@ inline std::uint64_t* radixSortBlock(std::uint64_t* a, std::uint64_t* other, std
   return a;
 }
 
+// parallelRadixSort's keys after the scatter: in dst, bucket b at
+// [bucketStart[b], bucketStart[b + 1]); runStart is room for the runs.
+struct ScatteredKeys {
+  std::uint64_t* src;
+  std::uint64_t* dst;
+  const std::uint32_t* bucketStart;
+  std::uint32_t* runStart;
+};
+
+// Runs of whole buckets of at least `target` keys (the last: the rest),
+// each sorted on its own in one task (in dst, with src's part as the
+// second buffer) and left in src.
+inline void sortRuns(TaskSystem& tasks, ScatteredKeys k, std::uint32_t buckets,
+                     std::uint32_t target, unsigned lowBits, unsigned keyBits) {
+  constexpr std::uint32_t kHist = 1u << 11;  // radixSortBlock's counters
+  std::uint32_t runs = 0;
+  k.runStart[0] = 0;
+  for (std::uint32_t b = 1; b <= buckets; ++b) {
+    if (k.bucketStart[b] - k.runStart[runs] >= target || b == buckets) {
+      if (k.bucketStart[b] > k.runStart[runs]) k.runStart[++runs] = k.bucketStart[b];
+    }
+  }
+  tasks.forkJoin(runs, [&](std::uint32_t r) {
+    const std::uint32_t begin = k.runStart[r], size = k.runStart[r + 1] - begin;
+    std::array<std::uint32_t, kHist> local{};
+    const std::uint64_t* sorted =
+        radixSortBlock(k.dst + begin, k.src + begin, size, lowBits, keyBits, local.data());
+    if (sorted != k.src + begin) std::copy(sorted, sorted + size, k.src + begin);
+  });
+}
+
 }  // namespace detail
 
 /// Stable radix sort of 64-bit keys of which only the low `keyBits` bits
@@ -200,7 +231,7 @@ inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& key
   const std::uint32_t chunks = chunkCount(n, chunk);
   // counts: the chunks' histograms, then the buckets' starts, then the
   // runs' starts (kBuckets + 1 each at most).
-  counts.resize(std::size_t{chunks} * kBuckets + 2 * (kBuckets + 1));
+  counts.resize(std::size_t{chunks} * kBuckets + std::size_t{2} * (kBuckets + 1));
   std::uint32_t* hist = counts.data();
   std::uint32_t* bucketStart = hist + std::size_t{chunks} * kBuckets;
   std::uint32_t* runStart = bucketStart + kBuckets + 1;
@@ -242,24 +273,8 @@ inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& key
       dst[cursor[(src[i] >> shift) & (kBuckets - 1)]++] = src[i];
     }
   });
-  // Runs of whole buckets of at least `target` keys (the last: the rest).
   const std::uint32_t target = std::clamp((n - 1) / kParts + 1, kMinChunk / 2, kMaxChunk);
-  std::uint32_t runs = 0;
-  runStart[0] = 0;
-  for (std::uint32_t b = 1; b <= kBuckets; ++b) {
-    if (bucketStart[b] - runStart[runs] >= target || b == kBuckets) {
-      if (bucketStart[b] > runStart[runs]) runStart[++runs] = bucketStart[b];
-    }
-  }
-  // A run's keys were scattered into dst: sorted there with src's part as
-  // the second buffer, and into src if they end in dst.
-  tasks.forkJoin(runs, [&](std::uint32_t r) {
-    const std::uint32_t begin = runStart[r], size = runStart[r + 1] - begin;
-    std::array<std::uint32_t, kHist> local{};
-    const std::uint64_t* sorted =
-        detail::radixSortBlock(dst + begin, src + begin, size, lowBits, keyBits, local.data());
-    if (sorted != src + begin) std::copy(sorted, sorted + size, src + begin);
-  });
+  detail::sortRuns(tasks, {src, dst, bucketStart, runStart}, kBuckets, target, lowBits, keyBits);
 }
 
 }  // namespace quadbin
