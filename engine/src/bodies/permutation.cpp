@@ -9,22 +9,9 @@ void Permutation::assign(std::vector<std::uint32_t> order) {
   const auto n = static_cast<std::uint32_t>(order.size());
   std::vector<std::uint32_t> newIndex(n);
   for (std::uint32_t k = 0; k < n; ++k) newIndex[order[k]] = k;
-  std::vector<std::uint32_t> cycles, starts;
-  cycles.reserve(n);
-  std::vector<bool> seen(n, false);
-  for (std::uint32_t c0 = 0; c0 < n; ++c0) {
-    if (seen[c0] || order[c0] == c0) continue;
-    starts.push_back(static_cast<std::uint32_t>(cycles.size()));
-    for (std::uint32_t i = c0; !seen[i]; i = order[i]) {
-      seen[i] = true;
-      cycles.push_back(i);
-    }
-  }
-  starts.push_back(static_cast<std::uint32_t>(cycles.size()));
-  order_ = std::move(order);
-  newIndex_ = std::move(newIndex);
-  cycles_ = std::move(cycles);
-  cycleStart_ = std::move(starts);
+  take(std::move(order), std::move(newIndex), [n](auto&& f) {
+    for (std::uint32_t c0 = 0; c0 < n; ++c0) f(c0);
+  });
 }
 
 void Permutation::assign(std::uint32_t n, std::span<const std::uint32_t> at,
@@ -35,26 +22,34 @@ void Permutation::assign(std::uint32_t n, std::span<const std::uint32_t> at,
     order[at[k]] = from[k];
     newIndex[from[k]] = at[k];
   }
-  // The cycles from their lowest index, as assign(order) lists them: the
-  // moved indices in increasing order, each cycle walked from the first.
+  // Only the moved indices can start a cycle: in increasing order, as
+  // assign(order) meets them.
   std::vector<std::uint32_t> moved(at.begin(), at.end());
   std::sort(moved.begin(), moved.end());
-  std::vector<std::uint32_t> cycles, starts;
-  cycles.reserve(moved.size());
+  take(std::move(order), std::move(newIndex), [&moved](auto&& f) {
+    for (const std::uint32_t c0 : moved) f(c0);
+  });
+}
+
+template <class Starts>
+void Permutation::take(std::vector<std::uint32_t> order, std::vector<std::uint32_t> newIndex,
+                       Starts&& starts) {
+  const auto n = static_cast<std::uint32_t>(order.size());
+  std::vector<std::uint32_t> cycles, cycleStart;
   std::vector<bool> seen(n, false);
-  for (const std::uint32_t c0 : moved) {
-    if (seen[c0] || order[c0] == c0) continue;
-    starts.push_back(static_cast<std::uint32_t>(cycles.size()));
+  starts([&](std::uint32_t c0) {
+    if (seen[c0] || order[c0] == c0) return;
+    cycleStart.push_back(static_cast<std::uint32_t>(cycles.size()));
     for (std::uint32_t i = c0; !seen[i]; i = order[i]) {
       seen[i] = true;
       cycles.push_back(i);
     }
-  }
-  starts.push_back(static_cast<std::uint32_t>(cycles.size()));
+  });
+  cycleStart.push_back(static_cast<std::uint32_t>(cycles.size()));
   order_ = std::move(order);
   newIndex_ = std::move(newIndex);
   cycles_ = std::move(cycles);
-  cycleStart_ = std::move(starts);
+  cycleStart_ = std::move(cycleStart);
 }
 
 }  // namespace quadbin

@@ -70,6 +70,11 @@ class Permutation {
 
  private:
   std::vector<std::uint32_t> order_, newIndex_;
+  // order and newIndex as the renumbering's, with its cycles found from
+  // the indices starts(f) passes to f, in increasing order.
+  template <class Starts>
+  void take(std::vector<std::uint32_t> order, std::vector<std::uint32_t> newIndex, Starts&& starts);
+
   // The cycles of length > 1, each listed from its lowest index c0 on as
   // c0, order[c0], order[order[c0]], ...; cycleStart_[c] is where cycle c
   // begins in cycles_ (and cycleStart_.back() == cycles_.size()).

@@ -200,8 +200,8 @@ void ContactStore::reserveRenumber() { reserveGrowing(merged_, contacts_.size())
 
 // The contacts of bodies that keep their index keep their order: only the
 // others are sorted (in merged_, scratch between steps, with the room
-// reserveRenumber made: a renumbering of a few bodies costs a pass and a small sort), and
-// merged back in from the end.
+// reserveRenumber made: a renumbering of a few bodies costs a pass and a
+// small sort), and merged back in from the end.
 void ContactStore::renumber(const Permutation& p, Permutation::Direction d,
                             const BodyStore& bodies) noexcept {
   auto renamed = [&](Contact c) {

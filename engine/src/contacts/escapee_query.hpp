@@ -29,10 +29,10 @@ class EscapeeQuery {
   /// The step's rows, shared with the solvers (set once by the world).
   explicit EscapeeQuery(StepRows& step) : step_(step) {}
 
-  /// The start of the solve: no escapee yet.
   /// Every ball whose box grew in this step's solve (the broad phase
   /// still holds its old box).
   [[nodiscard]] std::span<const std::uint32_t> grown() const noexcept { return escapees_; }
+  /// The start of the solve: no escapee yet.
   void beginSolve() noexcept {
     escapees_.clear();
     lookedAt_ = 0;

@@ -122,14 +122,7 @@ void QueryDelta::adopted(const BodyStore& bodies) {
     sample_.push_back(extentOf(bodies.tightBox(static_cast<std::uint32_t>(i))));
   }
   setCellSize();
-  // The occupancy bits, for the delta's bodies alone.
-  const std::size_t bits = std::bit_ceil(std::max(kMinBits, std::size_t{n} * kBitsPerBody));
-  refill(occupied_, 2 * (bits / 64), std::uint64_t{0});
-  bitMask_ = bits - 1;
-  secondTable_ = bits / 64;
-  bigHeld_.clear();
-  bigHeldBoxes_.clear();
-  tooManyBig_ = false;
+  clearOccupancy(n);  // for the delta's bodies alone
   heldGrid_ = false;
   count_ = n;
   built_ = true;
@@ -149,8 +142,7 @@ void QueryDelta::setCellSize() {
   levelScale_ = levelScales(1.0 / cellSize_);
 }
 
-void QueryDelta::fillOccupancy(std::span<const AABB> boxes) {
-  const auto n = static_cast<std::uint32_t>(boxes.size());
+void QueryDelta::clearOccupancy(std::uint32_t n) {
   const std::size_t bits = std::bit_ceil(std::max(kMinBits, std::size_t{n} * kBitsPerBody));
   refill(occupied_, 2 * (bits / 64), std::uint64_t{0});
   bitMask_ = bits - 1;
@@ -158,6 +150,11 @@ void QueryDelta::fillOccupancy(std::span<const AABB> boxes) {
   bigHeld_.clear();
   bigHeldBoxes_.clear();
   tooManyBig_ = false;
+}
+
+void QueryDelta::fillOccupancy(std::span<const AABB> boxes) {
+  const auto n = static_cast<std::uint32_t>(boxes.size());
+  clearOccupancy(n);
   heldGrid_ = true;
   // The small bodies by cell, as the buckets of a hash grid kept in one
   // array (a counting sort, in body order within a bucket).

@@ -146,6 +146,9 @@ class QueryDelta {
     occupied_[secondTable_ + (b >> 6)] |= std::uint64_t{1} << (b & 63);
   }
   void fillOccupancy(std::span<const AABB> boxes);
+  // Both occupancy tables cleared, sized for n bodies, and no large body
+  // of the structure listed.
+  void clearOccupancy(std::uint32_t n);
   // rebuilt's and adopted's start: the delta empty for n bodies; and the
   // cell size from sample_.
   void clearFor(std::uint32_t n);

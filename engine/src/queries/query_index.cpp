@@ -2,18 +2,13 @@
 // (query_index.hpp).
 #include "queries/query_index.hpp"
 
-#include <algorithm>
+#include <quadbin/geometry.hpp>
 
 namespace quadbin {
 
 namespace {
 
 constexpr std::uint32_t kChunk = 16384;
-
-bool contains(const AABB& outer, const AABB& inner) noexcept {
-  return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y && inner.max.x <= outer.max.x &&
-         inner.max.y <= outer.max.y;
-}
 
 }  // namespace
 

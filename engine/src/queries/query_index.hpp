@@ -39,6 +39,9 @@ class QueryIndex {
     delta_.invalidate();
     fresh_.store(false, std::memory_order_release);
   }
+  // Bodies from which a step's broad phase is worth taking (stepped()):
+  // fewer refill in a fraction of a millisecond.
+  static constexpr std::uint32_t kAdoptFrom = 16384;
   // A step went through: the broad phase holds `held`, the step's box of
   // each dense body, but for `grown` (boxes the step replaced after the
   // broad phase took them). The next refresh takes it as the structure,
@@ -48,7 +51,6 @@ class QueryIndex {
   // every body's box). The spans are the step's own and read before
   // anything else changes: any change first (changed(), invalidate())
   // drops them.
-  static constexpr std::uint32_t kAdoptFrom = 16384;  // bodies: fewer refill (a fraction of a ms)
   void stepped(std::span<const AABB> held, std::span<const std::uint32_t> grown) noexcept {
     stepped_ = true;
     held_ = held;

@@ -276,6 +276,9 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   // changes nothing a game sees); nullopt when the bodies are in that order
   // already.
   [[nodiscard]] std::optional<Renumbering> renumbering();
+  // Before renumber(r): what an undo trims the colours back to, and room
+  // for the colours and the contacts' renumbering (may throw).
+  void prepare(Renumbering& r);
   // Applies or undoes r in place.
   void renumber(const Renumbering& r, Permutation::Direction d) noexcept;
   // The renumbering a step began with (WorldDef::autoLayout) until the

@@ -44,9 +44,8 @@ void World::setBodyOrder(std::span<const BodyId> order) {
       }
     }
     const BodyId id = order[k];
-    const bool valid = id.world == w.worldId && id.index < denseOf.size() &&
-                       denseOf[id.index] != BodyIds::kNone && generation[id.index] == id.generation;
-    const std::uint32_t i = valid ? denseOf[id.index] : w.denseIndex(id, "setBodyOrder");
+    const std::uint32_t i =
+        w.isValid(id) ? w.ids.dense(id) : w.denseIndex(id, "setBodyOrder");  // (refuses)
     if (seen[i] != 0) w.refuse(fmt::format("setBodyOrder: order[{}] repeats a body", k));
     seen[i] = 1;
     dense[k] = i;
@@ -55,8 +54,7 @@ void World::setBodyOrder(std::span<const BodyId> order) {
   if (same) return;  // already in place: keep the warm start as it is
   Renumbering r;
   r.permutation.assign(std::move(dense));
-  r.colourEntries = w.contactSet.colourEntries();
-  w.contactSet.coverColours(r.permutation.size());
+  w.prepare(r);
   w.renumber(r, Permutation::Direction::Apply);
 }
 
@@ -88,8 +86,7 @@ void World::setBodyOrder(std::span<const std::uint32_t> at, std::span<const Body
   if (same) return;  // already in place
   Renumbering r;
   r.permutation.assign(n, at, from);
-  r.colourEntries = w.contactSet.colourEntries();
-  w.contactSet.coverColours(n);
+  w.prepare(r);
   w.renumber(r, Permutation::Direction::Apply);
 }
 
@@ -103,10 +100,14 @@ std::optional<Renumbering> World::Impl::renumbering() {
   if (order.empty()) return std::nullopt;  // already in order: keep the warm start
   std::optional<Renumbering> r(std::in_place);
   r->permutation.assign(std::move(order));
-  r->colourEntries = contactSet.colourEntries();
-  // (Bodies created since the last step have no contacts, and no entry yet.)
-  contactSet.coverColours(r->permutation.size());
+  prepare(*r);
   return r;
+}
+
+void World::Impl::prepare(Renumbering& r) {
+  r.colourEntries = contactSet.colourEntries();
+  // (Bodies created since the last step have no contacts, and no entry yet.)
+  contactSet.coverColours(r.permutation.size());
 }
 
 // Ids, state, filters and user data move with each body; the solver's
