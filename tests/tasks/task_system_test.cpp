@@ -222,4 +222,33 @@ TEST(ParallelHelpers, OrderedBuffersConcatenateInChunkOrder) {
   }
 }
 
+// Past the serial threshold the copy is cut by output range, across
+// buffer boundaries: buffers of very different sizes, empty ones among
+// them, appended after a prefix and assigned over a longer list.
+TEST(ParallelHelpers, OrderedBuffersCopyUnevenBuffersInParallel) {
+  for (auto& [name, ts] : systems()) {
+    OrderedBuffers<std::uint32_t> buffers;
+    const std::uint32_t chunks = 301;
+    buffers.reset(chunks);
+    std::vector<std::uint32_t> expected;
+    std::uint32_t value = 0;
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+      const std::uint32_t size = c % 7 == 0 ? 0 : (c * 7919u) % 6000u + (c % 50 == 1 ? 90000u : 0u);
+      for (std::uint32_t k = 0; k < size; ++k) {
+        buffers[c].push_back(value);
+        expected.push_back(value++);
+      }
+    }
+    ASSERT_GT(expected.size() * sizeof(std::uint32_t), std::size_t{1} << 20);
+    std::vector<std::uint32_t> appended{7, 8, 9};
+    buffers.appendTo(*ts, appended);
+    std::vector<std::uint32_t> withPrefix{7, 8, 9};
+    withPrefix.insert(withPrefix.end(), expected.begin(), expected.end());
+    EXPECT_EQ(appended, withPrefix) << name;
+    std::vector<std::uint32_t> assigned(expected.size() + 5000, 42);
+    buffers.assignTo(*ts, assigned);
+    EXPECT_EQ(assigned, expected) << name;
+  }
+}
+
 }  // namespace

@@ -21,6 +21,17 @@ namespace quadbin {
   return count == 0 ? 0 : (count - 1) / chunkSize + 1;
 }
 
+/// A chunk size for `count` items that cuts them into about `parts` chunks,
+/// no smaller than `least` items and no larger than `most`: enough tasks
+/// for many workers where the count is modest, tasks worth starting where
+/// it is small, and the largest ones' cache locality where it is large. A
+/// function of the count alone (never the thread count).
+[[nodiscard]] constexpr std::uint32_t chunkSizeFor(std::uint32_t count, std::uint32_t parts,
+                                                   std::uint32_t least,
+                                                   std::uint32_t most) noexcept {
+  return std::clamp(count / parts, least, most);
+}
+
 /// Runs fn(chunk, begin, end) for each chunk of `chunkSize` indices of
 /// [0, count), as independent tasks. The chunks depend only on count and
 /// chunkSize, so per-chunk outputs merged in chunk order are deterministic.
@@ -84,20 +95,41 @@ class OrderedBuffers {
     out.resize(at);
     if (at == from) return;
     T* dst = out.data();
-    auto copy = [&](std::uint32_t i) {
-      std::copy(buffers_[i].begin(), buffers_[i].end(), dst + offsets_[i]);
-    };
-    if ((at - from) * sizeof(T) < kSerialCopyBytes) {  // less than starting a region costs
-      for (std::uint32_t i = 0; i < count_; ++i) copy(i);
+    const std::size_t bytes = (at - from) * sizeof(T);
+    if (bytes < kSerialCopyBytes) {  // less than starting a region costs
+      for (std::uint32_t i = 0; i < count_; ++i) {
+        std::copy(buffers_[i].begin(), buffers_[i].end(), dst + offsets_[i]);
+      }
       return;
     }
-    tasks.forkJoin(count_, copy);
+    // Tasks by output range, not one per buffer (a broad phase's pairs come
+    // in hundreds of buffers): each copies its share of `out` from the
+    // buffers it overlaps.
+    const auto parts = static_cast<std::uint32_t>(
+        std::clamp<std::size_t>(bytes / kCopyTaskBytes, 1, kMaxCopyTasks));
+    const std::size_t total = at - from;
+    tasks.forkJoin(parts, [&](std::uint32_t t) {
+      const std::size_t lo = from + total * t / parts, hi = from + total * (t + 1) / parts;
+      // The last buffer that starts at or before lo.
+      auto i = static_cast<std::uint32_t>(
+          std::upper_bound(offsets_.begin(), offsets_.begin() + count_, lo) - offsets_.begin() - 1);
+      for (; i < count_ && offsets_[i] < hi; ++i) {
+        const std::size_t begin = std::max(lo, offsets_[i]), end = std::min(hi, offsets_[i + 1]);
+        if (begin >= end) continue;
+        const auto* src = buffers_[i].data() + (begin - offsets_[i]);
+        std::copy(src, src + (end - begin), dst + begin);
+      }
+    });
   }
 
   // Fewer bytes than this are copied on the calling thread: at memory
   // speed they take about as long as waking the other workers and joining
   // them (tens of microseconds on 16 cores: docs/scaling.md).
   static constexpr std::size_t kSerialCopyBytes = std::size_t{1} << 18;
+  // A copying task's share: at least this many bytes, in at most
+  // kMaxCopyTasks tasks.
+  static constexpr std::size_t kCopyTaskBytes = std::size_t{1} << 16;
+  static constexpr std::size_t kMaxCopyTasks = 64;
 
   std::vector<std::vector<T>> buffers_;
   std::vector<std::size_t> offsets_;
