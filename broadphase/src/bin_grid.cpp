@@ -135,8 +135,9 @@ void BinGrid::Impl::bin(std::span<const AABB> boxes) {
   groupShift_ = ceilLog2((std::uint64_t{total} + wantedGroups - 1) / wantedGroups);
   groupCount_ = ((total - 1) >> groupShift_) + 1;
   const std::uint32_t stride = groupCount_ + kLevels;  // per chunk: groups, then levels
-  const std::uint32_t chunks = chunkCount(n, kBoxChunk);
+  const std::uint32_t chunks = chunkCount(n, boxChunk(n));
   chunkCounts_.resize(std::size_t{chunks} * stride);
+  chunkTopLevel_.resize(chunks);
   for (auto* v : {&minX_, &minY_, &maxX_, &maxY_}) v->resize(std::size_t{n} + kPadding);
   bucketOfGathered_.resize(n);
   stagedBucket_.resize(n);
@@ -158,32 +159,39 @@ void BinGrid::Impl::gatherAndCount(std::span<const AABB> boxes, std::uint32_t ch
   const auto n = static_cast<std::uint32_t>(boxes.size());
   const std::uint32_t shift = groupShift_;
   std::uint32_t* counts = chunkCounts_.data();
-  forEachChunk(tasks(), n, kBoxChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-    std::uint32_t* h = counts + std::size_t{c} * stride;
-    std::fill(h, h + stride, 0u);
-    // The boxes are read in an order unrelated to their index: fetch ahead.
-    constexpr std::uint32_t kAhead = 16;
-    for (std::uint32_t k = begin; k < end; ++k) {
-      if (k + kAhead < n) __builtin_prefetch(&boxes[order_[k + kAhead]]);
-      const AABB box = boxes[order_[k]];
-      minX_[k] = box.min.x;
-      minY_[k] = box.min.y;
-      maxX_[k] = box.max.x;
-      maxY_[k] = box.max.y;
-      const std::uint32_t level = levelOf(box);
-      const std::uint32_t bucket = bucketOf(box, level);
-      bucketOfGathered_[k] = bucket;
-      ++h[groupCount_ + level];
-      ++h[bucket >> shift];
-    }
-  });
+  forEachChunk(tasks(), n, boxChunk(n),
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 std::uint32_t* h = counts + std::size_t{c} * stride;
+                 std::fill(h, h + stride, 0u);
+                 std::uint32_t top = 0;
+                 // The boxes are read in an order unrelated to their index: fetch ahead.
+                 constexpr std::uint32_t kAhead = 16;
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   if (k + kAhead < n) __builtin_prefetch(&boxes[order_[k + kAhead]]);
+                   const AABB box = boxes[order_[k]];
+                   minX_[k] = box.min.x;
+                   minY_[k] = box.min.y;
+                   maxX_[k] = box.max.x;
+                   maxY_[k] = box.max.y;
+                   const std::uint32_t level = levelOf(box);
+                   const std::uint32_t bucket = bucketOf(box, level);
+                   bucketOfGathered_[k] = bucket;
+                   ++h[groupCount_ + level];
+                   ++h[bucket >> shift];
+                   top = std::max(top, level);
+                 }
+                 chunkTopLevel_[c] = top;
+               });
   // Prefix sums, group-major then chunk: the scatter is stable.
   const std::uint32_t running =
       chunkedBucketOffsets(counts, chunks, groupCount_, stride, groupBegin_.data());
   groupBegin_[groupCount_] = running;
   assert(running == n);
   usedLevels_.clear();
-  for (std::uint32_t l = 0; l < kLevels; ++l) {
+  const std::uint32_t top =
+      chunks == 0 ? 0 : *std::max_element(chunkTopLevel_.begin(), chunkTopLevel_.begin() + chunks);
+  std::fill(lastLevelCount_.begin() + top + 1, lastLevelCount_.end(), 0u);
+  for (std::uint32_t l = 0; l <= top; ++l) {  // the levels past every chunk's top hold none
     std::uint32_t items = 0;
     for (std::uint32_t c = 0; c < chunks; ++c)
       items += counts[std::size_t{c} * stride + groupCount_ + l];
@@ -197,16 +205,17 @@ void BinGrid::Impl::gatherAndCount(std::span<const AABB> boxes, std::uint32_t ch
 void BinGrid::Impl::scatterToGroups(std::uint32_t n, std::uint32_t stride) {
   const std::uint32_t shift = groupShift_;
   std::uint32_t* counts = chunkCounts_.data();
-  forEachChunk(tasks(), n, kBoxChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-    std::uint32_t* cursor = counts + std::size_t{c} * stride;
-    for (std::uint32_t k = begin; k < end; ++k) {
-      const std::uint32_t bucket = bucketOfGathered_[k];
-      const std::uint32_t dst = cursor[bucket >> shift]++;
-      stagedBucket_[dst] = bucket;
-      staged_[dst] = {{minX_[k], minY_[k]}, {maxX_[k], maxY_[k]}};
-      stagedProxy_[dst] = order_[k];
-    }
-  });
+  forEachChunk(tasks(), n, boxChunk(n),
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 std::uint32_t* cursor = counts + std::size_t{c} * stride;
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   const std::uint32_t bucket = bucketOfGathered_[k];
+                   const std::uint32_t dst = cursor[bucket >> shift]++;
+                   stagedBucket_[dst] = bucket;
+                   staged_[dst] = {{minX_[k], minY_[k]}, {maxX_[k], maxY_[k]}};
+                   stagedProxy_[dst] = order_[k];
+                 }
+               });
 }
 
 // Pass 3: each group sorted into its buckets, as one task. Group g owns
@@ -356,8 +365,9 @@ void BinGrid::Impl::query(const AABB& given, std::vector<std::uint32_t>& out) co
 std::size_t BinGrid::Impl::memoryBytes() const noexcept {
   return (order_.capacity() + bucketStart_.capacity() + bucketOfGathered_.capacity() +
           stagedBucket_.capacity() + stagedProxy_.capacity() + chunkCounts_.capacity() +
-          groupBegin_.capacity() + usedLevels_.capacity() + lastLevelCount_.capacity() +
-          taskLevel_.capacity() + taskBegin_.capacity() + taskEnd_.capacity()) *
+          chunkTopLevel_.capacity() + groupBegin_.capacity() + usedLevels_.capacity() +
+          lastLevelCount_.capacity() + taskLevel_.capacity() + taskBegin_.capacity() +
+          taskEnd_.capacity()) *
              sizeof(std::uint32_t) +
          (minX_.capacity() + minY_.capacity() + maxX_.capacity() + maxY_.capacity()) *
              sizeof(float) +

@@ -26,7 +26,13 @@ constexpr double kMinCellSize = 1e-30;
 constexpr double kBucketsPerItem =
     2.0;  // table size: memory against crowding  // so that 256 levels reach any float extent
 // Work split (constants, never the thread count, so results never depend on it).
-constexpr std::uint32_t kBoxChunk = 4096;       // boxes per task of the binning passes
+// Boxes per task of the binning passes: about 64 tasks of 4,096 to 65,536
+// boxes (each chunk has a row of counters that the serial prefix sums walk:
+// a million boxes in 4,096-box chunks made that walk 60,000 strided reads).
+constexpr std::uint32_t kBoxParts = 64, kBoxChunkMin = 4096, kBoxChunkMax = 65536;
+inline std::uint32_t boxChunk(std::uint32_t n) noexcept {
+  return chunkSizeFor(n, kBoxParts, kBoxChunkMin, kBoxChunkMax);
+}
 constexpr std::uint32_t kGroupBits = 10;        // at most 2^10 groups of buckets
 constexpr std::uint32_t kItemsPerGroup = 4096;  // about this many boxes per group
 constexpr std::uint32_t kBucketChunk = 4096;    // at most this many buckets per pair task
@@ -126,7 +132,8 @@ struct BinGrid::Impl {
   std::vector<AABB> staged_;
   std::vector<std::uint32_t> stagedProxy_;
   std::vector<std::uint32_t> stagedBucket_;
-  std::vector<std::uint32_t> chunkCounts_;  // per chunk of boxes: per group, then per level
+  std::vector<std::uint32_t> chunkCounts_;    // per chunk of boxes: per group, then per level
+  std::vector<std::uint32_t> chunkTopLevel_;  // per chunk of boxes: the coarsest level it holds
   std::vector<std::uint32_t> groupBegin_;
   std::uint32_t groupShift_ = 0;
   std::uint32_t groupCount_ = 0;
