@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -38,8 +39,8 @@ void step(ContactStore& cs, ConstraintGraph& graph, const BodyStore& bodies,
     out[k] = {pairs[k].first, pairs[k].second, 0.0f, 0xff, 0};
   }
   graph.resize(bodies.size());
-  cs.carryOver(graph, tasks);
-  cs.forEachNew([&](Contact& c) { c.colour = graph.colour(bodies, c.a, c.b); });
+  cs.carryOver(graph, bodies, tasks);
+  cs.colourNew(graph, bodies, tasks);
   for (Contact& c : cs.contacts()) c.lambda += impulse;
 }
 
@@ -81,6 +82,85 @@ TEST(ContactStore, CarryOverKeepsImpulsesAndColoursOfContactsThatStay) {
     }
     EXPECT_TRUE(cs.consistent(bodies, graph)) << "round " << round;
     pairs = next;
+  }
+}
+
+// The greedy rule in canonical order, checked contact by contact: a new
+// contact's colour is the lowest one that neither ball holds through a
+// contact that stayed or a new contact before it (or kColours when all are
+// held), so a colouring in any other order fails here.
+void expectCanonicalGreedyColours(std::span<const Contact> now,
+                                  const std::map<Key, Contact>& before, const BodyStore& bodies) {
+  std::map<std::uint32_t, std::uint64_t> held;  // per ball, from the stayed contacts
+  auto holds = [&](std::uint32_t i) { return !contacts::isWall(i) && bodies.isBall(i); };
+  auto take = [&](const Contact& c) {
+    if (c.colour >= contacts::kColours) return;
+    held[c.a] |= std::uint64_t{1} << c.colour;
+    if (holds(c.b)) held[c.b] |= std::uint64_t{1} << c.colour;
+  };
+  for (const Contact& c : now) {
+    if (before.count({c.a, c.b}) != 0) take(c);
+  }
+  for (const Contact& c : now) {
+    if (before.count({c.a, c.b}) != 0) continue;
+    const std::uint64_t taken = held[c.a] | (holds(c.b) ? held[c.b] : 0);
+    const std::uint32_t expected = taken == ~std::uint64_t{0}
+                                       ? contacts::kColours
+                                       : static_cast<std::uint32_t>(std::countr_zero(~taken));
+    ASSERT_EQ(c.colour, expected) << "contact " << c.a << "-" << c.b;
+    take(c);
+  }
+}
+
+// Pairs of nearby balls (b - a from 1 to `reach`), some with a box or a
+// wall, as a crowd in space order has them (most within one chunk of
+// carryOver); `reach` 0: randomPairs (most cross chunks).
+std::vector<Key> pairsWithin(std::mt19937& rng, std::uint32_t balls, std::uint32_t boxes,
+                             std::size_t count, std::uint32_t reach) {
+  if (reach == 0) return randomPairs(rng, balls, boxes, count);
+  std::set<Key> pairs;
+  std::uniform_int_distribution<std::uint32_t> ball(0, balls - 1), kind(0, 19), near(1, reach),
+      box(balls, balls + boxes - 1), side(0, 3);
+  while (pairs.size() < count) {
+    const std::uint32_t a = ball(rng), k = kind(rng);
+    std::uint32_t b = a + near(rng);
+    if (k == 0) b = box(rng);
+    if (k == 1) b = contacts::wall(side(rng));
+    if (b < balls || k < 2) pairs.emplace(a, b);
+  }
+  return {pairs.begin(), pairs.end()};
+}
+
+TEST(ContactStore, NewContactsTakeTheLowestFreeColourInCanonicalOrder) {
+  const BodyStore bodies = test::ballsThenBoxes(6000, 6);
+  for (const std::uint32_t reach : {0u, 6u, 300u}) {
+    for (const std::uint32_t threads : {1u, 4u}) {
+      std::mt19937 rng(11);
+      auto tasks = makeTaskSystem(threads);
+      ContactStore cs;
+      ConstraintGraph graph;
+      // Many chunks of carryOver, and more new contacts than colourNew
+      // colours on one thread.
+      std::vector<Key> pairs = pairsWithin(rng, 6000, 6, 20000, reach);
+      step(cs, graph, bodies, pairs, 1.0f, *tasks);
+      expectCanonicalGreedyColours(cs.contacts(), {}, bodies);
+      cs.commit();
+      for (int round = 0; round < 3; ++round) {
+        const std::map<Key, Contact> before = byPair(cs.contacts());
+        std::vector<Key> next;  // most stay, some end, some begin
+        for (const Key& k : pairs) {
+          if (rng() % 4 != 0) next.push_back(k);
+        }
+        for (const Key& k : pairsWithin(rng, 6000, 6, 6000, reach)) next.push_back(k);
+        std::sort(next.begin(), next.end());
+        next.erase(std::unique(next.begin(), next.end()), next.end());
+        step(cs, graph, bodies, next, 1.0f, *tasks);
+        expectCanonicalGreedyColours(cs.contacts(), before, bodies);
+        EXPECT_TRUE(cs.consistent(bodies, graph)) << "reach " << reach << " round " << round;
+        cs.commit();
+        pairs = next;
+      }
+    }
   }
 }
 

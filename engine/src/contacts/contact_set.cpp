@@ -30,11 +30,11 @@ namespace {
 constexpr std::uint32_t kSetBodyGrain = 4096;  // bodies per range of element-wise loops
 constexpr std::uint32_t kSetBodyChunk = 4096;  // bodies per task with an ordered output
 constexpr std::uint32_t kPairChunk = 4096;     // candidate pairs per filtering task
-// Contacts per task of the rows' counting sort: from 1,024 (a 100,000-ball
-// gas has some 10,000 contacts, which 4,096 cut into three tasks) to 4,096
-// (a crowd's hundreds of thousands), by the count alone: the rows come out
-// in the same order whatever the chunks.
-constexpr std::uint32_t kRowChunkMin = 1024, kRowChunkMax = 4096, kRowChunks = 16;
+// Contacts per task of the rows' counting sort: about 64 tasks, from 1,024
+// contacts (a 100,000-ball gas has some 10,000 contacts, which 4,096 cut
+// into three tasks) to 4,096 (a crowd's hundreds of thousands), by the
+// count alone: the rows come out in the same order whatever the chunks.
+constexpr std::uint32_t kRowChunkMin = 1024, kRowChunkMax = 4096, kRowChunks = 64;
 constexpr std::uint8_t kNewContact = 0xff;  // colour of a contact not yet coloured
 constexpr std::uint32_t kGroups = StepRows::kGroups;
 constexpr std::uint32_t kBuckets = kGroups * (kColours + 1);
@@ -136,10 +136,9 @@ void ContactSet::build(const BodyStore& bodies, const SolverSettings& s,
     }
   };
   graph_.resize(n);
-  store_.carryOver(graph_, tasks, decode);  // the contacts decoded in its tasks
-  // Only the contacts that began this step are coloured, serially in
-  // canonical order (ConstraintGraph::colour).
-  store_.forEachNew([&](Contact& c) { c.colour = graph_.colour(bodies, c.a, c.b); });
+  store_.carryOver(graph_, bodies, tasks, decode);  // the contacts decoded in its tasks
+  // Only the contacts that began this step are coloured (ConstraintGraph::colour).
+  store_.colourNew(graph_, bodies, tasks);
   buildRows(bodies, s, tasks);
 }
 
@@ -150,7 +149,7 @@ void ContactSet::build(const BodyStore& bodies, const SolverSettings& s,
 void ContactSet::buildRows(const BodyStore& bodies, const SolverSettings& s, TaskSystem& tasks) {
   const std::span<const Contact> contacts = store_.contacts();
   const auto count = static_cast<std::uint32_t>(contacts.size());
-  const std::uint32_t rowChunk = std::clamp(count / kRowChunks, kRowChunkMin, kRowChunkMax);
+  const std::uint32_t rowChunk = chunkSizeFor(count, kRowChunks, kRowChunkMin, kRowChunkMax);
   const std::uint32_t chunks = chunkCount(count, rowChunk);
   canonicalRows_.resize(count);
   chunkCounts_.assign(std::size_t{chunks} * kBuckets, 0);

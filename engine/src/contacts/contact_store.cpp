@@ -14,7 +14,8 @@ using contacts::orient;
 using contacts::sameBodies;
 
 namespace {
-constexpr std::uint32_t kContactChunk = 4096;  // contacts per task (a constant: deterministic)
+constexpr std::uint32_t kContactChunk = 4096;     // contacts per task (a constant: deterministic)
+constexpr std::uint32_t kSerialColouring = 4096;  // fewer new contacts: coloured on one thread
 }  // namespace
 
 std::span<ContactStore::Contact> ContactStore::beginStep(std::size_t count) {
@@ -28,15 +29,18 @@ std::span<ContactStore::Contact> ContactStore::beginStep(std::size_t count) {
 // those that ended give their colour back. Both lists are canonical, so
 // each chunk finds its start by binary search and then walks, marking the
 // last step's contacts it finds (each at most once: the keys are unique)
-// and listing the new ones, in order, for forEachNew; the unmarked ones
-// ended.
-void ContactStore::carryOver(ConstraintGraph& graph, TaskSystem& tasks,
+// and listing the new ones, in order, for colourNew; the unmarked ones
+// ended. The second region also lists, per chunk, the new contacts with a
+// ball the chunk does not own (colourNew).
+void ContactStore::carryOver(ConstraintGraph& graph, const BodyStore& bodies, TaskSystem& tasks,
                              FunctionRef<void(std::uint32_t, std::uint32_t)> fill) {
   const auto count = static_cast<std::uint32_t>(contacts_.size());
   const auto before = static_cast<std::uint32_t>(previous_.size());
   carried_.assign(before, 0);
-  fresh_.reset(chunkCount(count, kContactChunk));
-  forEachChunk(tasks, count, kContactChunk,
+  chunk_ = chunkFor(count);
+  const std::uint32_t chunks = chunkCount(count, chunk_);
+  fresh_.reset(chunks);
+  forEachChunk(tasks, count, chunk_,
                [&](std::uint32_t chunk, std::uint32_t begin, std::uint32_t end) {
                  fill(begin, end);
                  std::vector<std::uint32_t>& fresh = fresh_[chunk];
@@ -56,12 +60,91 @@ void ContactStore::carryOver(ConstraintGraph& graph, TaskSystem& tasks,
                  }
                });
   // A colour given back is a bit cleared: an atomic AND, in any order.
-  forEachChunk(tasks, before, kContactChunk,
-               [&](std::uint32_t, std::uint32_t begin, std::uint32_t end) {
-                 for (std::uint32_t k = begin; k < end; ++k) {
-                   if (carried_[k] == 0) graph.giveBackConcurrently(previous_[k]);
-                 }
-               });
+  const std::uint32_t giveBackChunk = chunkFor(before);
+  const std::uint32_t giveBackTasks = chunkCount(before, giveBackChunk);
+  rangeFirst_.resize(std::size_t{chunks} + 1);
+  for (std::uint32_t c = 0; c < chunks; ++c) rangeFirst_[c] = contacts_[std::size_t{c} * chunk_].a;
+  rangeFirst_[chunks] = ~std::uint32_t{0};
+  crossing_.reset(chunks);
+  tasks.forkJoin(giveBackTasks + chunks, [&](std::uint32_t t) {
+    if (t < giveBackTasks) {
+      const std::uint32_t begin = t * giveBackChunk, end = std::min(before, begin + giveBackChunk);
+      for (std::uint32_t k = begin; k < end; ++k) {
+        if (carried_[k] == 0) graph.giveBackConcurrently(previous_[k]);
+      }
+      return;
+    }
+    const std::uint32_t c = t - giveBackTasks;
+    for (const std::uint32_t k : fresh_[c]) {
+      if (crosses(bodies, c, contacts_[k])) crossing_[c].push_back(k);
+    }
+  });
+}
+
+bool ContactStore::crosses(const BodyStore& bodies, std::uint32_t range,
+                           const Contact& c) const noexcept {
+  auto owned = [&](std::uint32_t i) {
+    return i >= rangeFirst_[range] && i < rangeFirst_[range + 1];
+  };
+  return !owned(c.a) || (!isWall(c.b) && bodies.isBall(c.b) && !owned(c.b));
+}
+
+// Bit for bit the colours of the serial greedy colouring in canonical order
+// (each new contact the lowest colour neither ball holds), for any thread
+// count. Chunk c of carryOver owns the balls from its first contact's a up
+// to the next chunk's (a ball appears in an earlier chunk's contact only as
+// a crossing one's: contacts are sorted by a, and a < b). Each chunk walks
+// its new contacts in order and colours one unless it crosses or touches a
+// tainted ball; then it defers it and taints its own balls, so that every
+// later contact of those balls waits too. The crossing contacts first taint
+// the balls they reach in later chunks (serially: they are few). A contact
+// coloured in parallel thus has no earlier new contact on its balls that is
+// coloured elsewhere: it sees the bits it would see serially, and the
+// deferred ones, coloured last in canonical order, see the same too.
+void ContactStore::colourNew(ConstraintGraph& graph, const BodyStore& bodies, TaskSystem& tasks) {
+  const std::uint32_t chunks = fresh_.size();
+  tainted_.resize(bodies.size(), 0);
+  for (std::uint32_t c = 0; c < chunks; ++c) {
+    for (const std::uint32_t k : crossing_[c]) {
+      const Contact& con = contacts_[k];
+      if (con.a >= rangeFirst_[c + 1]) tainted_[con.a] = 1;
+      if (!isWall(con.b) && bodies.isBall(con.b) && con.b >= rangeFirst_[c + 1]) {
+        tainted_[con.b] = 1;
+      }
+    }
+  }
+  deferred_.reset(chunks);
+  auto colourChunk = [&](std::uint32_t c) {
+    const std::uint32_t first = rangeFirst_[c], end = rangeFirst_[c + 1];
+    std::vector<std::uint32_t>& deferred = deferred_[c];
+    for (const std::uint32_t k : fresh_[c]) {
+      Contact& con = contacts_[k];
+      const bool ballB = !isWall(con.b) && bodies.isBall(con.b);
+      const bool ownA = con.a >= first && con.a < end;
+      const bool ownB = ballB && con.b >= first && con.b < end;
+      // Only this chunk's balls' flags are read or written here.
+      if (ownA && (!ballB || ownB) && tainted_[con.a] == 0 && (!ballB || tainted_[con.b] == 0)) {
+        con.colour = graph.colour(bodies, con.a, con.b);
+        continue;
+      }
+      deferred.push_back(k);
+      if (ownA) tainted_[con.a] = 1;
+      if (ownB) tainted_[con.b] = 1;
+    }
+  };
+  if (fresh_.totalSize() < kSerialColouring) {  // less than a region costs: the same, serially
+    for (std::uint32_t c = 0; c < chunks; ++c) colourChunk(c);
+  } else {
+    tasks.forkJoin(chunks, colourChunk);
+  }
+  for (std::uint32_t c = 0; c < chunks; ++c) {
+    for (const std::uint32_t k : deferred_[c]) {
+      Contact& con = contacts_[k];
+      con.colour = graph.colour(bodies, con.a, con.b);
+      tainted_[con.a] = 0;
+      if (!isWall(con.b) && con.b < tainted_.size()) tainted_[con.b] = 0;
+    }
+  }
 }
 
 bool ContactStore::contains(const Contact& c) const noexcept {

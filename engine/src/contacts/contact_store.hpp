@@ -26,6 +26,12 @@ namespace quadbin {
 class ContactStore {
  public:
   using Contact = contacts::Contact;
+  /// Contacts per task of carryOver, for a step of `count`
+  /// contacts: about 64 tasks, of 1,024 to 4,096 contacts (a function of
+  /// the count alone: deterministic).
+  [[nodiscard]] static constexpr std::uint32_t chunkFor(std::size_t count) noexcept {
+    return chunkSizeFor(static_cast<std::uint32_t>(count), 64, 1024, 4096);
+  }
 
   /// The contacts of the last step (of this one, once beginStep ran), in
   /// canonical order.
@@ -37,22 +43,19 @@ class ContactStore {
   std::span<Contact> beginStep(std::size_t count);
   /// The contacts that were there in the last step get back their
   /// impulses and colours; those that ended give their colours back to
-  /// `graph`; the new ones are listed for forEachNew. `fill(begin, end)`,
+  /// `graph`; the new ones are listed for colourNew. `fill(begin, end)`,
   /// when given, first writes the contacts [begin, end) of each range in
   /// the same task (beginStep's contacts filled on the way: no pass of
   /// their own).
-  void carryOver(ConstraintGraph& graph, TaskSystem& tasks,
+  void carryOver(ConstraintGraph& graph, const BodyStore& bodies, TaskSystem& tasks,
                  FunctionRef<void(std::uint32_t, std::uint32_t)> fill);
-  void carryOver(ConstraintGraph& graph, TaskSystem& tasks) {
-    carryOver(graph, tasks, [](std::uint32_t, std::uint32_t) {});
+  void carryOver(ConstraintGraph& graph, const BodyStore& bodies, TaskSystem& tasks) {
+    carryOver(graph, bodies, tasks, [](std::uint32_t, std::uint32_t) {});
   }
-  /// f(contact) for each contact that began in this step, in canonical order.
-  template <class F>
-  void forEachNew(F&& f) {
-    for (std::uint32_t chunk = 0; chunk < fresh_.size(); ++chunk) {
-      for (const std::uint32_t k : fresh_[chunk]) f(contacts_[k]);
-    }
-  }
+  /// The contacts that began in this step get their colours
+  /// (ConstraintGraph::colour): exactly those of a serial colouring in
+  /// canonical order, mostly in parallel (after carryOver).
+  void colourNew(ConstraintGraph& graph, const BodyStore& bodies, TaskSystem& tasks);
   /// True when the step already has a contact of c's two bodies.
   [[nodiscard]] bool contains(const Contact& c) const noexcept;
   /// Contacts found later in the step (none of them in the list) join it,
@@ -99,6 +102,15 @@ class ContactStore {
   bool setAside_ = false;                // previous_ holds the contacts the step began with
   std::vector<std::uint8_t> carried_;    // per last-step contact: still there (carryOver)
   OrderedBuffers<std::uint32_t> fresh_;  // carryOver: the new contacts, by chunk
+  // colourNew: chunk c owns the balls [rangeFirst_[c], rangeFirst_[c + 1]);
+  // its new contacts with a ball beyond (crossing_) and those it left to
+  // the serial end (deferred_); per ball, whether it waits for one.
+  [[nodiscard]] bool crosses(const BodyStore& bodies, std::uint32_t range,
+                             const Contact& c) const noexcept;
+  std::uint32_t chunk_ = 0;
+  std::vector<std::uint32_t> rangeFirst_;
+  OrderedBuffers<std::uint32_t> crossing_, deferred_;
+  std::vector<std::uint8_t> tainted_;
   std::vector<std::uint32_t> extraAt_;   // merge: where each extra contact goes
   std::vector<Contact> renamed_;         // removeBody: the moved body's contacts
   std::vector<std::uint32_t> affected_;  // removeBody: where the two bodies' contacts are
