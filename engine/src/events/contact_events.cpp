@@ -11,6 +11,10 @@ namespace quadbin {
 
 namespace {
 
+// Work split: about kParts chunks of kLeast to kMost items, by the count
+// alone (chunkSizeFor), never the thread count.
+constexpr std::uint32_t kParts = 64, kLeast = 1024, kMost = 4096;
+
 ContactEvent toEvent(const TouchKey& k, std::uint32_t worldId) {
   return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
 }
@@ -49,9 +53,9 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   // the TouchKey order.
   const auto count = static_cast<std::uint32_t>(in.contacts.size());
   const auto slotBits = static_cast<unsigned>(std::bit_width(in.denseOf.size()));
-  constexpr std::uint32_t kChunk = 4096;
-  touchBuffers_.reset(chunkCount(count, kChunk));
-  forEachChunk(ts, count, kChunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+  const std::uint32_t chunk = chunkSizeFor(count, kParts, kLeast, kMost);
+  touchBuffers_.reset(chunkCount(count, chunk));
+  forEachChunk(ts, count, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t k = begin; k < end; ++k) {
       const contacts::Contact& con = in.contacts[k];
       if (!con.touched || contacts::isWall(con.b)) continue;
@@ -71,17 +75,19 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   const std::uint64_t lowMask = (std::uint64_t{1} << slotBits) - 1;
   std::atomic<bool> sorted{true};
   auto toTouchKeys = [&](bool check) {
-    ts.parallelFor(keyCount, 4096, [&](std::uint32_t begin, std::uint32_t end) {
-      if (check && !std::is_sorted(touchKeys_.begin() + begin,
-                                   touchKeys_.begin() + std::min(end + 1, keyCount))) {
-        sorted.store(false, std::memory_order_relaxed);
-      }
-      for (std::uint32_t k = begin; k < end; ++k) {
-        const auto sa = static_cast<std::uint32_t>(touchKeys_[k] >> slotBits);
-        const auto sb = static_cast<std::uint32_t>(touchKeys_[k] & lowMask);
-        nextTouching_[k] = {sa, in.generation[sa], sb, in.generation[sb]};
-      }
-    });
+    ts.parallelFor(
+        keyCount, chunkSizeFor(keyCount, kParts, kLeast, kMost),
+        [&](std::uint32_t begin, std::uint32_t end) {
+          if (check && !std::is_sorted(touchKeys_.begin() + begin,
+                                       touchKeys_.begin() + std::min(end + 1, keyCount))) {
+            sorted.store(false, std::memory_order_relaxed);
+          }
+          for (std::uint32_t k = begin; k < end; ++k) {
+            const auto sa = static_cast<std::uint32_t>(touchKeys_[k] >> slotBits);
+            const auto sb = static_cast<std::uint32_t>(touchKeys_[k] & lowMask);
+            nextTouching_[k] = {sa, in.generation[sa], sb, in.generation[sb]};
+          }
+        });
   };
   toTouchKeys(true);
   if (!sorted.load(std::memory_order_relaxed)) {
@@ -98,8 +104,9 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   sleepingTouch_.clear();
   if (in.mayHaveSleepers) {
     const auto previous = static_cast<std::uint32_t>(touching_.size());
-    sleepingBuffers_.reset(chunkCount(previous, kChunk));
-    forEachChunk(ts, previous, kChunk,
+    const std::uint32_t sleepChunk = chunkSizeFor(previous, kParts, kLeast, kMost);
+    sleepingBuffers_.reset(chunkCount(previous, sleepChunk));
+    forEachChunk(ts, previous, sleepChunk,
                  [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                    for (std::uint32_t k = begin; k < end; ++k) {
                      const TouchKey& key = touching_[k];
@@ -118,14 +125,14 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
 }
 
 // Begin and end events: the pairs in only one of nextTouching_ and
-// touching_, in TouchKey order. A merge walk per chunk of nextTouching_ (a
-// constant size, never the thread count), each with the part of touching_
+// touching_, in TouchKey order. A merge walk per chunk of nextTouching_ (its
+// size by the count alone, never the thread count), each with the part of touching_
 // before its end, in parallel; the chunks' events joined in order are the
 // one walk's.
 void ContactEvents::diffTouching(std::uint32_t worldId, TaskSystem& tasks) {
-  constexpr std::uint32_t kChunk = 4096;
   const auto now = static_cast<std::uint32_t>(nextTouching_.size());
-  const std::uint32_t chunks = std::max(1u, chunkCount(now, kChunk));
+  const std::uint32_t chunk = chunkSizeFor(now, kParts, kLeast, kMost);
+  const std::uint32_t chunks = std::max(1u, chunkCount(now, chunk));
   beginBuffers_.reset(chunks);
   endBuffers_.reset(chunks);
   // Where chunk c's part of touching_ starts (the last: its end).
@@ -133,11 +140,11 @@ void ContactEvents::diffTouching(std::uint32_t worldId, TaskSystem& tasks) {
     if (c == 0) return touching_.cbegin();
     if (c == chunks) return touching_.cend();
     return std::lower_bound(touching_.cbegin(), touching_.cend(),
-                            nextTouching_[std::size_t{c} * kChunk]);
+                            nextTouching_[std::size_t{c} * chunk]);
   };
   tasks.forkJoin(chunks, [&](std::uint32_t c) {
-    auto i = nextTouching_.cbegin() + std::min(now, c * kChunk);
-    const auto iEnd = nextTouching_.cbegin() + std::min(now, (c + 1) * kChunk);
+    auto i = nextTouching_.cbegin() + std::min(now, c * chunk);
+    const auto iEnd = nextTouching_.cbegin() + std::min(now, (c + 1) * chunk);
     auto j = previousAt(c);
     const auto jEnd = previousAt(c + 1);
     std::vector<ContactEvent>& begins = beginBuffers_[c];

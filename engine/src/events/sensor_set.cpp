@@ -262,14 +262,15 @@ void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMa
                          float threshold, OrderedBuffers<ContactHitEvent>& buffers,
                          HitSortSpace& space, std::vector<ContactHitEvent>& out,
                          TaskSystem& tasks) const {
-  // A constant, never the thread count: a 100,000-ball step has some
-  // thousands of contacts, which 16,384 left to one task.
-  constexpr std::uint32_t kContactChunk = 4096;
-  constexpr std::uint32_t kGrain = 4096;
+  // By the count alone, never the thread count: about 64 tasks of 1,024 to
+  // 4,096 contacts (a 100,000-ball step has some thousands of contacts,
+  // which 16,384 left to one task).
+  const std::uint32_t contactChunk =
+      chunkSizeFor(static_cast<std::uint32_t>(contacts.size()), 64, 1024, 4096);
   constexpr std::uint32_t kWallSides = 4;  // WallSide::MinX .. MaxY
   const auto count = static_cast<std::uint32_t>(contacts.size());
-  buffers.reset(chunkCount(count, kContactChunk));
-  forEachChunk(tasks, count, kContactChunk,
+  buffers.reset(chunkCount(count, contactChunk));
+  forEachChunk(tasks, count, contactChunk,
                [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
                  ContactHitEvent h;
                  for (std::uint32_t k = begin; k < end; ++k) {
@@ -298,9 +299,10 @@ void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMa
     std::sort(out.begin(), out.end(), before);
     return;
   }
+  const std::uint32_t grain = chunkSizeFor(n, 64, 1024, 4096);
   std::vector<std::uint64_t>& keys = space.keys;
   keys.resize(n);
-  tasks.parallelFor(n, kGrain, [&](std::uint32_t begin, std::uint32_t end) {
+  tasks.parallelFor(n, grain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t k = begin; k < end; ++k) {
       const std::uint64_t pair = std::uint64_t{out[k].a.index} << slotBits | second(out[k]);
       keys[k] = pair << indexBits | k;
@@ -309,7 +311,7 @@ void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMa
   parallelRadixSort(tasks, keys, space.scratch, space.counts, 2 * slotBits + indexBits, indexBits);
   const std::uint64_t mask = (std::uint64_t{1} << indexBits) - 1;
   space.sorted.resize(n);
-  tasks.parallelFor(n, kGrain, [&](std::uint32_t begin, std::uint32_t end) {
+  tasks.parallelFor(n, grain, [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t k = begin; k < end; ++k) space.sorted[k] = out[keys[k] & mask];
   });
   out.swap(space.sorted);
