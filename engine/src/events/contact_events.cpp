@@ -3,7 +3,6 @@
 #include "events/contact_events.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <iterator>
 
@@ -54,46 +53,47 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   const auto count = static_cast<std::uint32_t>(in.contacts.size());
   const auto slotBits = static_cast<unsigned>(std::bit_width(in.denseOf.size()));
   const std::uint32_t chunk = chunkSizeFor(count, kParts, kLeast, kMost);
-  touchBuffers_.reset(chunkCount(count, chunk));
+  const std::uint32_t chunks = chunkCount(count, chunk);
+  touchBuffers_.reset(chunks);
+  // Each chunk notes whether its keys came out in order (checked as they
+  // are made); the chunks' boundaries are checked after.
+  inOrder_.assign(chunks, 1);
   forEachChunk(ts, count, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+    std::vector<std::uint64_t>& keys = touchBuffers_[c];
     for (std::uint32_t k = begin; k < end; ++k) {
       const contacts::Contact& con = in.contacts[k];
       if (!con.touched || contacts::isWall(con.b)) continue;
       std::uint32_t sa = in.slotOf[con.a], sb = in.slotOf[con.b];
       if (sb < sa) std::swap(sa, sb);
-      touchBuffers_[c].push_back((std::uint64_t{sa} << slotBits) | sb);
+      const std::uint64_t key = (std::uint64_t{sa} << slotBits) | sb;
+      if (!keys.empty() && key < keys.back()) inOrder_[c] = 0;
+      keys.push_back(key);
     }
   });
+  bool sorted = true;
+  const std::uint64_t* last = nullptr;  // the last key of the chunks before
+  for (std::uint32_t c = 0; c < chunks && sorted; ++c) {
+    const std::vector<std::uint64_t>& keys = touchBuffers_[c];
+    sorted = inOrder_[c] != 0 && (keys.empty() || last == nullptr || !(keys.front() < *last));
+    if (!keys.empty()) last = &keys.back();
+  }
   touchBuffers_.assignTo(ts, touchKeys_);
-  // The keys as touch keys, each range checking on the way that its keys
-  // (and the next range's first) are in order. While slots and dense
-  // indices are in the same order (no body destroyed out of order) the
-  // keys come out of the canonical contacts sorted, and this one pass is
-  // all; otherwise they are sorted and made again.
+  // While slots and dense indices are in the same order (no body
+  // destroyed out of order, no renumbering) the keys come out of the
+  // canonical contacts sorted; otherwise they are sorted first. Then the
+  // keys become touch keys.
+  if (!sorted) parallelRadixSort(ts, touchKeys_, touchScratch_, touchCounts_, 2 * slotBits);
   const auto keyCount = static_cast<std::uint32_t>(touchKeys_.size());
   nextTouching_.resize(keyCount);
   const std::uint64_t lowMask = (std::uint64_t{1} << slotBits) - 1;
-  std::atomic<bool> sorted{true};
-  auto toTouchKeys = [&](bool check) {
-    ts.parallelFor(
-        keyCount, chunkSizeFor(keyCount, kParts, kLeast, kMost),
-        [&](std::uint32_t begin, std::uint32_t end) {
-          if (check && !std::is_sorted(touchKeys_.begin() + begin,
-                                       touchKeys_.begin() + std::min(end + 1, keyCount))) {
-            sorted.store(false, std::memory_order_relaxed);
-          }
-          for (std::uint32_t k = begin; k < end; ++k) {
-            const auto sa = static_cast<std::uint32_t>(touchKeys_[k] >> slotBits);
-            const auto sb = static_cast<std::uint32_t>(touchKeys_[k] & lowMask);
-            nextTouching_[k] = {sa, in.generation[sa], sb, in.generation[sb]};
-          }
-        });
-  };
-  toTouchKeys(true);
-  if (!sorted.load(std::memory_order_relaxed)) {
-    parallelRadixSort(ts, touchKeys_, touchScratch_, touchCounts_, 2 * slotBits);
-    toTouchKeys(false);
-  }
+  ts.parallelFor(keyCount, chunkSizeFor(keyCount, kParts, kLeast, kMost),
+                 [&](std::uint32_t begin, std::uint32_t end) {
+                   for (std::uint32_t k = begin; k < end; ++k) {
+                     const auto sa = static_cast<std::uint32_t>(touchKeys_[k] >> slotBits);
+                     const auto sb = static_cast<std::uint32_t>(touchKeys_[k] & lowMask);
+                     nextTouching_[k] = {sa, in.generation[sa], sb, in.generation[sb]};
+                   }
+                 });
   // Pairs that touched when they fell asleep still touch: no end event.
   // (No ball sleeps when none slept as the step began and none may fall
   // asleep in it: then there is nothing to look for.)

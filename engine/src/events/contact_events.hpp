@@ -83,6 +83,7 @@ class ContactEvents {
   OrderedBuffers<std::uint64_t> touchBuffers_;
   std::vector<std::uint64_t> touchKeys_, touchScratch_;
   std::vector<std::uint32_t> touchCounts_;
+  std::vector<std::uint8_t> inOrder_;  // per chunk of contacts: its touch keys came out sorted
   OrderedBuffers<ContactEvent> beginBuffers_, endBuffers_;  // diffTouching's, per chunk
   OrderedBuffers<ContactHitEvent> hitBuffers_;
   HitSortSpace hitSort_;

@@ -269,15 +269,6 @@ void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMa
       chunkSizeFor(static_cast<std::uint32_t>(contacts.size()), 64, 1024, 4096);
   constexpr std::uint32_t kWallSides = 4;  // WallSide::MinX .. MaxY
   const auto count = static_cast<std::uint32_t>(contacts.size());
-  buffers.reset(chunkCount(count, contactChunk));
-  forEachChunk(tasks, count, contactChunk,
-               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-                 ContactHitEvent h;
-                 for (std::uint32_t k = begin; k < end; ++k) {
-                   if (hit(contacts[k], ids, threshold, h)) buffers[c].push_back(h);
-                 }
-               });
-  buffers.assignTo(tasks, out);  // over what `out` held: not cleared first
   // By (a's slot, b's slot), a wall (null b) after every body of the same a.
   const auto slots = static_cast<std::uint32_t>(ids.generation.size());
   auto second = [slots](const ContactHitEvent& h) {
@@ -286,9 +277,32 @@ void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMa
   auto before = [&](const ContactHitEvent& l, const ContactHitEvent& r) {
     return std::pair{l.a.index, second(l)} < std::pair{r.a.index, second(r)};
   };
-  // Contacts come in canonical (dense) order: sorted already while slots
-  // and dense indices are in the same order.
-  if (std::is_sorted(out.begin(), out.end(), before)) return;
+  // Contacts come in canonical (dense) order: the hits are sorted already
+  // while slots and dense indices are in the same order. Each chunk notes
+  // whether its own came out in order; the boundaries are checked after.
+  const std::uint32_t chunks = chunkCount(count, contactChunk);
+  buffers.reset(chunks);
+  space.inOrder.assign(chunks, 1);
+  forEachChunk(tasks, count, contactChunk,
+               [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+                 std::vector<ContactHitEvent>& found = buffers[c];
+                 ContactHitEvent h;
+                 for (std::uint32_t k = begin; k < end; ++k) {
+                   if (!hit(contacts[k], ids, threshold, h)) continue;
+                   if (!found.empty() && before(h, found.back())) space.inOrder[c] = 0;
+                   found.push_back(h);
+                 }
+               });
+  bool sorted = true;
+  const ContactHitEvent* last = nullptr;  // the last hit of the chunks before
+  for (std::uint32_t c = 0; c < chunks && sorted; ++c) {
+    const std::vector<ContactHitEvent>& found = buffers[c];
+    sorted = space.inOrder[c] != 0 &&
+             (found.empty() || last == nullptr || !before(found.front(), *last));
+    if (!found.empty()) last = &found.back();
+  }
+  buffers.assignTo(tasks, out);  // over what `out` held: not cleared first
+  if (sorted) return;
   // Else a radix sort of (a, second, index) keys on (a, second) alone, the
   // index riding along for the gather: a slot pair is one contact, so the
   // order is the comparison's.

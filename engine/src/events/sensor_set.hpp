@@ -108,6 +108,7 @@ struct HitSortSpace {
   std::vector<std::uint64_t> keys, scratch;
   std::vector<std::uint32_t> counts;
   std::vector<ContactHitEvent> sorted;
+  std::vector<std::uint8_t> inOrder;  // per chunk of contacts: its hits came out sorted
 };
 
 /// Begin events' geometry (ContactEvent's point, normal, approachSpeed)
