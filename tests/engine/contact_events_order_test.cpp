@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <quadbin/tasks/parallel.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <vector>
 
@@ -19,11 +20,13 @@ namespace quadbin {
 namespace {
 
 // Contact k joins dense balls 2k and 2k + 1. The slots run backwards by
-// chunk of contacts (the events cut 4,096 contacts into chunks of 1,024):
+// chunk of contacts (passChunk: 16,384 contacts in chunks of 1,024):
 // chunk 0's balls have the highest slots, in order within the chunk, so
 // every chunk's keys are sorted and every join between chunks is not.
 TEST(ContactEventsOrder, KeysOutOfOrderOnlyBetweenChunksComeOutSorted) {
-  constexpr std::uint32_t kContacts = 4096, kChunk = 1024, kChunks = kContacts / kChunk;
+  constexpr std::uint32_t kContacts = 16384, kChunk = passChunk(kContacts);
+  constexpr std::uint32_t kChunks = kContacts / kChunk;
+  static_assert(kChunks > 1);
   constexpr std::uint32_t n = 2 * kContacts;
   const BodyStore bodies = test::ballsThenBoxes(n, 0);
   std::vector<contacts::Contact> cs(kContacts);
@@ -54,7 +57,8 @@ TEST(ContactEventsOrder, KeysOutOfOrderOnlyBetweenChunksComeOutSorted) {
 // Every ball hits the left wall (its contact k with wall 0); the slots run
 // backwards by chunk of contacts as above.
 TEST(ContactEventsOrder, HitsOutOfOrderOnlyBetweenChunksComeOutSorted) {
-  constexpr std::uint32_t kBalls = 4096, kChunk = 1024, kChunks = kBalls / kChunk;
+  constexpr std::uint32_t kBalls = 16384, kChunk = passChunk(kBalls), kChunks = kBalls / kChunk;
+  static_assert(kChunks > 1);
   const BodyStore bodies = test::ballsThenBoxes(kBalls, 0);
   std::vector<contacts::Contact> cs(kBalls);
   for (std::uint32_t k = 0; k < kBalls; ++k) cs[k] = {k, contacts::wall(0), 0.0f, 0, 1};

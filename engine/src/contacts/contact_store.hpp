@@ -26,11 +26,10 @@ namespace quadbin {
 class ContactStore {
  public:
   using Contact = contacts::Contact;
-  /// Contacts per task of carryOver, for a step of `count`
-  /// contacts: about 64 tasks, of 1,024 to 4,096 contacts (a function of
-  /// the count alone: deterministic).
+  /// Contacts per task of carryOver, for a step of `count` contacts
+  /// (passChunk: a function of the count alone, deterministic).
   [[nodiscard]] static constexpr std::uint32_t chunkFor(std::size_t count) noexcept {
-    return chunkSizeFor(static_cast<std::uint32_t>(count), 64, 1024, 4096);
+    return passChunk(static_cast<std::uint32_t>(count));
   }
 
   /// The contacts of the last step (of this one, once beginStep ran), in

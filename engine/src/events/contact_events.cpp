@@ -10,10 +10,6 @@ namespace quadbin {
 
 namespace {
 
-// Work split: about kParts chunks of kLeast to kMost items, by the count
-// alone (chunkSizeFor), never the thread count.
-constexpr std::uint32_t kParts = 64, kLeast = 1024, kMost = 4096;
-
 ContactEvent toEvent(const TouchKey& k, std::uint32_t worldId) {
   return ContactEvent{{k.slotA, k.genA, worldId}, {k.slotB, k.genB, worldId}};
 }
@@ -52,7 +48,7 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   // the TouchKey order.
   const auto count = static_cast<std::uint32_t>(in.contacts.size());
   const auto slotBits = static_cast<unsigned>(std::bit_width(in.denseOf.size()));
-  const std::uint32_t chunk = chunkSizeFor(count, kParts, kLeast, kMost);
+  const std::uint32_t chunk = passChunk(count);
   const std::uint32_t chunks = chunkCount(count, chunk);
   touchBuffers_.reset(chunks);
   // Each chunk notes whether its keys came out in order (checked as they
@@ -86,14 +82,13 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   const auto keyCount = static_cast<std::uint32_t>(touchKeys_.size());
   nextTouching_.resize(keyCount);
   const std::uint64_t lowMask = (std::uint64_t{1} << slotBits) - 1;
-  ts.parallelFor(keyCount, chunkSizeFor(keyCount, kParts, kLeast, kMost),
-                 [&](std::uint32_t begin, std::uint32_t end) {
-                   for (std::uint32_t k = begin; k < end; ++k) {
-                     const auto sa = static_cast<std::uint32_t>(touchKeys_[k] >> slotBits);
-                     const auto sb = static_cast<std::uint32_t>(touchKeys_[k] & lowMask);
-                     nextTouching_[k] = {sa, in.generation[sa], sb, in.generation[sb]};
-                   }
-                 });
+  ts.parallelFor(keyCount, passChunk(keyCount), [&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const auto sa = static_cast<std::uint32_t>(touchKeys_[k] >> slotBits);
+      const auto sb = static_cast<std::uint32_t>(touchKeys_[k] & lowMask);
+      nextTouching_[k] = {sa, in.generation[sa], sb, in.generation[sb]};
+    }
+  });
   // Pairs that touched when they fell asleep still touch: no end event.
   // (No ball sleeps when none slept as the step began and none may fall
   // asleep in it: then there is nothing to look for.)
@@ -104,7 +99,7 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
   sleepingTouch_.clear();
   if (in.mayHaveSleepers) {
     const auto previous = static_cast<std::uint32_t>(touching_.size());
-    const std::uint32_t sleepChunk = chunkSizeFor(previous, kParts, kLeast, kMost);
+    const std::uint32_t sleepChunk = passChunk(previous);
     sleepingBuffers_.reset(chunkCount(previous, sleepChunk));
     forEachChunk(ts, previous, sleepChunk,
                  [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
@@ -131,7 +126,7 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
 // one walk's.
 void ContactEvents::diffTouching(std::uint32_t worldId, TaskSystem& tasks) {
   const auto now = static_cast<std::uint32_t>(nextTouching_.size());
-  const std::uint32_t chunk = chunkSizeFor(now, kParts, kLeast, kMost);
+  const std::uint32_t chunk = passChunk(now);
   const std::uint32_t chunks = std::max(1u, chunkCount(now, chunk));
   beginBuffers_.reset(chunks);
   endBuffers_.reset(chunks);

@@ -262,11 +262,9 @@ void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMa
                          float threshold, OrderedBuffers<ContactHitEvent>& buffers,
                          HitSortSpace& space, std::vector<ContactHitEvent>& out,
                          TaskSystem& tasks) const {
-  // By the count alone, never the thread count: about 64 tasks of 1,024 to
-  // 4,096 contacts (a 100,000-ball step has some thousands of contacts,
-  // which 16,384 left to one task).
-  const std::uint32_t contactChunk =
-      chunkSizeFor(static_cast<std::uint32_t>(contacts.size()), 64, 1024, 4096);
+  // By the count alone, never the thread count (passChunk: a 100,000-ball
+  // step has some thousands of contacts, which 16,384 left to one task).
+  const std::uint32_t contactChunk = passChunk(static_cast<std::uint32_t>(contacts.size()));
   constexpr std::uint32_t kWallSides = 4;  // WallSide::MinX .. MaxY
   const auto count = static_cast<std::uint32_t>(contacts.size());
   // By (a's slot, b's slot), a wall (null b) after every body of the same a.
@@ -313,7 +311,7 @@ void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMa
     std::sort(out.begin(), out.end(), before);
     return;
   }
-  const std::uint32_t grain = chunkSizeFor(n, 64, 1024, 4096);
+  const std::uint32_t grain = passChunk(n);
   std::vector<std::uint64_t>& keys = space.keys;
   keys.resize(n);
   tasks.parallelFor(n, grain, [&](std::uint32_t begin, std::uint32_t end) {
