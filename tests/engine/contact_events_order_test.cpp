@@ -49,8 +49,10 @@ TEST(ContactEventsOrder, KeysOutOfOrderOnlyBetweenChunksComeOutSorted) {
       EXPECT_EQ(begins[k].b.index, 2 * k + 1);
     }
     events.commit();
-    const std::vector<TouchKey>& touching = events.touching();
-    EXPECT_TRUE(std::is_sorted(touching.begin(), touching.end()));
+    ContactEvents::Settled settled;
+    events.settled(settled);
+    EXPECT_TRUE(std::is_sorted(settled.touching.begin(), settled.touching.end()));
+    EXPECT_EQ(settled.touching.size(), kContacts);
   }
 }
 

@@ -5,8 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <quadbin/quadbin.hpp>
+#include <set>
+#include <span>
+#include <tuple>
 #include <vector>
 
 namespace quadbin {
@@ -131,6 +135,76 @@ TEST(Destroy, ManyOutOfOrderKeepTheContactsConsistent) {
     const Vec2 c = p.world.position(id);
     EXPECT_TRUE(contains(box, c)) << c.x << ", " << c.y;
   }
+}
+
+// Many bodies destroyed between two steps, a slot reused and its new body
+// destroyed too, a body disabled: the next step ends exactly the touching
+// pairs of the bodies gone (kept from the events of every step so far),
+// each once, in order, besides the pairs that came apart on their own;
+// and a snapshot taken before that step restores to a world that reports
+// the same ends.
+TEST(Destroy, ManyAtOnceEndTheirTouchingPairsOnceEach) {
+  using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>;
+  auto key = [](const ContactEvent& e) {
+    return Key{e.a.index, e.b.index, e.a.generation, e.b.generation};
+  };
+  std::set<Key> touching;  // from the events of every step
+  auto track = [&](const World& w) {
+    for (const ContactEvent& e : w.contactEndEvents()) touching.erase(key(e));
+    for (const ContactEvent& e : w.contactBeginEvents()) touching.insert(key(e));
+  };
+  WorldDef def;
+  def.bounds = {{0, 0}, {80, 60}};
+  def.gravity = {0, -9.8f};
+  def.restitution = 0.3f;
+  def.enableSleep = false;
+  def.logLevel = LogLevel::Off;
+  World w(def);
+  std::vector<BodyId> balls;
+  for (int i = 0; i < 400; ++i) {
+    const auto x = static_cast<float>(i % 20), y = static_cast<float>(i / 20);
+    balls.push_back(w.createBody(BodyDef::ball({2.0f + 1.9f * x, 1.0f + 1.9f * y}, 1.0f)));
+  }
+  for (int s = 0; s < 120; ++s) {
+    w.step(kDt);
+    track(w);
+  }
+  ASSERT_GT(touching.size(), 300u);
+  std::set<std::uint32_t> goneSlots;
+  for (std::size_t k = 0; k < balls.size(); k += 3) {
+    goneSlots.insert(balls[k].index);
+    w.destroyBody(balls[k]);
+  }
+  const BodyId reused = w.createBody(BodyDef::ball({70.0f, 50.0f}, 1.0f));
+  ASSERT_TRUE(goneSlots.contains(reused.index)) << "a freed slot is reused";
+  w.destroyBody(reused);
+  w.setEnabled(balls[1], false);
+  goneSlots.insert(balls[1].index);
+  const std::vector<std::byte> saved = w.snapshot();
+  World restored(def);
+  restored.restore(saved);
+  w.step(kDt);
+  restored.step(kDt);
+  const std::span<const ContactEvent> ends = w.contactEndEvents();
+  std::set<Key> ended;
+  for (std::size_t k = 0; k < ends.size(); ++k) {
+    EXPECT_TRUE(ended.insert(key(ends[k])).second) << "an end reported twice";
+    if (k > 0) {
+      EXPECT_LT(key(ends[k - 1]), key(ends[k]));
+    }
+    EXPECT_TRUE(touching.contains(key(ends[k]))) << "an end of a pair that did not touch";
+  }
+  std::size_t theirs = 0;
+  for (const Key& k : touching) {
+    if (goneSlots.contains(std::get<0>(k)) || goneSlots.contains(std::get<1>(k))) {
+      EXPECT_TRUE(ended.contains(k)) << "a destroyed body's touching pair did not end";
+      ++theirs;
+    }
+  }
+  EXPECT_GT(theirs, 100u);
+  const std::span<const ContactEvent> restoredEnds = restored.contactEndEvents();
+  ASSERT_EQ(restoredEnds.size(), ends.size());
+  for (std::size_t k = 0; k < ends.size(); ++k) EXPECT_EQ(key(restoredEnds[k]), key(ends[k]));
 }
 
 // Every kind of body destroyed among the others: balls resting on static

@@ -2,8 +2,11 @@
 // hit events (contact_events.hpp).
 #include "events/contact_events.hpp"
 
+#include "bodies/capacity.hpp"
+
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <iterator>
 
 namespace quadbin {
@@ -24,6 +27,7 @@ void ContactEvents::clearNext() noexcept {
 }
 
 std::uint32_t ContactEvents::sameAsLastStep(std::uint32_t worldId) {
+  settle();
   clearNext();
   addPendingEnds(worldId);
   return static_cast<std::uint32_t>(touching_.size());
@@ -33,6 +37,7 @@ std::uint32_t ContactEvents::update(const Touching& in, TaskSystem& tasks) {
   // Not clearNext(): the begin, end and hit events are assigned whole
   // (diffTouching, findHits), over last time's, not cleared first.
   touchingChanged_ = false;
+  settle();
   findTouching(in, tasks);
   diffTouching(in.worldId, tasks);
   touchingChanged_ = true;
@@ -179,17 +184,57 @@ void ContactEvents::commit() noexcept {
   pendingEnd_.clear();
 }
 
-void ContactEvents::bodyDestroyed(std::uint32_t slot) {
-  auto gone = [&](const TouchKey& k) { return k.slotA == slot || k.slotB == slot; };
-  for (const TouchKey& k : touching_) {
-    if (gone(k)) pendingEnd_.insert(std::upper_bound(pendingEnd_.begin(), pendingEnd_.end(), k), k);
+void ContactEvents::reserveDestroy(std::size_t count) {
+  reserveGrowing(destroyed_, destroyed_.size() + count);
+}
+
+void ContactEvents::bodyDestroyed(std::uint32_t slot) noexcept {
+  assert(destroyed_.capacity() > destroyed_.size());
+  destroyed_.push_back(slot);
+}
+
+void ContactEvents::settleInto(std::vector<TouchKey>& touching,
+                               std::vector<TouchKey>& pendingEnd) const {
+  std::uint32_t top = 0;
+  for (const std::uint32_t slot : destroyed_) top = std::max(top, slot);
+  std::vector<std::uint8_t> gone(std::size_t{top} + 1, 0);
+  for (const std::uint32_t slot : destroyed_) gone[slot] = 1;
+  auto ends = [&](const TouchKey& k) {
+    return (k.slotA <= top && gone[k.slotA] != 0) || (k.slotB <= top && gone[k.slotB] != 0);
+  };
+  std::vector<TouchKey> ending;
+  touching.clear();
+  touching.reserve(touching_.size());
+  for (const TouchKey& k : touching_) (ends(k) ? ending : touching).push_back(k);
+  pendingEnd.resize(pendingEnd_.size() + ending.size());
+  std::merge(pendingEnd_.begin(), pendingEnd_.end(), ending.begin(), ending.end(),
+             pendingEnd.begin());
+}
+
+void ContactEvents::settle() {
+  if (destroyed_.empty()) return;
+  std::vector<TouchKey> touching, pendingEnd;
+  settleInto(touching, pendingEnd);
+  touching_.swap(touching);
+  pendingEnd_.swap(pendingEnd);
+  destroyed_.clear();
+}
+
+void ContactEvents::settled(Settled& out) const {
+  if (destroyed_.empty()) {
+    out.touching = touching_;
+    out.pendingEnd = pendingEnd_;
+    return;
   }
-  std::erase_if(touching_, gone);
+  settleInto(out.touchingAside, out.pendingEndAside);
+  out.touching = out.touchingAside;
+  out.pendingEnd = out.pendingEndAside;
 }
 
 void ContactEvents::restore(std::vector<TouchKey> touching, std::vector<TouchKey> pendingEnd) {
   touching_ = std::move(touching);
   pendingEnd_ = std::move(pendingEnd);
+  destroyed_.clear();
   begin_.clear();
   end_.clear();
   hits_.clear();

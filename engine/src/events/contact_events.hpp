@@ -49,27 +49,42 @@ class ContactEvents {
   // The step's events and touching set become the world's (cannot fail).
   void commit() noexcept;
 
-  // A body was destroyed: its contacts end with events at the next step
-  // (they name its old id).
-  void bodyDestroyed(std::uint32_t slot);
+  // A body was destroyed (or disabled): its contacts end with events at
+  // the next step (they name its old id). Noted in O(1), without throwing
+  // once reserveDestroy ran; its touching pairs move to the pending ends in
+  // one pass for all the bodies noted, when the next step (or a snapshot)
+  // looks at them: a game that destroys a thousand bodies among 200,000
+  // touching pairs pays one pass, not a thousand.
+  void reserveDestroy(std::size_t count = 1);
+  void bodyDestroyed(std::uint32_t slot) noexcept;
   // A restored snapshot's touching pairs and pending ends; no events.
   void restore(std::vector<TouchKey> touching, std::vector<TouchKey> pendingEnd);
 
   [[nodiscard]] std::span<const ContactEvent> begins() const noexcept { return begin_; }
   [[nodiscard]] std::span<const ContactEvent> ends() const noexcept { return end_; }
   [[nodiscard]] std::span<const ContactHitEvent> hits() const noexcept { return hits_; }
-  // The pairs touching after the last step, sorted; what a snapshot keeps.
-  [[nodiscard]] const std::vector<TouchKey>& touching() const noexcept { return touching_; }
-  // Contacts of destroyed bodies that end at the next step, sorted.
-  [[nodiscard]] const std::vector<TouchKey>& pendingEnd() const noexcept { return pendingEnd_; }
+  // The pairs touching after the last step and the contacts of destroyed
+  // bodies that end at the next step, both sorted: what a snapshot keeps.
+  // Computed aside (the world is only read) where bodies were destroyed
+  // since; otherwise the lists themselves.
+  struct Settled {
+    std::span<const TouchKey> touching, pendingEnd;
+    std::vector<TouchKey> touchingAside, pendingEndAside;
+  };
+  void settled(Settled& out) const;
 
  private:
   void clearNext() noexcept;
   void findTouching(const Touching& in, TaskSystem& tasks);
   void diffTouching(std::uint32_t worldId, TaskSystem& tasks);
   void addPendingEnds(std::uint32_t worldId);
+  // The destroyed bodies' touching pairs moved to pendingEnd_ (strong
+  // guarantee: the lists are made aside, then swapped in).
+  void settle();
+  void settleInto(std::vector<TouchKey>& touching, std::vector<TouchKey>& pendingEnd) const;
 
   std::vector<TouchKey> touching_, pendingEnd_;
+  std::vector<std::uint32_t> destroyed_;  // slots noted by bodyDestroyed, not yet settled
   std::vector<ContactEvent> begin_, end_;
   std::vector<ContactHitEvent> hits_;
   // The step's, swapped in by commit().

@@ -154,9 +154,11 @@ Vec2 World::momentum() const noexcept {
 std::vector<std::byte> World::snapshot() const {
   Impl& w = live();
   const auto use = w.claimRead();
+  ContactEvents::Settled touch;
+  w.events.settled(touch);
   return snapshots::write({w.settings.def(), w.bodies, w.ids.slotOf(), w.ids.generation(),
                            w.ids.freeSlots(), w.contactSet.contacts(), w.contactSet.colourUse(),
-                           w.events.touching(), w.events.pendingEnd(), w.sensors.overlaps(),
+                           touch.touching, touch.pendingEnd, w.sensors.overlaps(),
                            w.sensors.pendingEnd(), w.filters});
 }
 

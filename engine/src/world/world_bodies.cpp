@@ -96,6 +96,7 @@ void World::destroyBody(BodyId id) {
   const auto use = w.claimChange();
   const std::uint32_t dense = w.denseIndex(id);
   const std::uint32_t last = w.ids.size() - 1;
+  w.events.reserveDestroy();  // may throw: nothing has changed yet
   w.leaveChain(dense);
   w.pairBudget.forgetBody(w.budgetEnv(), dense);
   w.wake(dense);  // what rested on it must fall

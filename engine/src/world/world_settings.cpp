@@ -170,6 +170,7 @@ void World::setEnabled(BodyId id, bool enabled) {
     // the next step reports their end events, whether or not anything
     // moves then. What rested on it must fall (a ball's island wakes, a
     // box wakes every island), and its contacts end.
+    w.events.reserveDestroy();  // may throw: nothing has changed yet
     w.events.bodyDestroyed(id.index);
     w.sensors.forgetBody(id.index);
     w.wake(i);
