@@ -261,5 +261,83 @@ TEST(Destroy, BoxesKinematicsAndBallsAmongEachOther) {
   }
 }
 
+// A world of every kind of body (static boxes, a kinematic paddle and
+// ball, balls with and without friction resting on them, sleeping on),
+// stepped a while.
+World makeMixedWorld(std::vector<BodyId>& all) {
+  WorldDef def;
+  def.bounds = {{0, 0}, {60, 40}};
+  def.gravity = {0, -9.8f};
+  def.restitution = 0.2f;
+  def.logLevel = LogLevel::Off;
+  World w(def);
+  for (int i = 0; i < 6; ++i) {
+    const float x = 5.0f + 9.0f * static_cast<float>(i);
+    all.push_back(w.createBody(BodyDef::staticBox({{x, 8}, {x + 5, 9}})));
+  }
+  all.push_back(w.createBody(BodyDef::kinematicBox({{2, 3}, {8, 4}}, {3, 0})));
+  all.push_back(w.createBody(BodyDef::kinematicBall({50, 20}, 1.5f, {-2, 0})));
+  std::uint32_t state = 3;
+  auto next = [&state](std::uint32_t bound) {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 8) % bound;
+  };
+  for (int k = 0; k < 500; ++k) {
+    const Vec2 at{2.0f + static_cast<float>(next(560)) * 0.1f,
+                  10.0f + static_cast<float>(next(280)) * 0.1f};
+    BodyDef d = BodyDef::ball(at, 0.5f + 0.1f * static_cast<float>(next(5)));
+    d.friction = next(2) == 0 ? 0.4f : 0.0f;
+    all.push_back(w.createBody(d));
+  }
+  for (int s = 0; s < 90; ++s) w.step(kDt);
+  return w;
+}
+
+// destroyBodies is destroyBody for each id in turn: the same snapshot to
+// the byte (dense order, contacts with their impulses and colours, touching
+// pairs and pending ends), then the same steps and events; boxes, kinematic
+// bodies, the last body and ones moved by earlier removals among them.
+TEST(Destroy, ManyAtOnceAreTheCallsOneByOne) {
+  std::vector<BodyId> bulkIds, oneIds;
+  World bulk = makeMixedWorld(bulkIds);
+  World one = makeMixedWorld(oneIds);
+  ASSERT_EQ(bulk.snapshot(), one.snapshot());
+  std::vector<std::size_t> picks{bulkIds.size() - 1, 0, 6, 7, bulkIds.size() - 2};
+  for (std::size_t k = 9; k < bulkIds.size(); k += 4) picks.push_back(k);
+  std::swap(picks[5], picks[picks.size() - 1]);  // not in creation order
+  std::vector<BodyId> gone;
+  for (const std::size_t k : picks) gone.push_back(bulkIds[k]);
+  bulk.destroyBodies(gone);
+  for (const std::size_t k : picks) one.destroyBody(oneIds[k]);
+  ASSERT_EQ(bulk.bodyCount(), one.bodyCount());
+  ASSERT_EQ(bulk.snapshot(), one.snapshot());
+  for (int s = 0; s < 30; ++s) {
+    bulk.step(kDt);
+    one.step(kDt);
+    ASSERT_EQ(bulk.snapshot(), one.snapshot()) << "step " << s;
+    ASSERT_EQ(bulk.contactEndEvents().size(), one.contactEndEvents().size());
+  }
+  bulk.destroyBodies({});  // nothing to do
+  EXPECT_EQ(bulk.snapshot(), one.snapshot());
+}
+
+// All or nothing: a stale id, one from another world or one given twice
+// refuses the whole call, the world unchanged.
+TEST(Destroy, ManyAtOnceRefuseABadIdWithNothingChanged) {
+  std::vector<BodyId> ids;
+  World w = makeMixedWorld(ids);
+  std::vector<BodyId> others;
+  World other = makeMixedWorld(others);
+  w.destroyBody(ids[20]);
+  const std::vector<std::byte> before = w.snapshot();
+  const std::vector<std::vector<BodyId>> bad{
+      {ids[10], ids[20]}, {ids[10], ids[11], ids[10]}, {ids[10], others[12]}};
+  for (const std::vector<BodyId>& list : bad) {
+    EXPECT_THROW(w.destroyBodies(list), Error);
+    EXPECT_EQ(w.snapshot(), before);
+    EXPECT_TRUE(w.isValid(ids[10]));
+  }
+}
+
 }  // namespace
 }  // namespace quadbin

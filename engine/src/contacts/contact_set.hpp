@@ -101,6 +101,13 @@ class ContactSet {
   void removeBody(const BodyStore& bodies, std::uint32_t removed, std::uint32_t last) noexcept {
     store_.removeBody(bodies, graph_, removed, last);
   }
+  /// Many bodies destroyed (ContactStore::beginRemovals): begin, then
+  /// movedBody as each removal moves the last body, then end.
+  void beginRemovals(const BodyStore& bodies, std::span<const std::uint32_t> removed) {
+    store_.beginRemovals(bodies, graph_, removed);
+  }
+  void movedBody(std::uint32_t removed, std::uint32_t last) { graph_.moveBody(removed, last); }
+  void endRemovals(const BodyStore& bodies) noexcept { store_.endRemovals(bodies, graph_); }
   /// Body i's type is about to change (ContactStore::dropBody).
   void dropContactsOf(const BodyStore& bodies, std::uint32_t i) noexcept {
     store_.dropBody(bodies, graph_, i);

@@ -245,6 +245,68 @@ void ContactStore::removeBody(const BodyStore& bodies, ConstraintGraph& graph,
   assert(consistent(bodies, graph));
 }
 
+void ContactStore::beginRemovals(const BodyStore& bodies, ConstraintGraph& graph,
+                                 std::span<const std::uint32_t> removed) {
+  constexpr std::uint32_t kGone = ~std::uint32_t{0};
+  const auto n = static_cast<std::uint32_t>(bodies.size());
+  // The removals in turn on an index map: at[j] is the body now at index j
+  // (by its index before), after_ the reverse, then each body's index after.
+  std::vector<std::uint32_t> at(n);
+  after_.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) at[i] = after_[i] = i;
+  std::uint32_t size = n;
+  for (const std::uint32_t body : removed) {
+    const std::uint32_t hole = after_[body], moved = at[--size];
+    at[hole] = moved;
+    after_[moved] = hole;
+    after_[body] = kGone;
+  }
+  auto renamed = [&](const Contact& c) {
+    return after_[c.a] != c.a || (!isWall(c.b) && after_[c.b] != c.b);
+  };
+  std::size_t moving = 0;
+  for (const Contact& c : contacts_) moving += renamed(c) ? 1 : 0;
+  renamed_.clear();
+  renamed_.reserve(moving);  // the last allocation: nothing has changed yet
+  // The removed bodies' contacts give their colours back to the balls that
+  // stay (a removed ball's own colours go with its entry).
+  auto ball = [&](std::uint32_t i) { return !isWall(i) && bodies.isBall(i); };
+  for (const Contact& c : contacts_) {
+    const bool goneA = after_[c.a] == kGone, goneB = !isWall(c.b) && after_[c.b] == kGone;
+    if (goneA == goneB) continue;  // both stay, or both go
+    const std::uint32_t stays = goneA ? c.b : c.a;
+    if (ball(stays)) graph.giveBack(stays, c.colour);
+  }
+}
+
+void ContactStore::endRemovals(const BodyStore& bodies,
+                               [[maybe_unused]] const ConstraintGraph& graph) noexcept {
+  constexpr std::uint32_t kGone = ~std::uint32_t{0};
+  std::size_t kept = 0;
+  for (const Contact& c : contacts_) {
+    const std::uint32_t a = after_[c.a], b = isWall(c.b) ? c.b : after_[c.b];
+    if (a == kGone || b == kGone) continue;
+    if (a == c.a && b == c.b) {
+      contacts_[kept++] = c;  // in order still
+      continue;
+    }
+    Contact moved = c;
+    moved.a = a;
+    moved.b = b;
+    contacts::orient(moved, bodies);
+    renamed_.push_back(moved);  // reserved: no allocation
+  }
+  std::sort(renamed_.begin(), renamed_.end());
+  contacts_.resize(kept + renamed_.size());  // no larger than before: no allocation
+  auto out = contacts_.end();
+  auto from = contacts_.begin() + static_cast<std::ptrdiff_t>(kept);
+  for (auto r = renamed_.end(); r != renamed_.begin();) {
+    *--out = from != contacts_.begin() && r[-1] < from[-1] ? *--from : *--r;
+  }
+  renamed_.clear();
+  assert(consistent(bodies, graph));
+}
+
 void ContactStore::dropBody(const BodyStore& bodies, ConstraintGraph& graph,
                             std::uint32_t i) noexcept {
   auto isBall = [&](std::uint32_t k) { return !isWall(k) && bodies.isBall(k); };

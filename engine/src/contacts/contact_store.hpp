@@ -73,6 +73,19 @@ class ContactStore {
   /// instead where the memory for it is not there.
   void removeBody(const BodyStore& bodies, ConstraintGraph& graph, std::uint32_t removed,
                   std::uint32_t last) noexcept;
+  /// Many bodies destroyed at once, as removeBody for each in turn but in
+  /// one pass over the contacts. beginRemovals, before any body moves,
+  /// with the dense indices of the bodies to remove, in their order: their
+  /// contacts give their colours back, and the index every other body will
+  /// have is worked out (may throw: nothing has changed then). Then, for
+  /// each removal as `bodies.swapRemove(removed)` moves the body at `last`,
+  /// graph.moveBody(removed, last); then endRemovals (after the last one):
+  /// the contacts of the removed bodies are gone, the others name their
+  /// bodies' new indices in canonical order, with their impulses and
+  /// colours: the contacts removeBody one by one would leave.
+  void beginRemovals(const BodyStore& bodies, ConstraintGraph& graph,
+                     std::span<const std::uint32_t> removed);
+  void endRemovals(const BodyStore& bodies, const ConstraintGraph& graph) noexcept;
   /// Body i's contacts end and give their colours back (its type changes:
   /// its contacts would be of another kind, and the next step finds them
   /// anew); the others keep their order, impulses and colours. Called
@@ -113,6 +126,8 @@ class ContactStore {
   std::vector<std::uint32_t> extraAt_;   // merge: where each extra contact goes
   std::vector<Contact> renamed_;         // removeBody: the moved body's contacts
   std::vector<std::uint32_t> affected_;  // removeBody: where the two bodies' contacts are
+  // beginRemovals: per body (its index before), its index after, or kGone.
+  std::vector<std::uint32_t> after_;
 };
 
 }  // namespace quadbin

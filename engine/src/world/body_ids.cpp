@@ -38,6 +38,10 @@ void BodyIds::remove(BodyId id, std::uint32_t dense) {
   freeSlots_.push_back(id.index);
 }
 
+void BodyIds::reserveRemovals(std::size_t count) {
+  reserveGrowing(freeSlots_, freeSlots_.size() + count);
+}
+
 void BodyIds::reserveBulk(std::size_t count) {
   bulkReused_ = std::min(count, freeSlots_.size());
   bulkFirstSlot_ = slotCount();

@@ -61,6 +61,8 @@ class BodyIds {
   /// took its dense index (BodyStore::swapRemove); its slot is free, one
   /// generation on.
   void remove(BodyId id, std::uint32_t dense);
+  /// Room for `count` more removals (remove then allocates nothing).
+  void reserveRemovals(std::size_t count);
 
   /// createBodies: room for `count` more bodies (the only part that may
   /// throw), then bulkSlot(k) for each k < count (in parallel, each k

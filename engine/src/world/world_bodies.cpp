@@ -1,4 +1,8 @@
 // World: creating, destroying, reading and changing bodies.
+#include <algorithm>
+#include <span>
+#include <vector>
+
 #include "world/world_impl.hpp"
 
 namespace quadbin {
@@ -109,6 +113,40 @@ void World::destroyBody(BodyId id) {
   // next step (they name its old id).
   w.events.bodyDestroyed(id.index);
   w.sensors.forgetBody(id.index);
+}
+
+void World::destroyBodies(std::span<const BodyId> ids) {
+  Impl& w = live();
+  const auto use = w.claimChange();
+  // Every id live and given once, before anything changes; then the room
+  // every removal needs, taken ahead (nothing below allocates).
+  std::vector<std::uint32_t> dense(ids.size()), slots(ids.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    dense[k] = w.denseIndex(ids[k]);
+    slots[k] = ids[k].index;
+  }
+  std::sort(slots.begin(), slots.end());
+  if (const auto twice = std::adjacent_find(slots.begin(), slots.end()); twice != slots.end()) {
+    w.refuse(fmt::format("destroyBodies: body {} is given twice", *twice));
+  }
+  w.events.reserveDestroy(ids.size());
+  w.ids.reserveRemovals(ids.size());
+  w.contactSet.beginRemovals(w.bodies, dense);  // colours given back: the last step that may throw
+  for (const BodyId id : ids) {                 // as destroyBody, the contacts aside
+    const std::uint32_t i = w.denseIndex(id);
+    const std::uint32_t last = w.ids.size() - 1;
+    w.leaveChain(i);
+    w.pairBudget.forgetBody(w.budgetEnv(), i);
+    w.wake(i);
+    w.bodies.swapRemove(i);
+    w.filters.swapRemove(i);
+    w.contactSet.movedBody(i, last);
+    w.ids.remove(id, i);
+    w.markBodiesChanged(i, i + 1);
+    w.events.bodyDestroyed(id.index);
+    w.sensors.forgetBody(id.index);
+  }
+  w.contactSet.endRemovals(w.bodies);
 }
 
 BodyType World::type(BodyId id) const {

@@ -123,6 +123,11 @@ class World {
   /// step); the last body takes its dense index (bodyAt) and every other
   /// contact keeps its warm start. O(contacts) per call.
   void destroyBody(BodyId id);
+  /// destroyBody for each of `ids` in turn, all or nothing: throws Error,
+  /// the world unchanged, for a stale or foreign id or one given twice.
+  /// The same world as the calls one by one (the same dense order, contacts
+  /// and events), with one pass over the contacts for all of them.
+  void destroyBodies(std::span<const BodyId> ids);
   /// Renumbers the bodies so that bodies close in space are close in
   /// memory (a Morton order of their centres): the dense order of bodyAt()
   /// and of the bulk arrays changes, and with it the order of query
