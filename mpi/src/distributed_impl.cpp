@@ -24,11 +24,15 @@ void DistributedWorld::Impl::hold(BodyId id, GlobalId g, Role r, const BodyDef& 
   localOf[g] = id;
 }
 
-void DistributedWorld::Impl::forget(BodyId id) {
-  localOf.erase(gidOf[id.index]);
-  setRole(id, Role::None);
-  world.destroyBody(id);
-  noteDestroyed(id);
+// The bodies destroyed in one call (World::destroyBodies: one pass over
+// the contacts for all of them), the dense tables following each removal.
+void DistributedWorld::Impl::forget(std::span<const BodyId> ids) {
+  for (const BodyId id : ids) {
+    localOf.erase(gidOf[id.index]);
+    setRole(id, Role::None);
+  }
+  world.destroyBodies(ids);
+  for (const BodyId id : ids) noteDestroyed(id);
 }
 
 void DistributedWorld::Impl::noteCreated(std::span<const BodyId> ids) {
@@ -253,9 +257,11 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
     apply(id, r);
     stamp[id.index] = stampNow;
   });
+  std::vector<BodyId> stale;
   for (const BodyId id : held(Role::Ghost)) {
-    if (stamp[id.index] != stampNow) forget(id);
+    if (stamp[id.index] != stampNow) stale.push_back(id);
   }
+  forget(stale);
   create(fresh, Role::Ghost);
   stats.ghosts = static_cast<std::uint32_t>(in.size());
 }

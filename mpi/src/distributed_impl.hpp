@@ -100,7 +100,7 @@ struct DistributedWorld::Impl {
   Role role(BodyId id) const { return id.index < roleOf.size() ? roleOf[id.index] : Role::None; }
 
   void hold(BodyId id, GlobalId g, Role r, const BodyDef& d);
-  void forget(BodyId id);
+  void forget(std::span<const BodyId> ids);
 
   BallRecord recordOf(BodyId id) const;
   // The state of `r` on the held body `id` (sleep is only ever woken: putting
