@@ -118,6 +118,7 @@ void World::destroyBody(BodyId id) {
 void World::destroyBodies(std::span<const BodyId> ids) {
   Impl& w = live();
   const auto use = w.claimChange();
+  if (ids.empty()) return;
   // Every id live and given once, before anything changes; then the room
   // every removal needs, taken ahead (nothing below allocates).
   std::vector<std::uint32_t> dense(ids.size()), slots(ids.size());
