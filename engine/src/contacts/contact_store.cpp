@@ -251,7 +251,8 @@ void ContactStore::beginRemovals(const BodyStore& bodies, ConstraintGraph& graph
   const auto n = static_cast<std::uint32_t>(bodies.size());
   // The removals in turn on an index map: at[j] is the body now at index j
   // (by its index before), after_ the reverse, then each body's index after.
-  std::vector<std::uint32_t> at(n);
+  std::vector<std::uint32_t>& at = removalAt_;
+  at.resize(n);
   after_.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) at[i] = after_[i] = i;
   std::uint32_t size = n;

@@ -126,8 +126,9 @@ class ContactStore {
   std::vector<std::uint32_t> extraAt_;   // merge: where each extra contact goes
   std::vector<Contact> renamed_;         // removeBody: the moved body's contacts
   std::vector<std::uint32_t> affected_;  // removeBody: where the two bodies' contacts are
-  // beginRemovals: per body (its index before), its index after, or kGone.
-  std::vector<std::uint32_t> after_;
+  // beginRemovals: per body (its index before), its index after, or kGone;
+  // and per index, the body there (kept: a warm call allocates nothing).
+  std::vector<std::uint32_t> after_, removalAt_;
 };
 
 }  // namespace quadbin

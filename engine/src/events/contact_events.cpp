@@ -193,16 +193,18 @@ void ContactEvents::bodyDestroyed(std::uint32_t slot) noexcept {
   destroyed_.push_back(slot);
 }
 
-void ContactEvents::settleInto(std::vector<TouchKey>& touching,
-                               std::vector<TouchKey>& pendingEnd) const {
+void ContactEvents::settleInto(std::vector<TouchKey>& touching, std::vector<TouchKey>& pendingEnd,
+                               Scratch& scratch) const {
   std::uint32_t top = 0;
   for (const std::uint32_t slot : destroyed_) top = std::max(top, slot);
-  std::vector<std::uint8_t> gone(std::size_t{top} + 1, 0);
+  std::vector<std::uint8_t>& gone = scratch.gone;
+  gone.assign(std::size_t{top} + 1, 0);
   for (const std::uint32_t slot : destroyed_) gone[slot] = 1;
   auto ends = [&](const TouchKey& k) {
     return (k.slotA <= top && gone[k.slotA] != 0) || (k.slotB <= top && gone[k.slotB] != 0);
   };
-  std::vector<TouchKey> ending;
+  std::vector<TouchKey>& ending = scratch.ending;
+  ending.clear();
   touching.clear();
   touching.reserve(touching_.size());
   for (const TouchKey& k : touching_) (ends(k) ? ending : touching).push_back(k);
@@ -211,12 +213,13 @@ void ContactEvents::settleInto(std::vector<TouchKey>& touching,
              pendingEnd.begin());
 }
 
+// Into the lists of the last settle (their room kept: a warm step
+// allocates nothing), then swapped in.
 void ContactEvents::settle() {
   if (destroyed_.empty()) return;
-  std::vector<TouchKey> touching, pendingEnd;
-  settleInto(touching, pendingEnd);
-  touching_.swap(touching);
-  pendingEnd_.swap(pendingEnd);
+  settleInto(settledTouching_, settledPending_, scratch_);
+  touching_.swap(settledTouching_);
+  pendingEnd_.swap(settledPending_);
   destroyed_.clear();
 }
 
@@ -226,7 +229,8 @@ void ContactEvents::settled(Settled& out) const {
     out.pendingEnd = pendingEnd_;
     return;
   }
-  settleInto(out.touchingAside, out.pendingEndAside);
+  Scratch scratch;  // the world is only read: room of its own
+  settleInto(out.touchingAside, out.pendingEndAside, scratch);
   out.touching = out.touchingAside;
   out.pendingEnd = out.pendingEndAside;
 }

@@ -81,10 +81,17 @@ class ContactEvents {
   // The destroyed bodies' touching pairs moved to pendingEnd_ (strong
   // guarantee: the lists are made aside, then swapped in).
   void settle();
-  void settleInto(std::vector<TouchKey>& touching, std::vector<TouchKey>& pendingEnd) const;
+  struct Scratch {
+    std::vector<std::uint8_t> gone;  // per slot up to the largest noted: destroyed
+    std::vector<TouchKey> ending;
+  };
+  void settleInto(std::vector<TouchKey>& touching, std::vector<TouchKey>& pendingEnd,
+                  Scratch& scratch) const;
 
   std::vector<TouchKey> touching_, pendingEnd_;
   std::vector<std::uint32_t> destroyed_;  // slots noted by bodyDestroyed, not yet settled
+  std::vector<TouchKey> settledTouching_, settledPending_;  // settle's, swapped in
+  Scratch scratch_;
   std::vector<ContactEvent> begin_, end_;
   std::vector<ContactHitEvent> hits_;
   // The step's, swapped in by commit().

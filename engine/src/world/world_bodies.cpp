@@ -121,7 +121,10 @@ void World::destroyBodies(std::span<const BodyId> ids) {
   if (ids.empty()) return;
   // Every id live and given once, before anything changes; then the room
   // every removal needs, taken ahead (nothing below allocates).
-  std::vector<std::uint32_t> dense(ids.size()), slots(ids.size());
+  std::vector<std::uint32_t>& dense = w.removingDense;
+  std::vector<std::uint32_t>& slots = w.removingSlots;
+  dense.resize(ids.size());
+  slots.resize(ids.size());
   for (std::size_t k = 0; k < ids.size(); ++k) {
     dense[k] = w.denseIndex(ids[k]);
     slots[k] = ids[k].index;

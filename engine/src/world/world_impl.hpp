@@ -95,6 +95,8 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   std::vector<AABB> boxes;
   BodyStore::Probes crowdProbes;  // the swept boxes' crowd counts (checkCrowding)
   std::vector<Pair> pairs;
+  // destroyBodies' dense indices and sorted slots (kept: a warm call allocates nothing).
+  std::vector<std::uint32_t> removingDense, removingSlots;
 
   // Contact events and the touching pairs they come from (contact_events.hpp).
   ContactEvents events;
