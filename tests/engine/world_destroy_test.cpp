@@ -207,52 +207,70 @@ TEST(Destroy, ManyAtOnceEndTheirTouchingPairsOnceEach) {
   for (std::size_t k = 0; k < ends.size(); ++k) EXPECT_EQ(key(restoredEnds[k]), key(ends[k]));
 }
 
+// A world of every kind of body: static boxes, a kinematic paddle and
+// ball, and balls (with and without friction) dropped on them by
+// addBalls, placed by a generator of its own; sleeping on.
+struct MixedWorld {
+  explicit MixedWorld(std::uint32_t seed) : world(def()), state(seed) {
+    for (int i = 0; i < 6; ++i) {
+      const float x = 5.0f + 9.0f * static_cast<float>(i);
+      live.push_back(world.createBody(BodyDef::staticBox({{x, 8}, {x + 5, 9}})));
+    }
+    live.push_back(world.createBody(BodyDef::kinematicBox({{2, 3}, {8, 4}}, {3, 0})));
+    live.push_back(world.createBody(BodyDef::kinematicBall({50, 20}, 1.5f, {-2, 0})));
+  }
+  static WorldDef def() {
+    WorldDef d;
+    d.bounds = {{0, 0}, {60, 40}};
+    d.gravity = {0, -9.8f};
+    d.restitution = 0.2f;
+    d.logLevel = LogLevel::Off;
+    return d;
+  }
+  std::uint32_t next(std::uint32_t bound) {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 8) % bound;
+  }
+  void addBalls(int count) {
+    for (int k = 0; k < count; ++k) {
+      const Vec2 at{2.0f + static_cast<float>(next(560)) * 0.1f,
+                    10.0f + static_cast<float>(next(280)) * 0.1f};
+      BodyDef d = BodyDef::ball(at, 0.5f + 0.1f * static_cast<float>(next(5)));
+      d.friction = next(2) == 0 ? 0.4f : 0.0f;
+      live.push_back(world.createBody(d));
+    }
+  }
+  void steps(int count) {
+    for (int s = 0; s < count; ++s) world.step(kDt);
+  }
+
+  World world;
+  std::vector<BodyId> live;  // in creation order
+  std::uint32_t state;
+};
+
 // Every kind of body destroyed among the others: balls resting on static
 // boxes, a kinematic paddle and ball sweeping through them, and those
 // destroyed in turn (their contacts name them as b), with balls created in
 // between; sleeping on. The world keeps stepping with every ball inside it
 // (and, in debug builds, consistent contacts after every destroy).
 TEST(Destroy, BoxesKinematicsAndBallsAmongEachOther) {
-  WorldDef def;
-  def.bounds = {{0, 0}, {60, 40}};
-  def.gravity = {0, -9.8f};
-  def.restitution = 0.2f;
-  def.logLevel = LogLevel::Off;
-  World w(def);
-  std::vector<BodyId> live;
-  for (int i = 0; i < 6; ++i) {
-    const float x = 5.0f + 9.0f * static_cast<float>(i);
-    live.push_back(w.createBody(BodyDef::staticBox({{x, 8}, {x + 5, 9}})));
-  }
-  live.push_back(w.createBody(BodyDef::kinematicBox({{2, 3}, {8, 4}}, {3, 0})));
-  live.push_back(w.createBody(BodyDef::kinematicBall({50, 20}, 1.5f, {-2, 0})));
-  std::uint32_t state = 11;
-  auto next = [&state](std::uint32_t bound) {
-    state = state * 1664525u + 1013904223u;
-    return (state >> 8) % bound;
-  };
-  auto addBalls = [&](int count) {
-    for (int k = 0; k < count; ++k) {
-      const Vec2 at{2.0f + static_cast<float>(next(560)) * 0.1f,
-                    10.0f + static_cast<float>(next(280)) * 0.1f};
-      BodyDef d = BodyDef::ball(at, 0.5f + 0.1f * static_cast<float>(next(5)));
-      d.friction = next(2) == 0 ? 0.4f : 0.0f;
-      live.push_back(w.createBody(d));
-    }
-  };
-  addBalls(400);
-  for (int s = 0; s < 60; ++s) w.step(kDt);
+  MixedWorld m(11);
+  World& w = m.world;
+  std::vector<BodyId>& live = m.live;
+  m.addBalls(400);
+  m.steps(60);
   for (int round = 0; round < 40; ++round) {
     for (int k = 0; k < 3 && !live.empty(); ++k) {
-      const std::size_t at = next(static_cast<std::uint32_t>(live.size()));
+      const std::size_t at = m.next(static_cast<std::uint32_t>(live.size()));
       w.destroyBody(live[at]);
       live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
     }
-    if (round % 5 == 0) addBalls(10);
+    if (round % 5 == 0) m.addBalls(10);
     w.step(kDt);
   }
   EXPECT_EQ(w.bodyCount(), live.size());
-  const AABB box = def.bounds;
+  const AABB box = MixedWorld::def().bounds;
   for (const BodyId id : live) {
     ASSERT_TRUE(w.isValid(id));
     if (w.type(id) != BodyType::Ball) continue;
@@ -261,36 +279,12 @@ TEST(Destroy, BoxesKinematicsAndBallsAmongEachOther) {
   }
 }
 
-// A world of every kind of body (static boxes, a kinematic paddle and
-// ball, balls with and without friction resting on them, sleeping on),
-// stepped a while.
-World makeMixedWorld(std::vector<BodyId>& all) {
-  WorldDef def;
-  def.bounds = {{0, 0}, {60, 40}};
-  def.gravity = {0, -9.8f};
-  def.restitution = 0.2f;
-  def.logLevel = LogLevel::Off;
-  World w(def);
-  for (int i = 0; i < 6; ++i) {
-    const float x = 5.0f + 9.0f * static_cast<float>(i);
-    all.push_back(w.createBody(BodyDef::staticBox({{x, 8}, {x + 5, 9}})));
-  }
-  all.push_back(w.createBody(BodyDef::kinematicBox({{2, 3}, {8, 4}}, {3, 0})));
-  all.push_back(w.createBody(BodyDef::kinematicBall({50, 20}, 1.5f, {-2, 0})));
-  std::uint32_t state = 3;
-  auto next = [&state](std::uint32_t bound) {
-    state = state * 1664525u + 1013904223u;
-    return (state >> 8) % bound;
-  };
-  for (int k = 0; k < 500; ++k) {
-    const Vec2 at{2.0f + static_cast<float>(next(560)) * 0.1f,
-                  10.0f + static_cast<float>(next(280)) * 0.1f};
-    BodyDef d = BodyDef::ball(at, 0.5f + 0.1f * static_cast<float>(next(5)));
-    d.friction = next(2) == 0 ? 0.4f : 0.0f;
-    all.push_back(w.createBody(d));
-  }
-  for (int s = 0; s < 90; ++s) w.step(kDt);
-  return w;
+// The mixed world with 500 balls, stepped a while.
+MixedWorld settledMixedWorld() {
+  MixedWorld m(3);
+  m.addBalls(500);
+  m.steps(90);
+  return m;
 }
 
 // destroyBodies is destroyBody for each id in turn: the same snapshot to
@@ -298,9 +292,11 @@ World makeMixedWorld(std::vector<BodyId>& all) {
 // pairs and pending ends), then the same steps and events; boxes, kinematic
 // bodies, the last body and ones moved by earlier removals among them.
 TEST(Destroy, ManyAtOnceAreTheCallsOneByOne) {
-  std::vector<BodyId> bulkIds, oneIds;
-  World bulk = makeMixedWorld(bulkIds);
-  World one = makeMixedWorld(oneIds);
+  MixedWorld bulkWorld = settledMixedWorld(), oneWorld = settledMixedWorld();
+  World& bulk = bulkWorld.world;
+  World& one = oneWorld.world;
+  const std::vector<BodyId>& bulkIds = bulkWorld.live;
+  const std::vector<BodyId>& oneIds = oneWorld.live;
   ASSERT_EQ(bulk.snapshot(), one.snapshot());
   std::vector<std::size_t> picks{bulkIds.size() - 1, 0, 6, 7, bulkIds.size() - 2};
   for (std::size_t k = 9; k < bulkIds.size(); k += 4) picks.push_back(k);
@@ -324,10 +320,10 @@ TEST(Destroy, ManyAtOnceAreTheCallsOneByOne) {
 // All or nothing: a stale id, one from another world or one given twice
 // refuses the whole call, the world unchanged.
 TEST(Destroy, ManyAtOnceRefuseABadIdWithNothingChanged) {
-  std::vector<BodyId> ids;
-  World w = makeMixedWorld(ids);
-  std::vector<BodyId> others;
-  World other = makeMixedWorld(others);
+  MixedWorld mine = settledMixedWorld(), theirs = settledMixedWorld();
+  World& w = mine.world;
+  const std::vector<BodyId>& ids = mine.live;
+  const std::vector<BodyId>& others = theirs.live;
   w.destroyBody(ids[20]);
   const std::vector<std::byte> before = w.snapshot();
   const std::vector<std::vector<BodyId>> bad{

@@ -76,17 +76,18 @@ void ContactStore::carryOver(ConstraintGraph& graph, const BodyStore& bodies, Ta
     }
     const std::uint32_t c = t - giveBackTasks;
     for (const std::uint32_t k : fresh_[c]) {
-      if (crosses(bodies, c, contacts_[k])) crossing_[c].push_back(k);
+      if (ownedBy(bodies, c, contacts_[k]).crosses()) crossing_[c].push_back(k);
     }
   });
 }
 
-bool ContactStore::crosses(const BodyStore& bodies, std::uint32_t range,
-                           const Contact& c) const noexcept {
+ContactStore::Owned ContactStore::ownedBy(const BodyStore& bodies, std::uint32_t range,
+                                          const Contact& c) const noexcept {
   auto owned = [&](std::uint32_t i) {
     return i >= rangeFirst_[range] && i < rangeFirst_[range + 1];
   };
-  return !owned(c.a) || (!isWall(c.b) && bodies.isBall(c.b) && !owned(c.b));
+  const bool ballB = !isWall(c.b) && bodies.isBall(c.b);
+  return {owned(c.a), ballB, ballB && owned(c.b)};
 }
 
 // Bit for bit the colours of the serial greedy colouring in canonical order
@@ -107,29 +108,25 @@ void ContactStore::colourNew(ConstraintGraph& graph, const BodyStore& bodies, Ta
   for (std::uint32_t c = 0; c < chunks; ++c) {
     for (const std::uint32_t k : crossing_[c]) {
       const Contact& con = contacts_[k];
-      if (con.a >= rangeFirst_[c + 1]) tainted_[con.a] = 1;
-      if (!isWall(con.b) && bodies.isBall(con.b) && con.b >= rangeFirst_[c + 1]) {
-        tainted_[con.b] = 1;
-      }
+      const Owned own = ownedBy(bodies, c, con);
+      if (!own.a) tainted_[con.a] = 1;
+      if (own.ballB && !own.b) tainted_[con.b] = 1;
     }
   }
   deferred_.reset(chunks);
   auto colourChunk = [&](std::uint32_t c) {
-    const std::uint32_t first = rangeFirst_[c], end = rangeFirst_[c + 1];
     std::vector<std::uint32_t>& deferred = deferred_[c];
     for (const std::uint32_t k : fresh_[c]) {
       Contact& con = contacts_[k];
-      const bool ballB = !isWall(con.b) && bodies.isBall(con.b);
-      const bool ownA = con.a >= first && con.a < end;
-      const bool ownB = ballB && con.b >= first && con.b < end;
+      const Owned own = ownedBy(bodies, c, con);
       // Only this chunk's balls' flags are read or written here.
-      if (ownA && (!ballB || ownB) && tainted_[con.a] == 0 && (!ballB || tainted_[con.b] == 0)) {
+      if (!own.crosses() && tainted_[con.a] == 0 && (!own.b || tainted_[con.b] == 0)) {
         con.colour = graph.colour(bodies, con.a, con.b);
         continue;
       }
       deferred.push_back(k);
-      if (ownA) tainted_[con.a] = 1;
-      if (ownB) tainted_[con.b] = 1;
+      if (own.a) tainted_[con.a] = 1;
+      if (own.b) tainted_[con.b] = 1;
     }
   };
   if (fresh_.totalSize() < kSerialColouring) {  // less than a region costs: the same, serially
@@ -198,6 +195,20 @@ void ContactStore::merge(std::vector<Contact>& extra, TaskSystem& tasks) {
 // flips swaps its ends, as World::optimizeLayout's renumbering does), and
 // the runs of others between them close up in order, block by block; then
 // the few set aside are merged back in, from the end.
+// The first `kept` contacts, still in canonical order, and renamed_ (the
+// contacts whose bodies got new indices) merged into one canonical list,
+// in place from the back; renamed_ is emptied.
+void ContactStore::mergeRenamed(std::size_t kept) noexcept {
+  std::sort(renamed_.begin(), renamed_.end());
+  contacts_.resize(kept + renamed_.size());  // no larger than before: no allocation
+  auto out = contacts_.end();
+  auto from = contacts_.begin() + static_cast<std::ptrdiff_t>(kept);
+  for (auto r = renamed_.end(); r != renamed_.begin();) {
+    *--out = from != contacts_.begin() && r[-1] < from[-1] ? *--from : *--r;
+  }
+  renamed_.clear();
+}
+
 void ContactStore::removeBody(const BodyStore& bodies, ConstraintGraph& graph,
                               std::uint32_t removed, std::uint32_t last) noexcept {
   auto now = [=](std::uint32_t i) { return i == last ? removed : i; };  // index after the move
@@ -234,13 +245,7 @@ void ContactStore::removeBody(const BodyStore& bodies, ConstraintGraph& graph,
     std::copy(contacts_.begin() + begin, contacts_.begin() + end, contacts_.begin() + kept);
     kept += end - begin;
   }
-  std::sort(renamed_.begin(), renamed_.end());
-  contacts_.resize(kept + renamed_.size());  // no larger than before: no allocation
-  auto out = contacts_.end();
-  auto from = contacts_.begin() + static_cast<std::ptrdiff_t>(kept);
-  for (auto r = renamed_.end(); r != renamed_.begin();) {
-    *--out = from != contacts_.begin() && r[-1] < from[-1] ? *--from : *--r;
-  }
+  mergeRenamed(kept);
   graph.moveBody(removed, last);
   assert(consistent(bodies, graph));
 }
@@ -297,14 +302,7 @@ void ContactStore::endRemovals(const BodyStore& bodies,
     contacts::orient(moved, bodies);
     renamed_.push_back(moved);  // reserved: no allocation
   }
-  std::sort(renamed_.begin(), renamed_.end());
-  contacts_.resize(kept + renamed_.size());  // no larger than before: no allocation
-  auto out = contacts_.end();
-  auto from = contacts_.begin() + static_cast<std::ptrdiff_t>(kept);
-  for (auto r = renamed_.end(); r != renamed_.begin();) {
-    *--out = from != contacts_.begin() && r[-1] < from[-1] ? *--from : *--r;
-  }
-  renamed_.clear();
+  mergeRenamed(kept);
   assert(consistent(bodies, graph));
 }
 

@@ -117,8 +117,15 @@ class ContactStore {
   // colourNew: chunk c owns the balls [rangeFirst_[c], rangeFirst_[c + 1]);
   // its new contacts with a ball beyond (crossing_) and those it left to
   // the serial end (deferred_); per ball, whether it waits for one.
-  [[nodiscard]] bool crosses(const BodyStore& bodies, std::uint32_t range,
-                             const Contact& c) const noexcept;
+  void mergeRenamed(std::size_t kept) noexcept;
+  // Which of c's balls chunk `range` owns (b: a ball and owned); c
+  // crosses when one of its balls is beyond the chunk.
+  struct Owned {
+    bool a, ballB, b;
+    [[nodiscard]] bool crosses() const noexcept { return !a || (ballB && !b); }
+  };
+  [[nodiscard]] Owned ownedBy(const BodyStore& bodies, std::uint32_t range,
+                              const Contact& c) const noexcept;
   std::uint32_t chunk_ = 0;
   std::vector<std::uint32_t> rangeFirst_;
   OrderedBuffers<std::uint32_t> crossing_, deferred_;

@@ -95,24 +95,37 @@ void World::Impl::leaveChain(std::uint32_t i) noexcept {
   h.hasPrev = h.hasNext = false;
 }
 
+// One body removed (destroyBody, destroyBodies): the last body takes its
+// dense index. `contactsAside`: destroyBodies handles the contacts for all
+// the bodies at once, so only the colours move with the last body here.
+void World::Impl::removeBody(BodyId id, bool contactsAside) {
+  const std::uint32_t dense = ids.dense(id);
+  const std::uint32_t last = ids.size() - 1;
+  leaveChain(dense);
+  pairBudget.forgetBody(budgetEnv(), dense);
+  wake(dense);  // what rested on it must fall
+  bodies.swapRemove(dense);
+  filters.swapRemove(dense);
+  if (contactsAside) {
+    contactSet.movedBody(dense, last);
+  } else {
+    contactSet.removeBody(bodies, dense, last);  // the last body is at dense now
+  }
+  ids.remove(id, dense);
+  markBodiesChanged(dense, dense + 1);  // the last body took its place
+  // A destroyed body's contacts and sensor overlaps end with events at the
+  // next step (they name its old id).
+  events.bodyDestroyed(id.index);
+  sensors.forgetBody(id.index);
+}
+
 void World::destroyBody(BodyId id) {
   Impl& w = live();
   const auto use = w.claimChange();
-  const std::uint32_t dense = w.denseIndex(id);
-  const std::uint32_t last = w.ids.size() - 1;
+  (void)w.denseIndex(id);     // refuses a stale or foreign id
   w.events.reserveDestroy();  // may throw: nothing has changed yet
-  w.leaveChain(dense);
-  w.pairBudget.forgetBody(w.budgetEnv(), dense);
-  w.wake(dense);  // what rested on it must fall
-  w.bodies.swapRemove(dense);
-  w.filters.swapRemove(dense);
-  w.contactSet.removeBody(w.bodies, dense, last);  // the last body is at dense now
-  w.ids.remove(id, dense);
-  w.markBodiesChanged(dense, dense + 1);  // the last body took its place
-  // A destroyed body's contacts and sensor overlaps end with events at the
-  // next step (they name its old id).
-  w.events.bodyDestroyed(id.index);
-  w.sensors.forgetBody(id.index);
+  w.ids.reserveRemovals(1);
+  w.removeBody(id, false);
 }
 
 void World::destroyBodies(std::span<const BodyId> ids) {
@@ -136,20 +149,7 @@ void World::destroyBodies(std::span<const BodyId> ids) {
   w.events.reserveDestroy(ids.size());
   w.ids.reserveRemovals(ids.size());
   w.contactSet.beginRemovals(w.bodies, dense);  // colours given back: the last step that may throw
-  for (const BodyId id : ids) {                 // as destroyBody, the contacts aside
-    const std::uint32_t i = w.denseIndex(id);
-    const std::uint32_t last = w.ids.size() - 1;
-    w.leaveChain(i);
-    w.pairBudget.forgetBody(w.budgetEnv(), i);
-    w.wake(i);
-    w.bodies.swapRemove(i);
-    w.filters.swapRemove(i);
-    w.contactSet.movedBody(i, last);
-    w.ids.remove(id, i);
-    w.markBodiesChanged(i, i + 1);
-    w.events.bodyDestroyed(id.index);
-    w.sensors.forgetBody(id.index);
-  }
+  for (const BodyId id : ids) w.removeBody(id, true);
   w.contactSet.endRemovals(w.bodies);
 }
 

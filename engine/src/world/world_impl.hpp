@@ -122,6 +122,8 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   /// Body i, a chain's segment, leaves its chain: it and its neighbours
   /// stop deferring to each other at their shared vertices.
   void leaveChain(std::uint32_t i) noexcept;
+  // destroyBody's removal of a live body, its room reserved (world_bodies.cpp).
+  void removeBody(BodyId id, bool contactsAside);
 
   // What the spatial queries search (query_index.hpp).
   QueryIndex queries;
