@@ -217,7 +217,8 @@ void ContactSet::store(const SolverSettings& s, TaskSystem& tasks) {
     const std::size_t k = step_.rowIndex(r);
     Contact& c = contacts[r.contact];
     const float im = std::max(r.ima, r.imb);
-    c.lambda = warmable(r.lambda, im);
+    // The shock pass's part is this step's alone (see velocity_shock.cpp).
+    c.lambda = warmable(s.friction ? r.lambda - step_.frictionRows[k].shock : r.lambda, im);
     c.shift = warmable(corrected ? step_.shiftRows[k].shift : r.shift, im);
     c.tangent = s.friction ? step_.frictionRows[k].lambda : 0.0f;
     c.rolling = s.friction ? step_.frictionRows[k].rollLambda : 0.0f;

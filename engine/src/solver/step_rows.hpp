@@ -79,6 +79,7 @@ struct StepRows {
     float rollMass;    // 1 / (ia + ib)
     float rollLambda;  // accumulated rolling-resistance (angular) impulse
     float turn;        // a turning outline's surface speed along t beside its translation
+    float shock;       // what the shock pass added to the row's normal impulse (not warm started)
   };
   // A contact prepared for the position correction (same order as rows):
   // the normal and overlap at the end of the step, compact for the passes.

@@ -69,15 +69,21 @@ bool VelocitySolver::orderForShock(const BodyStore& bodies, const SolverSettings
 // form a triangular system that one pass in height order solves: the
 // floor stops the bottom row, then each row stops approaching the one
 // below it, and a ball launched upward is held back by its supports'
-// impulses. What the pass adds is kept in the contact's impulse, so that
-// the next step's warm start carries the load down the pile.
+// impulses. What the pass adds or takes back is this step's alone: the
+// contact keeps it for the rest of the step (the impacts and the position
+// correction see a loaded contact), but the next step is warm started
+// from the sweeps' impulse only. The pass moves the upper ball alone, and
+// its impulse, warm started on both balls the next step, pushed the upper
+// one up and the lower one down: a landed pile's top rose at 5 units/s
+// while its middle sank, for a second (docs/physics.md, "Tall piles").
 void VelocitySolver::propagateShock(const SolverSettings& s) {
   const Vec2 up = s.gravity * (-1.0f / length(s.gravity));
   BallState* st = step_.state.data();
   auto height = [st, up](std::uint32_t i) { return dot(st[i].p, up); };
   const std::uint64_t rowMask = (std::uint64_t{1} << shockRowBits_) - 1;
   for (const std::uint64_t key : shockKeys_) {
-    Row& r = step_.rows[static_cast<std::uint32_t>(key & rowMask)];
+    const auto k = static_cast<std::uint32_t>(key & rowMask);
+    Row& r = step_.rows[k];
     const bool ball = r.kind == kBall;
     const Vec2 va = st[r.a].v;
     const Vec2 vb = ball || r.kind == kKinematic ? st[r.b].v : Vec2{};
@@ -89,6 +95,7 @@ void VelocitySolver::propagateShock(const SolverSettings& s) {
     const float d = std::max((r.target - vn) / (moveB ? r.imb : r.ima), -r.lambda);
     if (d == 0.0f) continue;
     r.lambda += d;
+    step_.frictionRows[k].shock = d;
     const Vec2 p{r.nx * d, r.ny * d};
     if (moveB) {
       st[r.b].v = vb + p * r.imb;

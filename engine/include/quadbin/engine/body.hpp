@@ -285,7 +285,8 @@ struct ContactData {
   Vec2 point{};   ///< where they touch (midway between the surfaces), now
   Vec2 normal{};  ///< unit normal pointing from a to b (or the wall), now
   /// The resting-contact solver's accumulated normal impulse in the last
-  /// step (mass * units/s; the exact impacts' impulses are not in it).
+  /// step (mass * units/s; the exact impacts' impulses and, under gravity,
+  /// the shock pass's correction are not in it: docs/physics.md).
   float normalImpulse = 0.0f;
   /// Its accumulated friction impulse, along the normal turned a quarter
   /// counter-clockwise (0 without friction).
