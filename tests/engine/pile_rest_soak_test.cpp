@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <quadbin/engine/world.hpp>
 #include <quadbin/scenes/scene.hpp>
@@ -26,7 +27,7 @@ double restTime(std::uint32_t balls, std::uint64_t seed, double seconds) {
   def.logLevel = LogLevel::Off;
   World w = scenes::makeWorld(scene, def);
   std::vector<double> energy;
-  const auto steps = static_cast<std::size_t>(seconds / kDt + 0.5);
+  const auto steps = static_cast<std::size_t>(std::lround(seconds / kDt));
   for (std::size_t s = 0; s < steps; ++s) {
     w.step(kDt);
     energy.push_back(w.kineticEnergy());
