@@ -108,7 +108,7 @@ TEST(PairBudget, CountsWhatItAdmitsMovesAndForgets) {
     const auto i = static_cast<std::uint32_t>(rng() % b.store.size());
     const Vec2 to = k % 2 == 0 ? Vec2{100, 100} : Vec2{-200.0f + static_cast<float>(k), 300};
     b.budget.admitMove(b.env(), i, {to - Vec2{kRadius, kRadius}, to + Vec2{kRadius, kRadius}},
-                       BodyId{});
+                       BodyId{}, "setPosition");
     b.move(i, to);
     ASSERT_EQ(*b.budget.knownPairs(), b.bruteForcePairs()) << "move " << k;
   }
@@ -156,7 +156,7 @@ TEST(PairBudget, RefusesACrowdPastTheLimitAndKeepsItsCount) {
   for (std::uint32_t i = 0; i < 200 && refused == 0; ++i) {
     try {
       b.budget.admitMove(b.env(), i, {to - Vec2{kRadius, kRadius}, to + Vec2{kRadius, kRadius}},
-                         BodyId{});
+                         BodyId{}, "setPosition");
       b.move(i, to);
     } catch (const Error&) {
       ++refused;

@@ -1,6 +1,6 @@
 // The pair limit at the door: no sequence of accepted calls leads to a world
-// whose every step the pair limit refuses. createBody, createBodies and
-// setPosition refuse what would put the bodies' overlapping boxes past
+// whose every step the pair limit refuses. createBody, createBodies,
+// setPosition and setRadius refuse what would put the bodies' overlapping boxes past
 // limits::maxPairs (docs/limits.md), say why, and change nothing; what they
 // accept steps.
 #include <gtest/gtest.h>
@@ -129,4 +129,35 @@ TEST_F(PairDoor, CrossingPlanksAreRefusedAtCreation) {
   EXPECT_EQ(planks, 1024);  // 1,024 x 1,025 crossings pass 2^20
   EXPECT_NO_THROW(w.step(kDt));
   EXPECT_GT(w.position(ball).x, 5.0f);
+}
+
+// Growing balls one after another until their boxes overlap past the limit
+// is refused at the ball that would pass it (setRadius goes through the
+// same door as setPosition), with its radius kept; the world steps.
+TEST_F(PairDoor, SetRadiusPastTheLimitIsRefused) {
+  World w(bigWorld());
+  std::vector<BodyDef> grid;
+  for (int i = 0; i < 4000; ++i) {
+    grid.push_back(BodyDef::ball(
+        {380.0f + static_cast<float>(i % 60) * 4.0f, 366.0f + static_cast<float>(i / 60) * 4.0f},
+        1.0f));
+  }
+  const std::vector<BodyId> ids = w.createBodies(grid);
+  w.step(kDt);
+  std::size_t grown = 0;
+  try {
+    for (; grown < ids.size(); ++grown) w.setRadius(ids[grown], 300.0f);
+    FAIL() << "4,000 balls of radius 300 on a 240 x 268 grid were accepted";
+  } catch (const Error& e) {
+    expectPairRefusal(e, "setRadius");
+  }
+  // Each grown ball overlaps every other ball: about 4,000 pairs apiece.
+  EXPECT_GT(grown, 200u);
+  EXPECT_LT(grown, 400u);
+  EXPECT_EQ(w.radius(ids[grown]), 1.0f) << "the refused call changed the radius";
+  // Shrinking one of them back makes room for the next.
+  w.setRadius(ids[0], 1.0f);
+  EXPECT_NO_THROW(w.setRadius(ids[grown], 300.0f));
+  EXPECT_THROW(w.setRadius(ids[grown + 1], 300.0f), Error);
+  EXPECT_NO_THROW(w.step(kDt));
 }

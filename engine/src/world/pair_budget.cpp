@@ -159,7 +159,8 @@ void PairBudget::admitBodies(const Env& env, std::span<const BodyDef> defs) {
   known_ = total;
 }
 
-void PairBudget::admitMove(const Env& env, std::uint32_t i, const AABB& box, BodyId who) {
+void PairBudget::admitMove(const Env& env, std::uint32_t i, const AABB& box, BodyId who,
+                           std::string_view call) {
   const auto n = static_cast<std::uint64_t>(env.bodies.size());
   if (!mayPassLimit(n)) {
     known_.reset();
@@ -169,9 +170,8 @@ void PairBudget::admitMove(const Env& env, std::uint32_t i, const AABB& box, Bod
   const std::uint64_t leaving = overlapsOf(env, env.bodies.tightBox(i), i);
   const std::uint64_t total = before - std::min(before, leaving) + overlapsOf(env, box, i);
   if (total > limits::maxPairs(n)) {
-    refuse(
-        env, total, n,
-        fmt::format("setPosition: {} at ({}, {})", describe(who), box.center().x, box.center().y));
+    refuse(env, total, n,
+           fmt::format("{}: {} at ({}, {})", call, describe(who), box.center().x, box.center().y));
   }
   known_ = total;
 }

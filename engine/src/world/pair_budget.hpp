@@ -12,6 +12,7 @@
 #include <quadbin/tasks/parallel.hpp>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bodies/body_store.hpp"
@@ -40,10 +41,11 @@ class PairBudget {
   /// Each refuses the call (Error, nothing changed) when it would pass the
   /// pair limit, else updates the known count: a body about to be created
   /// from `d`, bodies from `defs`, dense body i (id `who`, for the
-  /// message) about to move to `box`.
+  /// message of `call`) about to take `box` (moved or resized).
   void admitBody(const Env& env, const BodyDef& d);
   void admitBodies(const Env& env, std::span<const BodyDef> defs);
-  void admitMove(const Env& env, std::uint32_t i, const AABB& box, BodyId who);
+  void admitMove(const Env& env, std::uint32_t i, const AABB& box, BodyId who,
+                 std::string_view call);
   /// Dense body i is about to be destroyed.
   void forgetBody(const Env& env, std::uint32_t i);
   /// The pairs of a snapshot's bodies, or Error when past the limit.

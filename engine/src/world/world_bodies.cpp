@@ -196,7 +196,7 @@ void World::setPosition(BodyId id, Vec2 p) {
     w.requireInside(p, w.bodies.radius[i], "setPosition position");
   }
   const Vec2 half{w.bodies.hx[i], w.bodies.hy[i]};
-  w.pairBudget.admitMove(w.budgetEnv(), i, {p - half, p + half}, w.bodyIdAt(i));
+  w.pairBudget.admitMove(w.budgetEnv(), i, {p - half, p + half}, w.bodyIdAt(i), __func__);
   if (p != Vec2{w.bodies.px[i], w.bodies.py[i]}) w.leaveChain(i);
   w.wake(i);
   w.bodies.px[i] = p.x;
@@ -247,7 +247,7 @@ void World::setAngularVelocity(BodyId id, float angularVelocity) {
   const bool grow = outline && angularVelocity != 0.0f && (b.hx[i] < reach || b.hy[i] < reach);
   const Vec2 p{b.px[i], b.py[i]}, half{reach, reach};
   if (grow) {  // may refuse: nothing changed yet
-    w.pairBudget.admitMove(w.budgetEnv(), i, {p - half, p + half}, w.bodyIdAt(i));
+    w.pairBudget.admitMove(w.budgetEnv(), i, {p - half, p + half}, w.bodyIdAt(i), __func__);
   }
   w.wake(i);
   if (grow) {  // its box holds it at every angle from now on

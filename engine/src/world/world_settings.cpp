@@ -53,7 +53,7 @@ void World::setRadius(BodyId id, float radius) {
   }
   if (ball) w.check(validate::insideBounds(p, radius, w.settings.def(), "setRadius: position"));
   w.pairBudget.admitMove(w.budgetEnv(), i, {p - Vec2{radius, radius}, p + Vec2{radius, radius}},
-                         w.bodyIdAt(i));
+                         w.bodyIdAt(i), __func__);
   if (ball) w.wake(i);
   const float old = b.radius[i];
   b.radius[i] = radius;
