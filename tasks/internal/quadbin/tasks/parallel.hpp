@@ -33,13 +33,16 @@ namespace quadbin {
 }
 
 /// Items per task of a pass over a step's contacts, pairs or events (a few
-/// to some tens of nanoseconds each): chunks of 4,096 below 16,384 items
-/// (a region pays for its start only with some tens of microseconds of
-/// work per task: 3,000 keys cut in three made a region of 5 us tasks),
-/// about 64 chunks of 1,024 to 4,096 items above.
+/// to some tens of nanoseconds each): one chunk up to 4,096 items, chunks
+/// of 2,048 below 16,384, about 64 chunks of 1,024 to 4,096 above. A
+/// region pays for its start only with some tens of microseconds of work
+/// per task (3,000 keys cut in three made a region of 5 us tasks), and
+/// 10,000 items in chunks of 4,096 were three tasks, one and a half per
+/// thread on two.
 [[nodiscard]] constexpr std::uint32_t passChunk(std::uint32_t count) noexcept {
-  constexpr std::uint32_t kSplitFrom = 1u << 14, kMost = 4096;
-  return count < kSplitFrom ? kMost : chunkSizeFor(count, 64, 1024, kMost);
+  constexpr std::uint32_t kSplitFrom = 1u << 14, kSmall = 2048, kMost = 4096;
+  if (count <= kMost) return kMost;
+  return count < kSplitFrom ? kSmall : chunkSizeFor(count, 64, 1024, kMost);
 }
 
 /// Runs fn(chunk, begin, end) for each chunk of `chunkSize` indices of
