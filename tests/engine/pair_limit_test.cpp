@@ -37,6 +37,20 @@ void expectPairRefusal(const Error& e, const char* call) {
 // balls (1,448 make 1,047,628 pairs).
 constexpr std::uint32_t kFitOnAPoint = 1448;
 
+// 4,000 balls of radius 1, 60 to a row 4 apart (no two touch) from
+// `corner`, created and stepped once.
+std::vector<BodyId> spreadGrid(World& w, Vec2 corner) {
+  std::vector<BodyDef> grid;
+  for (int i = 0; i < 4000; ++i) {
+    grid.push_back(BodyDef::ball({corner.x + static_cast<float>(i % 60) * 4.0f,
+                                  corner.y + static_cast<float>(i / 60) * 4.0f},
+                                 1.0f));
+  }
+  std::vector<BodyId> ids = w.createBodies(grid);
+  w.step(kDt);
+  return ids;
+}
+
 }  // namespace
 
 TEST_F(PairDoor, ACrowdOnOnePointIsRefusedWholeByCreateBodies) {
@@ -84,14 +98,7 @@ TEST_F(PairDoor, DestroyingGivesRoomBack) {
 // pass the limit; the world keeps stepping.
 TEST_F(PairDoor, SetPositionOntoOnePointIsRefused) {
   World w(bigWorld());
-  std::vector<BodyDef> grid;
-  for (int i = 0; i < 4000; ++i) {
-    grid.push_back(BodyDef::ball(
-        {5.0f + static_cast<float>(i % 60) * 4.0f, 5.0f + static_cast<float>(i / 60) * 4.0f},
-        1.0f));
-  }
-  const std::vector<BodyId> ids = w.createBodies(grid);
-  w.step(kDt);
+  const std::vector<BodyId> ids = spreadGrid(w, {5, 5});
   std::size_t moved = 0;
   try {
     for (; moved < ids.size(); ++moved) w.setPosition(ids[moved], {800, 800});
@@ -136,14 +143,7 @@ TEST_F(PairDoor, CrossingPlanksAreRefusedAtCreation) {
 // same door as setPosition), with its radius kept; the world steps.
 TEST_F(PairDoor, SetRadiusPastTheLimitIsRefused) {
   World w(bigWorld());
-  std::vector<BodyDef> grid;
-  for (int i = 0; i < 4000; ++i) {
-    grid.push_back(BodyDef::ball(
-        {380.0f + static_cast<float>(i % 60) * 4.0f, 366.0f + static_cast<float>(i / 60) * 4.0f},
-        1.0f));
-  }
-  const std::vector<BodyId> ids = w.createBodies(grid);
-  w.step(kDt);
+  const std::vector<BodyId> ids = spreadGrid(w, {380, 366});
   std::size_t grown = 0;
   try {
     for (; grown < ids.size(); ++grown) w.setRadius(ids[grown], 300.0f);

@@ -14,8 +14,9 @@ using contacts::orient;
 using contacts::sameBodies;
 
 namespace {
-constexpr std::uint32_t kContactChunk = 4096;     // contacts per task (a constant: deterministic)
-constexpr std::uint32_t kSerialColouring = 4096;  // fewer new contacts: coloured on one thread
+constexpr std::uint32_t kContactChunk = 4096;       // contacts per task (a constant: deterministic)
+constexpr std::uint32_t kSerialColouring = 4096;    // fewer new contacts: coloured on one thread
+constexpr std::uint32_t kGone = ~std::uint32_t{0};  // beginRemovals: a removed body's index after
 }  // namespace
 
 std::span<ContactStore::Contact> ContactStore::beginStep(std::size_t count) {
@@ -189,12 +190,6 @@ void ContactStore::merge(std::vector<Contact>& extra, TaskSystem& tasks) {
   contacts_.swap(merged_);
 }
 
-// A read-only scan finds the few contacts that name either body: the
-// removed body's are dropped, the moved body's are renamed and set aside
-// (their place in the canonical order changes; a pair of balls whose order
-// flips swaps its ends, as World::optimizeLayout's renumbering does), and
-// the runs of others between them close up in order, block by block; then
-// the few set aside are merged back in, from the end.
 // The first `kept` contacts, still in canonical order, and renamed_ (the
 // contacts whose bodies got new indices) merged into one canonical list,
 // in place from the back; renamed_ is emptied.
@@ -209,6 +204,12 @@ void ContactStore::mergeRenamed(std::size_t kept) noexcept {
   renamed_.clear();
 }
 
+// A read-only scan finds the few contacts that name either body: the
+// removed body's are dropped, the moved body's are renamed and set aside
+// (their place in the canonical order changes; a pair of balls whose order
+// flips swaps its ends, as World::optimizeLayout's renumbering does), and
+// the runs of others between them close up in order, block by block; then
+// the few set aside are merged back in, from the end.
 void ContactStore::removeBody(const BodyStore& bodies, ConstraintGraph& graph,
                               std::uint32_t removed, std::uint32_t last) noexcept {
   auto now = [=](std::uint32_t i) { return i == last ? removed : i; };  // index after the move
@@ -252,7 +253,6 @@ void ContactStore::removeBody(const BodyStore& bodies, ConstraintGraph& graph,
 
 void ContactStore::beginRemovals(const BodyStore& bodies, ConstraintGraph& graph,
                                  std::span<const std::uint32_t> removed) {
-  constexpr std::uint32_t kGone = ~std::uint32_t{0};
   const auto n = static_cast<std::uint32_t>(bodies.size());
   // The removals in turn on an index map: at[j] is the body now at index j
   // (by its index before), after_ the reverse, then each body's index after.
@@ -287,7 +287,6 @@ void ContactStore::beginRemovals(const BodyStore& bodies, ConstraintGraph& graph
 
 void ContactStore::endRemovals(const BodyStore& bodies,
                                [[maybe_unused]] const ConstraintGraph& graph) noexcept {
-  constexpr std::uint32_t kGone = ~std::uint32_t{0};
   std::size_t kept = 0;
   for (const Contact& c : contacts_) {
     const std::uint32_t a = after_[c.a], b = isWall(c.b) ? c.b : after_[c.b];

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <functional>
 #include <iterator>
 
 namespace quadbin {
@@ -71,13 +72,7 @@ void ContactEvents::findTouching(const Touching& in, TaskSystem& ts) {
       keys.push_back(key);
     }
   });
-  bool sorted = true;
-  const std::uint64_t* last = nullptr;  // the last key of the chunks before
-  for (std::uint32_t c = 0; c < chunks && sorted; ++c) {
-    const std::vector<std::uint64_t>& keys = touchBuffers_[c];
-    sorted = inOrder_[c] != 0 && (keys.empty() || last == nullptr || !(keys.front() < *last));
-    if (!keys.empty()) last = &keys.back();
-  }
+  const bool sorted = touchBuffers_.joinedInOrder(inOrder_, std::less<>{});
   touchBuffers_.assignTo(ts, touchKeys_);
   // While slots and dense indices are in the same order (no body
   // destroyed out of order, no renumbering) the keys come out of the

@@ -291,14 +291,7 @@ void EventGeometry::hits(std::span<const contacts::Contact> contacts, const IdMa
                    found.push_back(h);
                  }
                });
-  bool sorted = true;
-  const ContactHitEvent* last = nullptr;  // the last hit of the chunks before
-  for (std::uint32_t c = 0; c < chunks && sorted; ++c) {
-    const std::vector<ContactHitEvent>& found = buffers[c];
-    sorted = space.inOrder[c] != 0 &&
-             (found.empty() || last == nullptr || !before(found.front(), *last));
-    if (!found.empty()) last = &found.back();
-  }
+  const bool sorted = buffers.joinedInOrder(space.inOrder, before);
   buffers.assignTo(tasks, out);  // over what `out` held: not cleared first
   if (sorted) return;
   // Else a radix sort of (a, second, index) keys on (a, second) alone, the

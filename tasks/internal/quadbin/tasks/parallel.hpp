@@ -79,6 +79,21 @@ class OrderedBuffers {
     for (std::uint32_t i = 0; i < count_; ++i) total += buffers_[i].size();
     return total;
   }
+  /// Whether the buffers joined in order are sorted by `less`, given for
+  /// each whether it came out sorted on its own (`inOrder[i] != 0`, noted
+  /// as it was filled): only the boundaries between buffers are compared.
+  template <class Less>
+  [[nodiscard]] bool joinedInOrder(const std::vector<std::uint8_t>& inOrder, Less less) const {
+    const T* last = nullptr;  // the last item of the buffers before
+    for (std::uint32_t i = 0; i < count_; ++i) {
+      if (inOrder[i] == 0) return false;
+      const std::vector<T>& b = buffers_[i];
+      if (b.empty()) continue;
+      if (last != nullptr && less(b.front(), *last)) return false;
+      last = &b.back();
+    }
+    return true;
+  }
 
   /// Appends buffer 0, then buffer 1, ... to `out` (copies in parallel).
   void appendTo(TaskSystem& tasks, std::vector<T>& out) { copyInto(tasks, out, out.size()); }
