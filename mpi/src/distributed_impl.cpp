@@ -151,11 +151,17 @@ DistributedWorld::Impl::Halo DistributedWorld::Impl::halo(float dt) {
   const std::vector<BodyId>& ids = denseIds();
   const auto radii = world.radii();
   const auto velocities = world.velocities();
+  // The largest radius and squared speed of the owned balls, one square
+  // root. Both are >= 0, so their bits order as they do: an integer max,
+  // without branches, vectorizes.
+  std::uint32_t radius = 0, speed2 = 0;
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (roleAt[i] != Role::Owned) continue;
-    mine[0] = std::max<double>(mine[0], radii[i]);
-    mine[1] = std::max<double>(mine[1], length(velocities[i]));
+    const std::uint32_t owned = roleAt[i] == Role::Owned ? ~0u : 0u;
+    radius = std::max(radius, std::bit_cast<std::uint32_t>(radii[i]) & owned);
+    speed2 = std::max(speed2, std::bit_cast<std::uint32_t>(lengthSquared(velocities[i])) & owned);
   }
+  mine[0] = std::bit_cast<float>(radius);
+  mine[1] = std::sqrt(std::bit_cast<float>(speed2));  // the largest length(v): sqrt is monotone
   {
     const detail::Timed timed(traffic);
     MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm);
@@ -175,57 +181,71 @@ DistributedWorld::Impl::Halo DistributedWorld::Impl::halo(float dt) {
 std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
   // The balls the search may reach (this rank's and its ghosts of other
   // ranks than q, within the band of q's strip), bucketed in cells as wide
-  // as the farthest link, sorted by cell.
+  // as the farthest link, sorted by cell. A link spans at most a cell
+  // along x, so the search that keeps kNarrow cells inside the narrow band
+  // (the nearer part, all a short chain needs) finds what it would over
+  // the whole band: only a longer one takes the rest and searches again.
   const std::vector<BodyId>& ids = denseIds();
   const auto positions = world.positions();
   const auto radii = world.radii();
   const double band = h.band(), cell = 2.0 * h.radius + h.link;
+  const double narrow = std::min(band, h.reach + (kNarrow + 1) * cell);
   const auto cellOf = [cell](Vec2 p) {
     const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
     const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
     return (static_cast<std::uint64_t>(cx) << 32) ^ static_cast<std::uint32_t>(cy);
   };
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> cells;  // (cell, dense index)
+  const double lo = strips.lo(q), hi = strips.hi(q);  // Strips::distance and owner, inline
+  const auto distance = [lo, hi](double x) { return std::max(std::max(lo - x, x - hi), 0.0); };
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> cells, far;  // (cell, dense index)
   std::vector<std::uint32_t> chosen;
-  ++stampNow;
   for (std::uint32_t i = 0; i < ids.size(); ++i) {
     const Role r = roleAt[i];
     if (r != Role::Owned && r != Role::Ghost) continue;
-    const double d = strips.distance(q, positions[i].x);
-    if (d > band || (r == Role::Ghost && strips.owner(positions[i].x) == q)) continue;
-    cells.emplace_back(cellOf(positions[i]), i);
-    if (d <= h.reach) {
-      chosen.push_back(i);
-      stamp[ids[i].index] = stampNow;
-    }
+    const double x = positions[i].x;
+    const double d = distance(x);
+    if (d > band || (r == Role::Ghost && x >= lo && x < hi)) continue;
+    (d <= narrow ? cells : far).emplace_back(cellOf(positions[i]), i);
+    if (d <= h.reach) chosen.push_back(i);
   }
+  const std::size_t first = chosen.size();
   std::sort(cells.begin(), cells.end());
-  std::size_t from = 0;
-  for (int depth = 0; depth < kDepth && from < chosen.size(); ++depth) {
-    const std::size_t to = chosen.size();
-    for (std::size_t k = from; k < to; ++k) {
-      const Vec2 p = positions[chosen[k]];
-      const double reach = radii[chosen[k]] + h.link;
-      const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
-      const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
-      for (std::int64_t x = cx - 1; x <= cx + 1; ++x) {
-        for (std::int64_t y = cy - 1; y <= cy + 1; ++y) {
-          const std::uint64_t key =
-              (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
-          auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(key, 0u));
-          for (; it != cells.end() && it->first == key; ++it) {
-            const std::uint32_t n = it->second;
-            if (stamp[ids[n].index] == stampNow) continue;
-            const double dx = double{positions[n].x} - p.x, dy = double{positions[n].y} - p.y;
-            const double touch = reach + radii[n];
-            if (dx * dx + dy * dy > touch * touch) continue;
-            stamp[ids[n].index] = stampNow;
-            chosen.push_back(n);
+  for (bool whole = far.empty();; whole = true) {
+    ++stampNow;
+    chosen.resize(first);
+    for (const std::uint32_t i : chosen) stamp[ids[i].index] = stampNow;
+    bool nearEdge = false;
+    std::size_t from = 0;
+    for (int depth = 0; depth < kDepth && from < chosen.size() && (whole || !nearEdge); ++depth) {
+      const std::size_t to = chosen.size();
+      for (std::size_t k = from; k < to; ++k) {
+        const Vec2 p = positions[chosen[k]];
+        nearEdge = nearEdge || distance(p.x) > narrow - cell;
+        const double reach = radii[chosen[k]] + h.link;
+        const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
+        const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
+        for (std::int64_t x = cx - 1; x <= cx + 1; ++x) {
+          for (std::int64_t y = cy - 1; y <= cy + 1; ++y) {
+            const std::uint64_t key =
+                (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
+            auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(key, 0u));
+            for (; it != cells.end() && it->first == key; ++it) {
+              const std::uint32_t n = it->second;
+              if (stamp[ids[n].index] == stampNow) continue;
+              const double dx = double{positions[n].x} - p.x, dy = double{positions[n].y} - p.y;
+              const double touch = reach + radii[n];
+              if (dx * dx + dy * dy > touch * touch) continue;
+              stamp[ids[n].index] = stampNow;
+              chosen.push_back(n);
+            }
           }
         }
       }
+      from = to;
     }
-    from = to;
+    if (whole || !nearEdge) break;
+    cells.insert(cells.end(), far.begin(), far.end());
+    std::sort(cells.begin(), cells.end());
   }
   std::vector<BodyId> out;
   for (const std::uint32_t i : chosen) {
@@ -334,10 +354,12 @@ void DistributedWorld::Impl::migrate() {
   std::vector<std::vector<std::byte>> out(static_cast<std::size_t>(ranks));
   const std::vector<BodyId>& ids = denseIds();
   const auto positions = world.positions();
+  const double lo = strips.lo(rank), hi = strips.hi(rank);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const BodyId id = ids[i];
-    if (roleAt[i] != Role::Owned) continue;
-    const int to = strips.owner(positions[i].x);
+    const double x = positions[i].x;
+    if (roleAt[i] != Role::Owned || (x >= lo && x < hi)) continue;  // still in the strip
+    const int to = strips.owner(x);
     if (to == rank) continue;
     append(out[static_cast<std::size_t>(to)], recordOf(id));
     setRole(id, Role::Ghost);  // refreshed or dropped by the next exchange

@@ -161,6 +161,7 @@ struct DistributedWorld::Impl {
   // one's surface (a cluster on the border goes whole, so that both ranks
   // solve it the same way).
   static constexpr int kDepth = 32;
+  static constexpr int kNarrow = 8;  // ghostsFor's first search: links in the nearer band
   struct Halo {
     double reach = 0.0;
     double link = 0.0;
