@@ -129,7 +129,8 @@ struct DistributedBoxes::Impl {
         if (strips.distance(peers[k], b.x) <= reach) append(out[k], b);
       }
     }
-    ghosts = records<MovingBall>(detail::withNeighbours(comm, peers, out, traffic));
+    std::vector<std::byte> in;
+    ghosts = records<MovingBall>(detail::withNeighbours(comm, peers, out, in, traffic));
     std::sort(ghosts.begin(), ghosts.end(), byId);
     stats.ghosts = static_cast<std::uint32_t>(ghosts.size());
     boxes.clear();

@@ -265,12 +265,14 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
   sent.resize(stamp.size(), 0);
   denseIds();
   std::fill(sentAt.begin(), sentAt.end(), std::uint8_t{0});
-  std::vector<std::vector<std::byte>> out(peers.size());
+  std::vector<std::vector<std::byte>>& out = ghostBuffers.out;
+  out.resize(peers.size());
   for (std::size_t k = 0; k < peers.size(); ++k) {
+    out[k].clear();
     for (const BodyId id : ghostsFor(peers[k], h)) append(out[k], recordOf(id));
   }
-  std::vector<BallRecord> in =
-      records<BallRecord>(detail::withNeighbours(comm, peers, out, traffic));
+  std::vector<BallRecord>& in = ghostBuffers.records;
+  detail::recordsInto(detail::withNeighbours(comm, peers, out, ghostBuffers.in, traffic), in);
   ++stampNow;
   const std::vector<BallRecord> fresh = sortIn(in, [&](BodyId id, const BallRecord& r) {
     if (role(id) != Role::Ghost) return;  // never: only owners send

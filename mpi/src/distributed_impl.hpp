@@ -180,6 +180,12 @@ struct DistributedWorld::Impl {
   std::vector<BodyId> ghostsFor(int q, const Halo& h);
 
   void exchangeGhosts(const Halo& h);
+  // The exchange's messages, kept from step to step (withNeighbours).
+  struct GhostBuffers {
+    std::vector<std::vector<std::byte>> out;
+    std::vector<std::byte> in;
+    std::vector<BallRecord> records;
+  } ghostBuffers;
 
   // A position's cell in a 2^16 x 2^16 grid over the bounds, in Morton
   // order: the same on every rank.

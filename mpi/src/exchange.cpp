@@ -55,9 +55,9 @@ std::vector<std::byte> allToAll(MPI_Comm comm, const std::vector<std::vector<std
   return in;
 }
 
-std::vector<std::byte> withNeighbours(MPI_Comm comm, std::span<const int> peers,
-                                      const std::vector<std::vector<std::byte>>& out,
-                                      Traffic& traffic) {
+std::span<const std::byte> withNeighbours(MPI_Comm comm, std::span<const int> peers,
+                                          const std::vector<std::vector<std::byte>>& out,
+                                          std::vector<std::byte>& in, Traffic& traffic) {
   const Timed timed(traffic);
   const std::size_t n = peers.size();
   std::vector<std::uint64_t> sendSize(n), recvSize(n);
@@ -75,7 +75,7 @@ std::vector<std::byte> withNeighbours(MPI_Comm comm, std::span<const int> peers,
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   std::vector<std::uint64_t> at(n + 1, 0);
   for (std::size_t k = 0; k < n; ++k) at[k + 1] = at[k] + recvSize[k];
-  std::vector<std::byte> in(at[n]);
+  if (in.size() < at[n]) in.resize(at[n]);
   requests.clear();
   for (std::size_t k = 0; k < n; ++k) {
     requests.emplace_back();
@@ -89,7 +89,7 @@ std::vector<std::byte> withNeighbours(MPI_Comm comm, std::span<const int> peers,
     traffic.bytes += out[k].size();
   }
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  return in;
+  return {in.data(), at[n]};
 }
 
 namespace {

@@ -43,10 +43,13 @@ class Timed {
 std::vector<std::byte> allToAll(MPI_Comm comm, const std::vector<std::vector<std::byte>>& out,
                                 Traffic& traffic);
 // Bytes to the given ranks only (each of which sends to this rank too):
-// out[k] goes to peers[k]; the bytes received, in the peers' order.
-std::vector<std::byte> withNeighbours(MPI_Comm comm, std::span<const int> peers,
-                                      const std::vector<std::vector<std::byte>>& out,
-                                      Traffic& traffic);
+// out[k] goes to peers[k]; the bytes received, in the peers' order, are
+// the first ones of `in` (grown if need be, never shrunk: a buffer kept
+// from step to step is memory already mapped, where a fresh one of
+// megabytes is a page fault every 4 KiB).
+std::span<const std::byte> withNeighbours(MPI_Comm comm, std::span<const int> peers,
+                                          const std::vector<std::vector<std::byte>>& out,
+                                          std::vector<std::byte>& in, Traffic& traffic);
 // Every rank's bytes, on every rank, rank by rank.
 std::vector<std::byte> allGather(MPI_Comm comm, std::span<const std::byte> mine, Traffic& traffic);
 // Every rank's bytes on rank 0, rank by rank (elsewhere: empty).
@@ -67,11 +70,18 @@ void append(std::vector<std::byte>& bytes, const T& record) {
   bytes.resize(at + sizeof(T));
   std::memcpy(bytes.data() + at, &record, sizeof(T));
 }
+// The records in `bytes`, into `out` (its room kept from call to call).
+template <class T>
+void recordsInto(std::span<const std::byte> bytes, std::vector<T>& out) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  out.resize(bytes.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+}
+
 template <class T>
 std::vector<T> records(std::span<const std::byte> bytes) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  std::vector<T> out(bytes.size() / sizeof(T));
-  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+  std::vector<T> out;
+  recordsInto(bytes, out);
   return out;
 }
 
