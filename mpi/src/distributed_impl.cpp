@@ -225,11 +225,16 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
         const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
         const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
         for (std::int64_t x = cx - 1; x <= cx + 1; ++x) {
-          for (std::int64_t y = cy - 1; y <= cy + 1; ++y) {
-            const std::uint64_t key =
-                (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
+          // The column's three cells are consecutive keys (but where the
+          // low word wraps): one search, then a scan, in the same order.
+          const auto keyOf = [x](std::int64_t y) {
+            return (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
+          };
+          const bool together = keyOf(cy - 1) < keyOf(cy + 1);
+          for (std::int64_t y = cy - 1; y <= cy + 1; y += together ? 3 : 1) {
+            const std::uint64_t key = keyOf(y), last = together ? keyOf(cy + 1) : key;
             auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(key, 0u));
-            for (; it != cells.end() && it->first == key; ++it) {
+            for (; it != cells.end() && it->first <= last; ++it) {
               const std::uint32_t n = it->second;
               if (stamp[ids[n].index] == stampNow) continue;
               const double dx = double{positions[n].x} - p.x, dy = double{positions[n].y} - p.y;
