@@ -175,6 +175,41 @@ DistributedWorld::Impl::Halo DistributedWorld::Impl::halo(float dt) {
   return h;
 }
 
+// The balls of `cells` (by cell, then dense index) within `reach` of the
+// centre of dense ball i and not stamped yet, stamped and appended to
+// `chosen`, cell by cell in key order.
+void DistributedWorld::Impl::linked(std::span<const std::pair<std::uint64_t, std::uint32_t>> cells,
+                                    double cell, std::uint32_t i, double reach,
+                                    std::vector<std::uint32_t>& chosen) {
+  const std::vector<BodyId>& ids = dense;
+  const auto positions = world.positions();
+  const auto radii = world.radii();
+  const Vec2 p = positions[i];
+  const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
+  const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
+  for (std::int64_t x = cx - 1; x <= cx + 1; ++x) {
+    // The column's three cells are consecutive keys (but where the low
+    // word wraps): one search, then a scan, in the same order.
+    const auto keyOf = [x](std::int64_t y) {
+      return (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
+    };
+    const bool together = keyOf(cy - 1) < keyOf(cy + 1);
+    for (std::int64_t y = cy - 1; y <= cy + 1; y += together ? 3 : 1) {
+      const std::uint64_t key = keyOf(y), last = together ? keyOf(cy + 1) : key;
+      auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(key, 0u));
+      for (; it != cells.end() && it->first <= last; ++it) {
+        const std::uint32_t n = it->second;
+        if (stamp[ids[n].index] == stampNow) continue;
+        const double dx = double{positions[n].x} - p.x, dy = double{positions[n].y} - p.y;
+        const double touch = reach + radii[n];
+        if (dx * dx + dy * dy > touch * touch) continue;
+        stamp[ids[n].index] = stampNow;
+        chosen.push_back(n);
+      }
+    }
+  }
+}
+
 // The owned balls peer `q` gets as ghosts (Halo), stamped `sent`. The
 // search runs through this rank's ghosts too (as the last step left
 // them), so that a cluster over three strips reaches the far one.
@@ -221,30 +256,7 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
       for (std::size_t k = from; k < to; ++k) {
         const Vec2 p = positions[chosen[k]];
         nearEdge = nearEdge || distance(p.x) > narrow - cell;
-        const double reach = radii[chosen[k]] + h.link;
-        const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
-        const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
-        for (std::int64_t x = cx - 1; x <= cx + 1; ++x) {
-          // The column's three cells are consecutive keys (but where the
-          // low word wraps): one search, then a scan, in the same order.
-          const auto keyOf = [x](std::int64_t y) {
-            return (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
-          };
-          const bool together = keyOf(cy - 1) < keyOf(cy + 1);
-          for (std::int64_t y = cy - 1; y <= cy + 1; y += together ? 3 : 1) {
-            const std::uint64_t key = keyOf(y), last = together ? keyOf(cy + 1) : key;
-            auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(key, 0u));
-            for (; it != cells.end() && it->first <= last; ++it) {
-              const std::uint32_t n = it->second;
-              if (stamp[ids[n].index] == stampNow) continue;
-              const double dx = double{positions[n].x} - p.x, dy = double{positions[n].y} - p.y;
-              const double touch = reach + radii[n];
-              if (dx * dx + dy * dy > touch * touch) continue;
-              stamp[ids[n].index] = stampNow;
-              chosen.push_back(n);
-            }
-          }
-        }
+        linked(cells, cell, chosen[k], radii[chosen[k]] + h.link, chosen);
       }
       from = to;
     }

@@ -178,6 +178,11 @@ struct DistributedWorld::Impl {
   // them), so that a cluster over three strips reaches the far one, on a
   // grid of the band it may reach.
   std::vector<BodyId> ghostsFor(int q, const Halo& h);
+  // One link of the search: the balls of `cells` (by cell, then dense
+  // index; cells `cell` wide) within `reach` of dense ball i's centre and
+  // not stamped yet, stamped and appended to `chosen`.
+  void linked(std::span<const std::pair<std::uint64_t, std::uint32_t>> cells, double cell,
+              std::uint32_t i, double reach, std::vector<std::uint32_t>& chosen);
 
   void exchangeGhosts(const Halo& h);
   // The exchange's messages, kept from step to step (withNeighbours).
