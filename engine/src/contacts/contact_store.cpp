@@ -339,7 +339,12 @@ void ContactStore::rollBack(const BodyStore& bodies, ConstraintGraph& graph) noe
   assert(consistent(bodies, graph));
 }
 
-void ContactStore::reserveRenumber() { reserveGrowing(merged_, contacts_.size()); }
+// merged_ is scratch here (merge swapped the list before it in): emptied
+// first, so that growing it copies nothing into memory not yet touched.
+void ContactStore::reserveRenumber() {
+  merged_.clear();
+  reserveGrowing(merged_, contacts_.size());
+}
 
 // The contacts of bodies that keep their index keep their order: only the
 // others are sorted (in merged_, scratch between steps, with the room
