@@ -122,6 +122,34 @@ TEST(PairBudget, CountsWhatItAdmitsMovesAndForgets) {
   }
 }
 
+TEST(PairBudget, CountsManyMovesAtOnce) {
+  Bodies b;
+  std::vector<BodyDef> defs = patch(1200, {0, 0}, 50.0f, 1);
+  const std::vector<BodyDef> dense = patch(300, {100, 100}, 8.0f, 2);
+  defs.insert(defs.end(), dense.begin(), dense.end());
+  b.budget.admitBodies(b.env(), defs);
+  for (const BodyDef& d : defs) b.add(d.position);
+  // Moves out of, into and within the patches, some onto one another.
+  std::mt19937 rng(9);
+  for (int round = 0; round < 5; ++round) {
+    std::vector<std::uint32_t> moving;
+    for (std::uint32_t i = 0; i < b.store.size(); ++i) {
+      if (rng() % 4 == 0) moving.push_back(i);
+    }
+    std::vector<AABB> boxes;
+    std::vector<Vec2> to;
+    for (std::size_t k = 0; k < moving.size(); ++k) {
+      const Vec2 p = k % 3 == 0 ? Vec2{100, 100} + Vec2{static_cast<float>(k % 5), 0}
+                                : Vec2{static_cast<float>(rng() % 300), static_cast<float>(rng() % 300)};
+      to.push_back(p);
+      boxes.push_back({p - Vec2{kRadius, kRadius}, p + Vec2{kRadius, kRadius}});
+    }
+    b.budget.admitMoves(b.env(), moving, boxes);
+    for (std::size_t k = 0; k < moving.size(); ++k) b.move(moving[k], to[k]);
+    ASSERT_EQ(*b.budget.knownPairs(), b.bruteForcePairs()) << "round " << round;
+  }
+}
+
 TEST(PairBudget, RefusesACrowdPastTheLimitAndKeepsItsCount) {
   Bodies b;
   const std::vector<BodyDef> spread = patch(2000, {0, 0}, 400.0f, 4);

@@ -1,6 +1,6 @@
 // The pair limit at the door: no sequence of accepted calls leads to a world
 // whose every step the pair limit refuses. createBody, createBodies,
-// setPosition and setRadius refuse what would put the bodies' overlapping boxes past
+// setPosition, setPositions and setRadius refuse what would put the bodies' overlapping boxes past
 // limits::maxPairs (docs/limits.md), say why, and change nothing; what they
 // accept steps.
 #include <gtest/gtest.h>
@@ -111,6 +111,33 @@ TEST_F(PairDoor, SetPositionOntoOnePointIsRefused) {
   // Moving one of the crowd out and another in is accepted.
   w.setPosition(ids[0], {900, 100});
   EXPECT_NO_THROW(w.setPosition(ids[moved], {800, 800}));
+  EXPECT_NO_THROW(w.step(kDt));
+}
+
+TEST_F(PairDoor, SetPositionsOntoOnePointIsRefusedWhole) {
+  World w(bigWorld());
+  const std::vector<BodyId> ids = spreadGrid(w, {5, 5});
+  const std::vector<Vec2> before = {w.positions().begin(), w.positions().end()};
+  // One ball more than fits on a point, in one call: nothing moves.
+  std::vector<BodyId> crowd(ids.begin(), ids.begin() + kFitOnAPoint + 1);
+  std::vector<Vec2> onto(crowd.size(), {800, 800});
+  try {
+    w.setPositions(crowd, onto);
+    ADD_FAILURE() << "not refused";
+  } catch (const Error& e) {
+    expectPairRefusal(e, "setPositions");
+  }
+  EXPECT_EQ(std::vector<Vec2>(w.positions().begin(), w.positions().end()), before);
+  // As many as fit are accepted (the pairs among the moved bodies count),
+  // and then none more, though the call moves one out as it moves one in.
+  crowd.pop_back();
+  onto.pop_back();
+  EXPECT_NO_THROW(w.setPositions(crowd, onto));
+  EXPECT_NO_THROW(w.step(kDt));
+  const std::vector<BodyId> swap = {ids[kFitOnAPoint], ids[kFitOnAPoint + 1]};
+  EXPECT_THROW(w.setPositions(swap, std::vector<Vec2>{{800, 800}, {800, 800}}), Error);
+  const std::vector<BodyId> outAndIn = {ids[0], ids[kFitOnAPoint]};
+  EXPECT_NO_THROW(w.setPositions(outAndIn, std::vector<Vec2>{{900, 100}, {800, 800}}));
   EXPECT_NO_THROW(w.step(kDt));
 }
 

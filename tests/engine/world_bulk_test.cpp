@@ -1,5 +1,7 @@
 // World::createBodies against createBody one at a time, its all-or-nothing
-// refusal, and the dense read-only spans positions(), velocities(), radii().
+// refusal, World::setPositions against setPosition one at a time and its
+// refusals, and the dense read-only spans positions(), velocities(),
+// radii().
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -162,6 +164,86 @@ TEST_F(WorldBulk, CreateBodiesRefusesAllOrNothing) {
   EXPECT_EQ(w.snapshot(), before);
 }
 
+// Every third body (static boxes included) to a place of its own.
+void movesOf(const World& w, std::vector<BodyId>& ids, std::vector<Vec2>& to) {
+  to.clear();
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> pos(5.0f, 75.0f);
+  for (std::uint32_t i = 0; i < w.bodyCount(); i += 3) {
+    ids.push_back(w.bodyAt(w.bodyCount() - 1 - i));  // not in dense order
+    to.push_back({pos(rng), pos(rng)});
+  }
+}
+
+TEST_F(WorldBulk, SetPositionsEqualsSetPositionOneAtATime) {
+  World bulk(pileDef()), single(pileDef());
+  prepare(bulk);
+  prepare(single);
+  std::vector<BodyId> ids;
+  std::vector<Vec2> to;
+  movesOf(bulk, ids, to);
+  std::vector<BodyId> same;  // single's bodies at the same dense indices
+  movesOf(single, same, to);
+  bulk.setPositions(ids, to);
+  for (std::size_t k = 0; k < same.size(); ++k) single.setPosition(same[k], to[k]);
+  EXPECT_EQ(state(bulk), state(single));
+  for (int s = 0; s < 30; ++s) {
+    bulk.step(1.0f / 60.0f);
+    single.step(1.0f / 60.0f);
+  }
+  EXPECT_EQ(state(bulk), state(single));
+  EXPECT_EQ(bulk.snapshot(), single.snapshot());
+  std::vector<BodyId> found;
+  bulk.queryBox({to[0] - Vec2{0.1f, 0.1f}, to[0] + Vec2{0.1f, 0.1f}}, found);
+  EXPECT_FALSE(found.empty());  // the queries see where they went
+  bulk.setPositions({}, {});
+  EXPECT_EQ(state(bulk), state(single));
+}
+
+TEST_F(WorldBulk, SetPositionsRefusesAllOrNothing) {
+  World w(pileDef());
+  prepare(w);
+  const std::vector<std::uint32_t> stateBefore = state(w);
+  const std::vector<std::byte> before = w.snapshot();
+  std::vector<BodyId> ids;
+  std::vector<Vec2> to;
+  movesOf(w, ids, to);
+  auto refused = [&](const std::vector<BodyId>& i, const std::vector<Vec2>& p, const char* why) {
+    try {
+      w.setPositions(i, p);
+      ADD_FAILURE() << "not refused: " << why;
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(why), std::string::npos) << message;
+    }
+    EXPECT_EQ(state(w), stateBefore);
+    EXPECT_EQ(w.snapshot(), before);
+  };
+  refused(ids, {to.begin(), to.end() - 1}, "ids for");
+  std::vector<BodyId> twice = ids;
+  twice.back() = twice.front();
+  refused(twice, to, "given twice");
+  std::vector<Vec2> outside = to;
+  outside.back() = {79.5f, 40};  // a ball that does not fit in the closed world
+  if (w.type(ids.back()) != BodyType::Ball) std::swap(ids.front(), ids.back());
+  ASSERT_EQ(w.type(ids.back()), BodyType::Ball);
+  refused(ids, outside, "closed world");
+  std::vector<Vec2> notANumber = to;
+  notANumber[1].y = std::numeric_limits<float>::quiet_NaN();
+  refused(ids, notANumber, "setPositions position");
+  std::vector<BodyId> stale = ids;
+  const BodyId gone = w.bodyAt(5);
+  w.destroyBody(gone);
+  stale[2] = gone;
+  const std::vector<std::uint32_t> afterDestroy = state(w);
+  try {
+    w.setPositions(stale, to);
+    ADD_FAILURE() << "a destroyed body was moved";
+  } catch (const Error&) {
+  }
+  EXPECT_EQ(state(w), afterDestroy);
+}
+
 // Element i of each span is bodyAt(i)'s, static boxes included.
 void expectSpansMatch(const World& w) {
   const std::span<const Vec2> p = w.positions(), v = w.velocities();
@@ -220,6 +302,7 @@ TEST_F(WorldBulk, MovedFromWorldRefusesTheBulkCalls) {
   EXPECT_THROW((void)w.velocities(), Error);
   EXPECT_THROW((void)w.radii(), Error);
   EXPECT_THROW((void)w.createBodies(someDefs(3, 1)), Error);
+  EXPECT_THROW(w.setPositions({}, {}), Error);
   EXPECT_THROW((void)w.snapshot(), Error);
   EXPECT_THROW(w.restore(other.snapshot()), Error);
 }

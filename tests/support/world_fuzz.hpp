@@ -450,9 +450,21 @@ inline std::string Program::call(std::uint32_t op, bool& mustSucceed, bool& must
     }
     case 2:
       return destroyBody(mustSucceed);
-    case 3:
-      w_->setPosition(anyId(), point(src_, def_.bounds));
+    case 3: {
+      if (src_.below(4) != 0) {
+        w_->setPosition(anyId(), point(src_, def_.bounds));
+        return {};
+      }
+      // A few at once (an id twice, or a stale one, is refused whole).
+      std::vector<BodyId> ids;
+      std::vector<Vec2> to;
+      for (std::uint32_t k = src_.below(4) + 1; k > 0; --k) {
+        ids.push_back(anyId());
+        to.push_back(point(src_, def_.bounds));
+      }
+      w_->setPositions(ids, to);
       return {};
+    }
     case 4:
       w_->setVelocity(anyId(), {value(src_, 50.0f), value(src_, 50.0f)});
       return {};

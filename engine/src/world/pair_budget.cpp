@@ -176,6 +176,58 @@ void PairBudget::admitMove(const Env& env, std::uint32_t i, const AABB& box, Bod
   known_ = total;
 }
 
+void PairBudget::admitMoves(const Env& env, std::span<const std::uint32_t> moving,
+                            std::span<const AABB> boxes) {
+  const BodyStore& bodies = env.bodies;
+  TaskSystem& tasks = *env.tasks;
+  const auto n = static_cast<std::uint64_t>(bodies.size());
+  if (!mayPassLimit(n)) {
+    known_.reset();
+    return;
+  }
+  const std::uint64_t before = knownCount(env);
+  const std::uint64_t cap = limits::maxPairs(n);
+  moving_.assign(bodies.size(), 0);
+  for (const std::uint32_t i : moving) moving_[i] = 1;
+  env.queries.refresh(bodies, tasks);
+  env.queries.refreshStructure(env.structure);
+  const auto count = static_cast<std::uint32_t>(bodies.size());
+  // The pairs with a moving body now (a pair of two once, from its lower
+  // index), and those of the new boxes with the bodies that stay.
+  std::atomic<std::uint64_t> leaving{0}, coming{0};
+  tasks.parallelFor(static_cast<std::uint32_t>(moving.size()), kCountGrain,
+                    [&](std::uint32_t begin, std::uint32_t end) {
+                      std::vector<std::uint32_t> found;
+                      std::uint64_t gone = 0, come = 0;
+                      for (std::uint32_t k = begin; k < end; ++k) {
+                        const std::uint32_t i = moving[k];
+                        const AABB now = bodies.tightBox(i);
+                        found.clear();
+                        env.queries.candidates(now, count, env.structure, found);
+                        for (const std::uint32_t j : found) {
+                          if (j == i || (moving_[j] != 0 && j < i)) continue;
+                          gone += overlaps(now, bodies.tightBox(j)) ? 1u : 0u;
+                        }
+                        found.clear();
+                        env.queries.candidates(boxes[k], count, env.structure, found);
+                        for (const std::uint32_t j : found) {
+                          come += moving_[j] == 0 && overlaps(boxes[k], bodies.tightBox(j)) ? 1u : 0u;
+                        }
+                      }
+                      leaving.fetch_add(gone, std::memory_order_relaxed);
+                      coming.fetch_add(come, std::memory_order_relaxed);
+                    });
+  // And the new boxes among themselves, in a structure of their own.
+  const std::uint64_t among = countBoxPairs(boxes, cap, env.tasks);
+  const std::uint64_t left = leaving.load(std::memory_order_relaxed);
+  const std::uint64_t total =
+      before - std::min(before, left) + coming.load(std::memory_order_relaxed) + among;
+  if (total > cap) {
+    refuse(env, total, n, fmt::format("setPositions: {} bodies moved", moving.size()));
+  }
+  known_ = total;
+}
+
 void PairBudget::forgetBody(const Env& env, std::uint32_t i) {
   if (!known_) return;
   const std::uint64_t leaving = overlapsOf(env, env.bodies.tightBox(i), i);

@@ -46,6 +46,10 @@ class PairBudget {
   void admitBodies(const Env& env, std::span<const BodyDef> defs);
   void admitMove(const Env& env, std::uint32_t i, const AABB& box, BodyId who,
                  std::string_view call);
+  /// Dense bodies `moving` (each once) about to take `boxes`, in one count
+  /// (setPositions).
+  void admitMoves(const Env& env, std::span<const std::uint32_t> moving,
+                  std::span<const AABB> boxes);
   /// Dense body i is about to be destroyed.
   void forgetBody(const Env& env, std::uint32_t i);
   /// The pairs of a snapshot's bodies, or Error when past the limit.
@@ -77,6 +81,7 @@ class PairBudget {
   std::optional<std::uint64_t> known_;
   std::vector<std::uint32_t> found_;  // scratch
   std::vector<AABB> boxes_;           // scratch
+  std::vector<std::uint8_t> moving_;  // admitMoves' scratch, by dense index
 };
 
 }  // namespace quadbin

@@ -204,6 +204,44 @@ void World::setPosition(BodyId id, Vec2 p) {
   w.markBodiesChanged(i, i + 1);
 }
 
+void World::setPositions(std::span<const BodyId> ids, std::span<const Vec2> positions) {
+  Impl& w = live();
+  const auto use = w.claimChange();
+  if (ids.size() != positions.size()) {
+    w.refuse(fmt::format("setPositions: {} ids for {} positions", ids.size(), positions.size()));
+  }
+  if (ids.empty()) return;
+  // Every id live and given once, every position valid, before anything
+  // changes; then one count of the pair limit for all.
+  std::vector<std::uint32_t> dense(ids.size()), slots(ids.size());
+  std::vector<AABB> boxes(ids.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const std::uint32_t i = dense[k] = w.denseIndex(ids[k]);
+    slots[k] = ids[k].index;
+    const Vec2 p = positions[k];
+    w.check(validate::position(p, w.bodies.radius[i], "setPositions position"));
+    if (w.bodies.type[i] == BodyType::Ball) {
+      w.requireInside(p, w.bodies.radius[i], "setPositions position");
+    }
+    const Vec2 half{w.bodies.hx[i], w.bodies.hy[i]};
+    boxes[k] = {p - half, p + half};
+  }
+  std::sort(slots.begin(), slots.end());
+  if (const auto twice = std::adjacent_find(slots.begin(), slots.end()); twice != slots.end()) {
+    w.refuse(fmt::format("setPositions: body {} is given twice", *twice));
+  }
+  w.pairBudget.admitMoves(w.budgetEnv(), dense, boxes);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const std::uint32_t i = dense[k];
+    const Vec2 p = positions[k];
+    if (p != Vec2{w.bodies.px[i], w.bodies.py[i]}) w.leaveChain(i);
+    w.wake(i);
+    w.bodies.px[i] = p.x;
+    w.bodies.py[i] = p.y;
+    w.markBodiesChanged(i, i + 1);
+  }
+}
+
 void World::setVelocity(BodyId id, Vec2 v) {
   Impl& w = live();
   const auto use = w.claimChange();

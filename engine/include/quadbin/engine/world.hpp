@@ -184,6 +184,11 @@ class World {
   /// is pushed out, not struck); move a kinematic body with setVelocity to
   /// have it strike what it meets.
   void setPosition(BodyId id, Vec2 position);
+  /// setPosition for many bodies in one call: body ids[k] to positions[k].
+  /// The same checks for each, every id live and given once, and one
+  /// count of the pair limit for all of them (where a loop of setPosition
+  /// counts at every call); nothing is changed if any is refused.
+  void setPositions(std::span<const BodyId> ids, std::span<const Vec2> positions);
   /// Balls and kinematic bodies; |velocity| <= limits::kMaxSpeed.
   void setVelocity(BodyId id, Vec2 velocity);
   /// Angular velocity in rad/s, counter-clockwise (0 for static and
