@@ -89,13 +89,22 @@ void DistributedWorld::Impl::apply(BodyId id, const BallRecord& r) {
   const auto same = [](Vec2 a, Vec2 b) {
     return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
   };
-  if (!same(world.position(id), r.def.position)) world.setPosition(id, r.def.position);
+  if (!same(world.position(id), r.def.position)) {
+    moving.ids.push_back(id);
+    moving.to.push_back(r.def.position);
+  }
   if (!same(world.velocity(id), r.def.velocity)) world.setVelocity(id, r.def.velocity);
   if (std::bit_cast<std::uint32_t>(world.angularVelocity(id)) !=
       std::bit_cast<std::uint32_t>(r.angularVelocity)) {
     world.setAngularVelocity(id, r.angularVelocity);
   }
   if (r.awake != 0 && !world.isAwake(id)) world.setAwake(id, true);
+}
+
+void DistributedWorld::Impl::moveApplied() {
+  world.setPositions(moving.ids, moving.to);
+  moving.ids.clear();
+  moving.to.clear();
 }
 
 // New bodies for the records, in their order, all held as `as`.
@@ -296,6 +305,7 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
     apply(id, r);
     stamp[id.index] = stampNow;
   });
+  moveApplied();
   std::vector<BodyId> stale;
   for (const BodyId id : held(Role::Ghost)) {
     if (stamp[id.index] != stampNow) stale.push_back(id);
@@ -385,12 +395,12 @@ void DistributedWorld::Impl::migrate() {
     ++stats.migrated;
   }
   std::vector<BallRecord> in = records<BallRecord>(detail::allToAll(comm, out, traffic));
-  create(sortIn(in,
-                [&](BodyId id, const BallRecord& r) {
-                  apply(id, r);
-                  setRole(id, Role::Owned);
-                }),
-         Role::Owned);
+  std::vector<BallRecord> fresh = sortIn(in, [&](BodyId id, const BallRecord& r) {
+    apply(id, r);
+    setRole(id, Role::Owned);
+  });
+  moveApplied();
+  create(fresh, Role::Owned);
 }
 
 void DistributedWorld::Impl::rebalanceIfNeeded() {

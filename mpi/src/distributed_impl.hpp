@@ -104,8 +104,16 @@ struct DistributedWorld::Impl {
 
   BallRecord recordOf(BodyId id) const;
   // The state of `r` on the held body `id` (sleep is only ever woken: putting
-  // a held body to sleep would put its island to sleep with it).
+  // a held body to sleep would put its island to sleep with it), but for
+  // its position: noted in `moving` for moveApplied().
   void apply(BodyId id, const BallRecord& r);
+  // The positions apply() noted, set in one World::setPositions call (one
+  // count of the pair limit for all).
+  void moveApplied();
+  struct Moves {
+    std::vector<BodyId> ids;
+    std::vector<Vec2> to;
+  } moving;
   // New bodies for the records, in their order, all held as `as`.
   void create(const std::vector<BallRecord>& recs, Role as);
   // What arrived from other ranks, put in global id order: each record of
