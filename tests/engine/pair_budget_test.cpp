@@ -139,8 +139,9 @@ TEST(PairBudget, CountsManyMovesAtOnce) {
     std::vector<AABB> boxes;
     std::vector<Vec2> to;
     for (std::size_t k = 0; k < moving.size(); ++k) {
-      const Vec2 p = k % 3 == 0 ? Vec2{100, 100} + Vec2{static_cast<float>(k % 5), 0}
-                                : Vec2{static_cast<float>(rng() % 300), static_cast<float>(rng() % 300)};
+      const Vec2 p = k % 3 == 0
+                         ? Vec2{100, 100} + Vec2{static_cast<float>(k % 5), 0}
+                         : Vec2{static_cast<float>(rng() % 300), static_cast<float>(rng() % 300)};
       to.push_back(p);
       boxes.push_back({p - Vec2{kRadius, kRadius}, p + Vec2{kRadius, kRadius}});
     }

@@ -211,7 +211,8 @@ void PairBudget::admitMoves(const Env& env, std::span<const std::uint32_t> movin
                         found.clear();
                         env.queries.candidates(boxes[k], count, env.structure, found);
                         for (const std::uint32_t j : found) {
-                          come += moving_[j] == 0 && overlaps(boxes[k], bodies.tightBox(j)) ? 1u : 0u;
+                          come +=
+                              moving_[j] == 0 && overlaps(boxes[k], bodies.tightBox(j)) ? 1u : 0u;
                         }
                       }
                       leaving.fetch_add(gone, std::memory_order_relaxed);
