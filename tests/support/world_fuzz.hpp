@@ -1,23 +1,15 @@
 #pragma once
-// A fuzzer of the World API: a program of random calls (docs/testing.md,
-// "Fuzzers", lists them: bodies of every kind with materials, filters,
-// sensors and user data, createBodies, forces, impulses, explode, the
-// pre-solve hook, the queries with and without a QueryFilter, snapshot and
-// restore (of its own snapshots, corrupt buffers and mutated ones
-// resealed), draw, setBroadPhase, setThreadCount, step), with arguments drawn
-// from ordinary values, the limits' edges and hostile ones (NaN, infinities,
-// 1e30, bad enum values, foreign, stale and null ids, corrupt buffers).
-// After every call it checks the invariants: the body count, the valid ids
-// and the user data match a model of the calls that succeeded; positions
-// and velocities are finite, balls inside a closed world's bounds;
-// queryBox equals brute force; a copy of the world steps, its values
-// finite (no accepted call leaves a dead world); a refused call (quadbin::Error) left the
-// world's snapshot bytes and events as they were; the events of a step name
-// live (or just destroyed) bodies and never a filtered, sensor or
-// pre-solve-rejected contact. Each program runs twice, on 1 and on 3
-// threads, and must end in the same snapshot bytes. Shared by the
-// GoogleTest suite (seeded programs, the committed corpus) and the
-// libFuzzer target (programs read from the fuzzer's bytes).
+// A fuzzer of the World API: a program of random calls (docs/testing.md, "Fuzzers", lists them)
+// with arguments drawn from ordinary values, the limits' edges and hostile ones (NaN, infinities,
+// 1e30, bad enum values, foreign, stale and null ids, corrupt buffers). After every call it checks
+// the invariants: the body count, the valid ids and the user data match a model of the calls that
+// succeeded; positions and velocities are finite, balls inside a closed world's bounds; queryBox
+// equals brute force; a copy of the world steps, its values finite (no accepted call leaves a dead
+// world); a refused call (quadbin::Error) left the world's snapshot bytes and events as they were;
+// the events of a step name live (or just destroyed) bodies and never a filtered, sensor or
+// pre-solve-rejected contact. Each program runs twice, on 1 and on 3 threads, and must end in the
+// same snapshot bytes. Shared by the GoogleTest suite (seeded programs, the committed corpus) and
+// the libFuzzer target (programs read from the fuzzer's bytes).
 
 #include <algorithm>
 #include <array>
@@ -450,19 +442,13 @@ inline std::string Program::call(std::uint32_t op, bool& mustSucceed, bool& must
     }
     case 2:
       return destroyBody(mustSucceed);
-    case 3: {
-      if (src_.below(4) != 0) {
-        w_->setPosition(anyId(), point(src_, def_.bounds));
-        return {};
-      }
-      // A few at once (an id twice, or a stale one, is refused whole).
-      std::vector<BodyId> ids;
-      std::vector<Vec2> to;
-      for (std::uint32_t k = src_.below(4) + 1; k > 0; --k) {
-        ids.push_back(anyId());
-        to.push_back(point(src_, def_.bounds));
-      }
-      w_->setPositions(ids, to);
+    case 3: {  // one body, or a few at once (a stale id or one given twice: none moves)
+      const std::uint32_t many = src_.below(4) == 0 ? src_.below(4) + 1 : 0;
+      if (many == 0) w_->setPosition(anyId(), point(src_, def_.bounds));
+      std::vector<BodyId> ids(many);
+      std::vector<Vec2> to(many);
+      for (std::uint32_t k = 0; k < many; ++k) ids[k] = anyId(), to[k] = point(src_, def_.bounds);
+      if (many != 0) w_->setPositions(ids, to);
       return {};
     }
     case 4:
