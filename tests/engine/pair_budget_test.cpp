@@ -143,7 +143,8 @@ TEST(PairBudget, CountsManyMovesAtOnce) {
                          ? Vec2{100, 100} + Vec2{static_cast<float>(k % 5), 0}
                          : Vec2{static_cast<float>(rng() % 300), static_cast<float>(rng() % 300)};
       to.push_back(p);
-      boxes.push_back({p - Vec2{kRadius, kRadius}, p + Vec2{kRadius, kRadius}});
+      const AABB box{p - Vec2{kRadius, kRadius}, p + Vec2{kRadius, kRadius}};
+      boxes.push_back(box);
     }
     b.budget.admitMoves(b.env(), moving, boxes);
     for (std::size_t k = 0; k < moving.size(); ++k) b.move(moving[k], to[k]);
