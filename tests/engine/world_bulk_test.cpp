@@ -171,7 +171,7 @@ void movesOf(const World& w, std::vector<BodyId>& ids, std::vector<Vec2>& to) {
   std::uniform_real_distribution<float> pos(5.0f, 75.0f);
   for (std::uint32_t i = 0; i < w.bodyCount(); i += 3) {
     ids.push_back(w.bodyAt(w.bodyCount() - 1 - i));  // not in dense order
-    const Vec2 p{pos(rng), pos(rng)};  // x first: braces keep the order
+    const Vec2 p{pos(rng), pos(rng)};                // x first: braces keep the order
     to.push_back(p);
   }
 }
