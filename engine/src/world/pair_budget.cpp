@@ -201,19 +201,27 @@ void PairBudget::admitMoves(const Env& env, std::span<const std::uint32_t> movin
                       std::uint64_t gone = 0, come = 0;
                       for (std::uint32_t k = begin; k < end; ++k) {
                         const std::uint32_t i = moving[k];
-                        const AABB now = bodies.tightBox(i);
+                        const AABB now = bodies.tightBox(i), to = boxes[k];
+                        auto tally = [&](std::uint32_t j, bool old, bool fresh) {
+                          if (j == i) return;
+                          const AABB other = bodies.tightBox(j);
+                          if (old && (moving_[j] == 0 || j > i) && overlaps(now, other)) ++gone;
+                          if (fresh && moving_[j] == 0 && overlaps(to, other)) ++come;
+                        };
                         found.clear();
+                        if (overlaps(now, to)) {  // a short move: one query for both
+                          const AABB both{
+                              {std::min(now.min.x, to.min.x), std::min(now.min.y, to.min.y)},
+                              {std::max(now.max.x, to.max.x), std::max(now.max.y, to.max.y)}};
+                          env.queries.candidates(both, count, env.structure, found);
+                          for (const std::uint32_t j : found) tally(j, true, true);
+                          continue;
+                        }
                         env.queries.candidates(now, count, env.structure, found);
-                        for (const std::uint32_t j : found) {
-                          if (j == i || (moving_[j] != 0 && j < i)) continue;
-                          gone += overlaps(now, bodies.tightBox(j)) ? 1u : 0u;
-                        }
+                        for (const std::uint32_t j : found) tally(j, true, false);
                         found.clear();
-                        env.queries.candidates(boxes[k], count, env.structure, found);
-                        for (const std::uint32_t j : found) {
-                          come +=
-                              moving_[j] == 0 && overlaps(boxes[k], bodies.tightBox(j)) ? 1u : 0u;
-                        }
+                        env.queries.candidates(to, count, env.structure, found);
+                        for (const std::uint32_t j : found) tally(j, false, true);
                       }
                       leaving.fetch_add(gone, std::memory_order_relaxed);
                       coming.fetch_add(come, std::memory_order_relaxed);
