@@ -97,6 +97,8 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   std::vector<Pair> pairs;
   // destroyBodies' dense indices and sorted slots (kept: a warm call allocates nothing).
   std::vector<std::uint32_t> removingDense, removingSlots;
+  // setBodyOrder's: by dense index, 1 where `at` names it, 2 once its body came.
+  std::vector<std::uint8_t> orderMarks;
 
   // Contact events and the touching pairs they come from (contact_events.hpp).
   ContactEvents events;
