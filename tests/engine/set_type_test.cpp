@@ -163,3 +163,33 @@ TEST(SetType, ContactsOfAChangedBodyEndAndTheCrowdStaysConsistent) {
   }
   expectRestorable(w);
 }
+
+TEST(SetType, ABallInASensorMadeKinematicEndsItsOverlap) {
+  World w(quietDef({0, 0}));
+  BodyDef zone = BodyDef::staticBox({{40, 40}, {60, 60}});
+  zone.isSensor = true;
+  const BodyId sensor = w.createBody(zone);
+  const BodyId ball = w.createBody(BodyDef::ball({50, 50}, 1.0f));
+  w.step(kDt);
+  ASSERT_EQ(w.sensorBeginEvents().size(), 1u);
+  w.setType(ball, BodyType::Kinematic);
+  // The overlap ends with the ball's type: a snapshot now restores, and
+  // the next step reports the end, once.
+  {
+    const auto bytes = w.snapshot();
+    World copy(w.def());
+    ASSERT_NO_THROW(copy.restore(bytes));
+  }
+  w.step(kDt);
+  ASSERT_EQ(w.sensorEndEvents().size(), 1u);
+  EXPECT_EQ(w.sensorEndEvents()[0].sensor, sensor);
+  EXPECT_EQ(w.sensorEndEvents()[0].visitor, ball);
+  w.step(kDt);
+  EXPECT_TRUE(w.sensorEndEvents().empty());
+  EXPECT_TRUE(w.sensorBeginEvents().empty());
+  // Made a ball again, it is seen again.
+  w.setType(ball, BodyType::Ball);
+  w.step(kDt);
+  EXPECT_EQ(w.sensorBeginEvents().size(), 1u);
+  expectRestorable(w);
+}

@@ -151,6 +151,14 @@ void SensorSet::forgetBody(std::uint32_t slot) {
   std::erase_if(overlaps_, gone);
 }
 
+void SensorSet::forgetVisitor(std::uint32_t slot) {
+  auto gone = [slot](const SensorKey& k) { return k.visitorSlot == slot; };
+  for (const SensorKey& k : overlaps_) {
+    if (gone(k)) pendingEnd_.insert(std::upper_bound(pendingEnd_.begin(), pendingEnd_.end(), k), k);
+  }
+  std::erase_if(overlaps_, gone);
+}
+
 void SensorSet::restoreState(std::vector<SensorKey> overlaps,
                              std::vector<SensorKey> pendingEnd) noexcept {
   overlaps_ = std::move(overlaps);

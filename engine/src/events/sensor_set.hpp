@@ -83,6 +83,9 @@ class SensorSet {
   void commit() noexcept;
   /// destroyBody: the body's overlaps end at the next step.
   void forgetBody(std::uint32_t slot);
+  /// The body at `slot` is no longer a ball that sensors see (World::setType
+  /// made it kinematic): its overlaps as a visitor end, as forgetBody's do.
+  void forgetVisitor(std::uint32_t slot);
   /// restore (and the world's last events cleared).
   void restoreState(std::vector<SensorKey> overlaps, std::vector<SensorKey> pendingEnd) noexcept;
 

@@ -145,6 +145,9 @@ void World::setType(BodyId id, BodyType type) {
   // changes (the next step finds those that still touch).
   w.wake(i);
   w.contactSet.dropContactsOf(b, i);
+  // A ball made kinematic is no longer one that sensors see: its overlaps
+  // end (end events at the next step), as a disabled body's do.
+  if (from == BodyType::Ball) w.sensors.forgetVisitor(id.index);
   if (type != b.type[i]) w.leaveChain(i);
   b.setType(i, type, v.mass);
   w.markBodiesChanged(i, i + 1);
