@@ -187,8 +187,25 @@ void PairBudget::admitMoves(const Env& env, std::span<const std::uint32_t> movin
   }
   const std::uint64_t before = knownCount(env);
   const std::uint64_t cap = limits::maxPairs(n);
-  moving_.assign(bodies.size(), 0);
+  // The moving bodies marked, and unmarked on the way out (a refusal
+  // included): a call for a few bodies costs no pass over them all.
+  if (moving_.size() < bodies.size()) moving_.resize(bodies.size(), 0);
   for (const std::uint32_t i : moving) moving_[i] = 1;
+  class Unmark {
+   public:
+    Unmark(std::vector<std::uint8_t>& marks, std::span<const std::uint32_t> moving) noexcept
+        : marks_(marks), moving_(moving) {}
+    Unmark(const Unmark&) = delete;
+    Unmark& operator=(const Unmark&) = delete;
+    ~Unmark() {
+      for (const std::uint32_t i : moving_) marks_[i] = 0;
+    }
+
+   private:
+    std::vector<std::uint8_t>& marks_;
+    std::span<const std::uint32_t> moving_;
+  };
+  const Unmark unmark(moving_, moving);
   env.queries.refresh(bodies, tasks);
   env.queries.refreshStructure(env.structure);
   const auto count = static_cast<std::uint32_t>(bodies.size());

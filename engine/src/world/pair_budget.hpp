@@ -81,7 +81,7 @@ class PairBudget {
   std::optional<std::uint64_t> known_;
   std::vector<std::uint32_t> found_;  // scratch
   std::vector<AABB> boxes_;           // scratch
-  std::vector<std::uint8_t> moving_;  // admitMoves' scratch, by dense index
+  std::vector<std::uint8_t> moving_;  // admitMoves' marks by dense index, 0 between calls
 };
 
 }  // namespace quadbin
