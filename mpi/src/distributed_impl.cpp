@@ -184,6 +184,16 @@ DistributedWorld::Impl::Halo DistributedWorld::Impl::halo(float dt) {
   return h;
 }
 
+namespace {
+
+// The ghost search's cell of column x and row y as a sort key (column
+// first, then row).
+std::uint64_t cellKey(std::int64_t x, std::int64_t y) noexcept {
+  return (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
+}
+
+}  // namespace
+
 // The balls of `cells` (by cell, then dense index) within `reach` of the
 // centre of dense ball i and not stamped yet, stamped and appended to
 // `chosen`, cell by cell in key order.
@@ -199,9 +209,7 @@ void DistributedWorld::Impl::linked(std::span<const std::pair<std::uint64_t, std
   for (std::int64_t x = cx - 1; x <= cx + 1; ++x) {
     // The column's three cells are consecutive keys (but where the low
     // word wraps): one search, then a scan, in the same order.
-    const auto keyOf = [x](std::int64_t y) {
-      return (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
-    };
+    const auto keyOf = [x](std::int64_t y) { return cellKey(x, y); };
     const bool together = keyOf(cy - 1) < keyOf(cy + 1);
     for (std::int64_t y = cy - 1; y <= cy + 1; y += together ? 3 : 1) {
       const std::uint64_t key = keyOf(y), last = together ? keyOf(cy + 1) : key;
@@ -237,7 +245,7 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
   const auto cellOf = [cell](Vec2 p) {
     const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
     const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
-    return (static_cast<std::uint64_t>(cx) << 32) ^ static_cast<std::uint32_t>(cy);
+    return cellKey(cx, cy);
   };
   const double lo = strips.lo(q), hi = strips.hi(q);  // Strips::distance and owner, inline
   const auto distance = [lo, hi](double x) { return std::max(std::max(lo - x, x - hi), 0.0); };

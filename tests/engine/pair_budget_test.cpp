@@ -74,6 +74,16 @@ std::vector<BodyDef> patch(std::uint32_t n, Vec2 centre, float side, std::uint32
   return defs;
 }
 
+// Enough bodies that the budget counts, admitted and added: a sparse patch
+// of 1,200 and a dense one of 300.
+void twoPatches(Bodies& b) {
+  std::vector<BodyDef> defs = patch(1200, {0, 0}, 50.0f, 1);
+  const std::vector<BodyDef> dense = patch(300, {100, 100}, 8.0f, 2);
+  defs.insert(defs.end(), dense.begin(), dense.end());
+  b.budget.admitBodies(b.env(), defs);
+  for (const BodyDef& d : defs) b.add(d.position);
+}
+
 // Just under the limit's floor: 1,448 coincident balls give 1,047,628
 // pairs, 1,449 give 1,049,076 (limits::kMinPairLimit is 1,048,576).
 constexpr std::uint32_t kMostCoincident = 1448;
@@ -87,12 +97,7 @@ TEST(PairBudget, OnlyCrowdsThatCanPassTheLimitAreCounted) {
 
 TEST(PairBudget, CountsWhatItAdmitsMovesAndForgets) {
   Bodies b;
-  // Enough bodies that the budget counts; a dense patch and a sparse one.
-  std::vector<BodyDef> defs = patch(1200, {0, 0}, 50.0f, 1);
-  const std::vector<BodyDef> dense = patch(300, {100, 100}, 8.0f, 2);
-  defs.insert(defs.end(), dense.begin(), dense.end());
-  b.budget.admitBodies(b.env(), defs);
-  for (const BodyDef& d : defs) b.add(d.position);
+  twoPatches(b);
   ASSERT_TRUE(b.budget.knownPairs().has_value());
   EXPECT_EQ(*b.budget.knownPairs(), b.bruteForcePairs());
 
@@ -124,11 +129,7 @@ TEST(PairBudget, CountsWhatItAdmitsMovesAndForgets) {
 
 TEST(PairBudget, CountsManyMovesAtOnce) {
   Bodies b;
-  std::vector<BodyDef> defs = patch(1200, {0, 0}, 50.0f, 1);
-  const std::vector<BodyDef> dense = patch(300, {100, 100}, 8.0f, 2);
-  defs.insert(defs.end(), dense.begin(), dense.end());
-  b.budget.admitBodies(b.env(), defs);
-  for (const BodyDef& d : defs) b.add(d.position);
+  twoPatches(b);
   // Moves out of, into and within the patches, some onto one another.
   std::mt19937 rng(9);
   for (int round = 0; round < 5; ++round) {

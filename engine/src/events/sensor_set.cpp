@@ -143,20 +143,20 @@ void SensorSet::commit() noexcept {
   pendingEnd_.clear();
 }
 
-void SensorSet::forgetBody(std::uint32_t slot) {
-  auto gone = [slot](const SensorKey& k) { return k.sensorSlot == slot || k.visitorSlot == slot; };
+template <class Gone>
+void SensorSet::endOverlaps(Gone gone) {
   for (const SensorKey& k : overlaps_) {
     if (gone(k)) pendingEnd_.insert(std::upper_bound(pendingEnd_.begin(), pendingEnd_.end(), k), k);
   }
   std::erase_if(overlaps_, gone);
 }
 
+void SensorSet::forgetBody(std::uint32_t slot) {
+  endOverlaps([slot](const SensorKey& k) { return k.sensorSlot == slot || k.visitorSlot == slot; });
+}
+
 void SensorSet::forgetVisitor(std::uint32_t slot) {
-  auto gone = [slot](const SensorKey& k) { return k.visitorSlot == slot; };
-  for (const SensorKey& k : overlaps_) {
-    if (gone(k)) pendingEnd_.insert(std::upper_bound(pendingEnd_.begin(), pendingEnd_.end(), k), k);
-  }
-  std::erase_if(overlaps_, gone);
+  endOverlaps([slot](const SensorKey& k) { return k.visitorSlot == slot; });
 }
 
 void SensorSet::restoreState(std::vector<SensorKey> overlaps,

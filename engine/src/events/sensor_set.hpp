@@ -97,6 +97,10 @@ class SensorSet {
   [[nodiscard]] std::span<const SensorKey> pendingEnd() const noexcept { return pendingEnd_; }
 
  private:
+  // The overlaps for which gone(key) holds end: they leave overlaps_ for
+  // pendingEnd_ (their end events at the next step).
+  template <class Gone>
+  void endOverlaps(Gone gone);
   void makeEvents(std::uint32_t worldId);
   std::vector<SensorKey> overlaps_, next_, pendingEnd_;
   std::vector<SensorTouch> touched_;  // this step's, sorted

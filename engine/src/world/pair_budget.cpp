@@ -191,7 +191,7 @@ void PairBudget::admitMoves(const Env& env, std::span<const std::uint32_t> movin
   // included): a call for a few bodies costs no pass over them all.
   if (moving_.size() < bodies.size()) moving_.resize(bodies.size(), 0);
   for (const std::uint32_t i : moving) moving_[i] = 1;
-  class Unmark {
+  class Unmark {  // on every way out, an exception's too
    public:
     Unmark(std::vector<std::uint8_t>& marks, std::span<const std::uint32_t> moving) noexcept
         : marks_(marks), moving_(moving) {}

@@ -134,18 +134,7 @@ void World::destroyBodies(std::span<const BodyId> ids) {
   if (ids.empty()) return;
   // Every id live and given once, before anything changes; then the room
   // every removal needs, taken ahead (nothing below allocates).
-  std::vector<std::uint32_t>& dense = w.removingDense;
-  std::vector<std::uint32_t>& slots = w.removingSlots;
-  dense.resize(ids.size());
-  slots.resize(ids.size());
-  for (std::size_t k = 0; k < ids.size(); ++k) {
-    dense[k] = w.denseIndex(ids[k]);
-    slots[k] = ids[k].index;
-  }
-  std::sort(slots.begin(), slots.end());
-  if (const auto twice = std::adjacent_find(slots.begin(), slots.end()); twice != slots.end()) {
-    w.refuse(fmt::format("destroyBodies: body {} is given twice", *twice));
-  }
+  const std::span<const std::uint32_t> dense = w.distinctBodies(ids, "destroyBodies");
   w.events.reserveDestroy(ids.size());
   w.ids.reserveRemovals(ids.size());
   w.contactSet.beginRemovals(w.bodies, dense);  // colours given back: the last step that may throw
@@ -187,21 +176,44 @@ AABB World::bounds(BodyId id) const {
   return w.bodies.isCircle(i) ? w.bodies.tightBox(i) : solid::bounds(solid::of(w.bodies, i));
 }
 
+std::span<const std::uint32_t> World::Impl::distinctBodies(std::span<const BodyId> given,
+                                                           const char* call) {
+  manyDense.resize(given.size());
+  manySlots.resize(given.size());
+  for (std::size_t k = 0; k < given.size(); ++k) {
+    manyDense[k] = denseIndex(given[k]);
+    manySlots[k] = given[k].index;
+  }
+  std::sort(manySlots.begin(), manySlots.end());
+  if (const auto twice = std::adjacent_find(manySlots.begin(), manySlots.end());
+      twice != manySlots.end()) {
+    refuse(fmt::format("{}: body {} is given twice", call, *twice));
+  }
+  return manyDense;
+}
+
+AABB World::Impl::movedBox(std::uint32_t i, Vec2 p, const char* what) {
+  check(validate::position(p, bodies.radius[i], what));
+  if (bodies.type[i] == BodyType::Ball) requireInside(p, bodies.radius[i], what);
+  const Vec2 half{bodies.hx[i], bodies.hy[i]};
+  return {p - half, p + half};
+}
+
+void World::Impl::place(std::uint32_t i, Vec2 p) {
+  if (p != Vec2{bodies.px[i], bodies.py[i]}) leaveChain(i);
+  wake(i);
+  bodies.px[i] = p.x;
+  bodies.py[i] = p.y;
+  markBodiesChanged(i, i + 1);
+}
+
 void World::setPosition(BodyId id, Vec2 p) {
   Impl& w = live();
   const auto use = w.claimChange();
   const std::uint32_t i = w.denseIndex(id);
-  w.check(validate::position(p, w.bodies.radius[i], "setPosition position"));
-  if (w.bodies.type[i] == BodyType::Ball) {
-    w.requireInside(p, w.bodies.radius[i], "setPosition position");
-  }
-  const Vec2 half{w.bodies.hx[i], w.bodies.hy[i]};
-  w.pairBudget.admitMove(w.budgetEnv(), i, {p - half, p + half}, w.bodyIdAt(i), __func__);
-  if (p != Vec2{w.bodies.px[i], w.bodies.py[i]}) w.leaveChain(i);
-  w.wake(i);
-  w.bodies.px[i] = p.x;
-  w.bodies.py[i] = p.y;
-  w.markBodiesChanged(i, i + 1);
+  const AABB box = w.movedBox(i, p, "setPosition position");
+  w.pairBudget.admitMove(w.budgetEnv(), i, box, w.bodyIdAt(i), __func__);
+  w.place(i, p);
 }
 
 void World::setPositions(std::span<const BodyId> ids, std::span<const Vec2> positions) {
@@ -213,33 +225,13 @@ void World::setPositions(std::span<const BodyId> ids, std::span<const Vec2> posi
   if (ids.empty()) return;
   // Every id live and given once, every position valid, before anything
   // changes; then one count of the pair limit for all.
-  std::vector<std::uint32_t> dense(ids.size()), slots(ids.size());
-  std::vector<AABB> boxes(ids.size());
+  const std::span<const std::uint32_t> dense = w.distinctBodies(ids, "setPositions");
+  w.manyBoxes.resize(ids.size());
   for (std::size_t k = 0; k < ids.size(); ++k) {
-    const std::uint32_t i = dense[k] = w.denseIndex(ids[k]);
-    slots[k] = ids[k].index;
-    const Vec2 p = positions[k];
-    w.check(validate::position(p, w.bodies.radius[i], "setPositions position"));
-    if (w.bodies.type[i] == BodyType::Ball) {
-      w.requireInside(p, w.bodies.radius[i], "setPositions position");
-    }
-    const Vec2 half{w.bodies.hx[i], w.bodies.hy[i]};
-    boxes[k] = {p - half, p + half};
+    w.manyBoxes[k] = w.movedBox(dense[k], positions[k], "setPositions position");
   }
-  std::sort(slots.begin(), slots.end());
-  if (const auto twice = std::adjacent_find(slots.begin(), slots.end()); twice != slots.end()) {
-    w.refuse(fmt::format("setPositions: body {} is given twice", *twice));
-  }
-  w.pairBudget.admitMoves(w.budgetEnv(), dense, boxes);
-  for (std::size_t k = 0; k < ids.size(); ++k) {
-    const std::uint32_t i = dense[k];
-    const Vec2 p = positions[k];
-    if (p != Vec2{w.bodies.px[i], w.bodies.py[i]}) w.leaveChain(i);
-    w.wake(i);
-    w.bodies.px[i] = p.x;
-    w.bodies.py[i] = p.y;
-    w.markBodiesChanged(i, i + 1);
-  }
+  w.pairBudget.admitMoves(w.budgetEnv(), dense, w.manyBoxes);
+  for (std::size_t k = 0; k < ids.size(); ++k) w.place(dense[k], positions[k]);
 }
 
 void World::setVelocity(BodyId id, Vec2 v) {

@@ -95,8 +95,11 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   std::vector<AABB> boxes;
   BodyStore::Probes crowdProbes;  // the swept boxes' crowd counts (checkCrowding)
   std::vector<Pair> pairs;
-  // destroyBodies' dense indices and sorted slots (kept: a warm call allocates nothing).
-  std::vector<std::uint32_t> removingDense, removingSlots;
+  // The dense indices of a call's ids and their sorted slots
+  // (distinctBodies; kept: a warm call allocates nothing), and
+  // setPositions' boxes.
+  std::vector<std::uint32_t> manyDense, manySlots;
+  std::vector<AABB> manyBoxes;
   // setBodyOrder's: by dense index, 1 where `at` names it, 2 once its body came.
   std::vector<std::uint8_t> orderMarks;
 
@@ -126,6 +129,15 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   void leaveChain(std::uint32_t i) noexcept;
   // destroyBody's removal of a live body, its room reserved (world_bodies.cpp).
   void removeBody(BodyId id, bool contactsAside);
+  // The dense indices of `ids` (manyDense), each live and given once, or
+  // refused naming `call`.
+  std::span<const std::uint32_t> distinctBodies(std::span<const BodyId> ids, const char* call);
+  // setPosition's checks of dense body i at p (named `what` in a
+  // refusal); its tight box there.
+  AABB movedBox(std::uint32_t i, Vec2 p, const char* what);
+  // Dense body i to p, after the checks and the pair limit: out of its
+  // chain if it moves, its island woken, the queries told.
+  void place(std::uint32_t i, Vec2 p);
 
   // What the spatial queries search (query_index.hpp).
   QueryIndex queries;
