@@ -25,6 +25,9 @@ constexpr std::size_t kLoad = 1;
 // occupied with a chance of about 1 in 64.
 constexpr std::size_t kBitsPerBody = 32;
 constexpr std::size_t kMinBits = 2048;
+// clearFor clears only the entries' marks when they are at most one in
+// this many bodies (a mark costs a cache miss; a cleared line, 64 bytes).
+constexpr std::uint32_t kSparseShare = 8;
 // Large bodies of the structure that answerForStructure tests itself.
 constexpr std::size_t kMaxBigHeld = 32;
 
@@ -87,15 +90,38 @@ void refill(std::vector<T>& v, std::size_t n, T value) {
 
 void QueryDelta::clearFor(std::uint32_t n) {
   built_ = false;
-  refill(stale_, n, std::uint8_t{0});
-  refill(entryOf_, n, kNone);
-  entries_.clear();
-  big_.clear();
-  levelsUsed_ = 0;
   // Buckets for as many entries as the structure holds bodies: a delta
   // that grows past that doubles the table (growTable).
   const std::size_t most = std::size_t{std::max(n, kMinLimit)} + 1;
-  refill(heads_, std::bit_ceil(kLoad * most), kNone);
+  const std::size_t buckets = std::bit_ceil(kLoad * most);
+  // Where every mark in the tables is an entry's (the delta of an
+  // adoption, not a refill's grid) and the entries are few, only their
+  // marks are cleared: a step's adoption then costs O(changes), not
+  // O(n) cleared memory.
+  const bool sparse = onlyEntries_ && entries_.size() <= n / kSparseShare;
+  occupancyClear_ = sparse && occupied_.size() == occupancyWords(n);
+  if (sparse) {
+    const bool sameBuckets = heads_.size() == buckets;
+    for (const Entry& e : entries_) {
+      if (e.body < stale_.size()) stale_[e.body] = 0;
+      entryOf_[e.body] = kNone;
+      if (e.level == kLevels) continue;
+      if (sameBuckets) heads_[bucket(e)] = kNone;
+      if (occupancyClear_) vacate(levelRow(e.level, e.cellY), e.cellX);
+    }
+    reserveGrowing(stale_, n);
+    stale_.resize(n, std::uint8_t{0});
+    reserveGrowing(entryOf_, n);
+    entryOf_.resize(n, kNone);
+    if (!sameBuckets) refill(heads_, buckets, kNone);
+  } else {
+    refill(stale_, n, std::uint8_t{0});
+    refill(entryOf_, n, kNone);
+    refill(heads_, buckets, kNone);
+  }
+  entries_.clear();
+  big_.clear();
+  levelsUsed_ = 0;
   sample_.clear();
 }
 
@@ -142,9 +168,16 @@ void QueryDelta::setCellSize() {
   levelScale_ = levelScales(1.0 / cellSize_);
 }
 
+std::size_t QueryDelta::occupancyWords(std::uint32_t n) noexcept {
+  return 2 * (std::bit_ceil(std::max(kMinBits, std::size_t{n} * kBitsPerBody)) / 64);
+}
+
 void QueryDelta::clearOccupancy(std::uint32_t n) {
-  const std::size_t bits = std::bit_ceil(std::max(kMinBits, std::size_t{n} * kBitsPerBody));
-  refill(occupied_, 2 * (bits / 64), std::uint64_t{0});
+  const std::size_t words = occupancyWords(n);
+  if (!occupancyClear_) refill(occupied_, words, std::uint64_t{0});  // else clearFor emptied it
+  occupancyClear_ = false;
+  onlyEntries_ = true;  // no mark left, no entry
+  const std::size_t bits = words / 2 * 64;
   bitMask_ = bits - 1;
   secondTable_ = bits / 64;
   bigHeld_.clear();
@@ -156,6 +189,7 @@ void QueryDelta::fillOccupancy(std::span<const AABB> boxes) {
   const auto n = static_cast<std::uint32_t>(boxes.size());
   clearOccupancy(n);
   heldGrid_ = true;
+  onlyEntries_ = false;  // the structure's bodies set bits too
   // The small bodies by cell, as the buckets of a hash grid kept in one
   // array (a counting sort, in body order within a bucket).
   const std::size_t buckets = std::bit_ceil(std::max<std::size_t>(n, kMinLimit));
@@ -353,7 +387,8 @@ void QueryDelta::changed(std::uint32_t first, std::uint32_t end, const BodyStore
       }
     }
   } catch (...) {
-    invalidate();  // out of memory: the next query rebuilds
+    invalidate();          // out of memory: the next query rebuilds
+    onlyEntries_ = false;  // add may have marked an entry it could not keep
   }
 }
 

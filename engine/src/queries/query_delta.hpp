@@ -145,6 +145,15 @@ class QueryDelta {
     const std::uint64_t b = secondBit(row, cx);
     occupied_[secondTable_ + (b >> 6)] |= std::uint64_t{1} << (b & 63);
   }
+  // occupy's bits cleared (clearFor, where every set bit is an entry's).
+  void vacate(std::uint64_t row, std::int64_t cx) noexcept {
+    const std::uint64_t a = (row + static_cast<std::uint64_t>(cx)) & bitMask_;
+    occupied_[a >> 6] &= ~(std::uint64_t{1} << (a & 63));
+    const std::uint64_t b = secondBit(row, cx);
+    occupied_[secondTable_ + (b >> 6)] &= ~(std::uint64_t{1} << (b & 63));
+  }
+  // The words of both occupancy tables for n bodies.
+  [[nodiscard]] static std::size_t occupancyWords(std::uint32_t n) noexcept;
   void fillOccupancy(std::span<const AABB> boxes);
   // Both occupancy tables cleared, sized for n bodies, and no large body
   // of the structure listed.
@@ -226,6 +235,10 @@ class QueryDelta {
   std::vector<AABB> bigHeldBoxes_;
   bool tooManyBig_ = false;
   bool heldGrid_ = false;  // the structure's small bodies are in held_ (rebuilt, not adopted)
+  // Every mark in stale_, entryOf_, heads_ and occupied_ is one of
+  // entries_' (add's): clearFor may clear them alone.
+  bool onlyEntries_ = true;
+  bool occupancyClear_ = false;  // clearFor left occupied_ all zero, at its size
 };
 
 }  // namespace quadbin
