@@ -378,6 +378,54 @@ TEST(Layout, SetBodyOrderOfTheMovedBodiesEqualsTheFullOrder) {
   EXPECT_EQ(sparse.bodyAt(1), swapped[1]);
 }
 
+// The same with sleeping islands: the moved bodies' island links (and
+// those pointing at them) follow them, every ring still whole; then both
+// wake and step alike.
+TEST(Layout, SetBodyOrderOfSleepingBodiesEqualsTheFullOrder) {
+  auto pile = [] {
+    WorldDef def;
+    def.bounds = {{0, 0}, {60, 60}};
+    def.gravity = {0, -10.0f};
+    def.restitution = 0.2f;
+    def.logLevel = LogLevel::Off;
+    World w(def);
+    for (int i = 0; i < 240; ++i) {
+      const auto col = static_cast<float>(i % 40), row = static_cast<float>(i / 40);
+      w.createBody(BodyDef::ball({5.0f + col * 1.2f, 0.6f + row * 1.2f}, 0.55f));
+    }
+    for (int s = 0; s < 900; ++s) w.step(kDt);
+    return w;
+  };
+  World sparse = pile();
+  World full = pile();
+  const auto n = static_cast<std::uint32_t>(sparse.bodyCount());
+  std::vector<std::uint32_t> asleep;
+  for (std::uint32_t i = 0; i < n && asleep.size() < 24; ++i) {
+    if (!sparse.isAwake(sparse.bodyAt(i))) asleep.push_back(i);
+  }
+  ASSERT_EQ(asleep.size(), 24u) << "the pile sleeps";
+  // The sleeping bodies rotated by seven places among themselves.
+  std::vector<std::uint32_t> from;
+  for (std::size_t k = 0; k < asleep.size(); ++k) from.push_back(asleep[(k + 7) % asleep.size()]);
+  std::vector<BodyId> bodies, order;
+  for (const std::uint32_t f : from) bodies.push_back(sparse.bodyAt(f));
+  for (std::uint32_t k = 0; k < n; ++k) order.push_back(full.bodyAt(k));
+  for (std::size_t j = 0; j < asleep.size(); ++j) order[asleep[j]] = full.bodyAt(from[j]);
+  sparse.setBodyOrder(asleep, bodies);
+  full.setBodyOrder(order);
+  EXPECT_EQ(sparse.snapshot(), full.snapshot());
+  // Both renumberings move few bodies, so both take the link-by-link way:
+  // the restore's check of every island ring (each member's next's prev
+  // is itself) is what proves the links right.
+  World copy(WorldDef{});
+  EXPECT_NO_THROW(copy.restore(sparse.snapshot()));
+  for (World* w : {&sparse, &full}) {
+    w->applyLinearImpulse(w->bodyAt(asleep[0]), {0.0f, 2.0f});  // wakes its island
+    for (int s = 0; s < 30; ++s) w->step(kDt);
+  }
+  EXPECT_EQ(sparse.snapshot(), full.snapshot());
+}
+
 // World::setBodyOrder: the dense order asked for, everything else as
 // optimizeLayout() keeps it; the order in place changes nothing; a list
 // that is not every body once is refused with the world unchanged; two

@@ -173,7 +173,33 @@ validate::BodyValues BodyStore::values(std::uint32_t i) const noexcept {
   return v;
 }
 
+void BodyStore::reserveRenumber(const Permutation& p) {
+  if (p.movedCount() * kSparseLinks <= p.size()) linkScratch_.reserve(2 * p.movedCount());
+}
+
 void BodyStore::renumber(const Permutation& p, Permutation::Direction d) noexcept {
+  const std::size_t moved = p.movedCount();
+  if (moved * kSparseLinks <= p.size() && linkScratch_.capacity() >= 2 * moved) {
+    // Few bodies move: only the island links that point at one of them
+    // change (in a ring, one next and one prev point at each), found from
+    // the moved bodies' own links before any is rewritten.
+    linkScratch_.clear();
+    p.forEachMoved([&](std::uint32_t k) {
+      if (islandNext[k] == kNoBody) return;
+      linkScratch_.push_back(islandPrev[k]);  // reserved: no allocation
+      linkScratch_.push_back(islandNext[k]);
+    });
+    std::size_t j = 0;
+    p.forEachMoved([&](std::uint32_t k) {
+      if (islandNext[k] == kNoBody) return;
+      const std::uint32_t to = p.map(k, d);
+      islandNext[linkScratch_[j]] = to;
+      islandPrev[linkScratch_[j + 1]] = to;
+      j += 2;
+    });
+    forEachColumn([&](auto& v) { p.move(v, d); });
+    return;
+  }
   forEachColumn([&](auto& v) { p.move(v, d); });
   for (auto* links : {&islandNext, &islandPrev}) {
     for (std::uint32_t& l : *links) l = l == kNoBody ? kNoBody : p.map(l, d);

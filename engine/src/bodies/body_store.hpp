@@ -116,6 +116,9 @@ struct BodyStore {
   /// Room for `count` bodies in every array (createBodies: one growth,
   /// geometric, so that many small calls stay amortised O(1)).
   void reserve(std::size_t count);
+  /// The room renumber(p, ...) may use (it cannot allocate): for a
+  /// renumbering that moves few bodies, their island links.
+  void reserveRenumber(const Permutation& p);
   /// createBodies' bulk path: resize(n) makes room (no allocation after
   /// reserve(n)), set(i, ...) writes body i as push would (any order, in
   /// parallel), and finishBulk(from) updates maxRadius, boxCount and
@@ -179,6 +182,10 @@ struct BodyStore {
   void tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const;
 
  private:
+  // renumber() rewrites the island links one by one where at most one
+  // body in this many moves, instead of mapping every link.
+  static constexpr std::size_t kSparseLinks = 8;
+  std::vector<std::uint32_t> linkScratch_;  // the moved bodies' prev and next
   /// f(column) for every per-body array: one list, so that a new column
   /// cannot be reserved, resized, removed or renumbered in one place and
   /// forgotten in another.

@@ -31,6 +31,61 @@ void Permutation::assign(std::uint32_t n, std::span<const std::uint32_t> at,
   });
 }
 
+void Permutation::assign(std::uint32_t n, std::span<const std::uint32_t> at,
+                         std::span<const std::uint32_t> from, Spare& spare) {
+  std::vector<std::uint32_t> moved(at.begin(), at.end());
+  std::sort(moved.begin(), moved.end());
+  std::vector<std::uint8_t> seen(moved.size(), 0);  // by rank in `moved`
+  std::vector<std::uint32_t> cycles, cycleStart;
+  cycles.reserve(moved.size());
+  cycleStart.reserve(moved.size() / 2 + 1);
+  // The spare grown to n, the identity (the growth is all that allocates
+  // of it, and it is the spare's even if a later step throws).
+  for (auto* v : {&spare.order, &spare.newIndex}) {
+    const auto had = static_cast<std::uint32_t>(v->size());
+    if (had < n) {
+      v->resize(n);
+      for (std::uint32_t i = had; i < n; ++i) (*v)[i] = i;
+    }
+  }
+  // Nothing below throws.
+  order_ = std::move(spare.order);
+  newIndex_ = std::move(spare.newIndex);
+  order_.resize(n);
+  newIndex_.resize(n);
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    order_[at[k]] = from[k];
+    newIndex_[from[k]] = at[k];
+  }
+  auto rank = [&moved](std::uint32_t i) {
+    return static_cast<std::size_t>(std::lower_bound(moved.begin(), moved.end(), i) -
+                                    moved.begin());
+  };
+  // A cycle's indices are all in `at` (the `from` are the `at` in another
+  // order), from its lowest on, as take() lists them.
+  for (const std::uint32_t c0 : moved) {
+    if (seen[rank(c0)] != 0 || order_[c0] == c0) continue;
+    cycleStart.push_back(static_cast<std::uint32_t>(cycles.size()));
+    for (std::uint32_t i = c0; seen[rank(i)] == 0; i = order_[i]) {
+      seen[rank(i)] = 1;
+      cycles.push_back(i);
+    }
+  }
+  cycleStart.push_back(static_cast<std::uint32_t>(cycles.size()));
+  cycles_ = std::move(cycles);
+  cycleStart_ = std::move(cycleStart);
+}
+
+void Permutation::giveBack(Spare& spare) noexcept {
+  for (const std::uint32_t k : cycles_) order_[k] = newIndex_[k] = k;
+  spare.order = std::move(order_);
+  spare.newIndex = std::move(newIndex_);
+  order_.clear();
+  newIndex_.clear();
+  cycles_.clear();
+  cycleStart_.clear();
+}
+
 template <class Starts>
 void Permutation::take(std::vector<std::uint32_t> order, std::vector<std::uint32_t> newIndex,
                        Starts&& starts) {

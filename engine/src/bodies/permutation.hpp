@@ -29,6 +29,22 @@ class Permutation {
   /// (allocation).
   void assign(std::uint32_t n, std::span<const std::uint32_t> at,
               std::span<const std::uint32_t> from);
+  /// Index maps kept between renumberings of few bodies: the identity, of
+  /// any length (assign grows them to n).
+  struct Spare {
+    std::vector<std::uint32_t> order, newIndex;
+  };
+  /// assign(n, at, from) on the spare's maps, which it takes: no n-long
+  /// allocation and fill, only the moved entries written and their cycles
+  /// found. giveBack returns them. May throw (allocation, the spare left
+  /// as it was).
+  void assign(std::uint32_t n, std::span<const std::uint32_t> at,
+              std::span<const std::uint32_t> from, Spare& spare);
+  /// The index maps back to `spare`, the identity again (only the moved
+  /// entries rewritten); this renumbering is then empty.
+  void giveBack(Spare& spare) noexcept;
+  /// Indices the renumbering moves (those of its cycles).
+  [[nodiscard]] std::size_t movedCount() const noexcept { return cycles_.size(); }
   [[nodiscard]] std::uint32_t size() const noexcept {
     return static_cast<std::uint32_t>(order_.size());
   }

@@ -102,6 +102,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   std::vector<AABB> manyBoxes;
   // setBodyOrder's: by dense index, 1 where `at` names it, 2 once its body came.
   std::vector<std::uint8_t> orderMarks;
+  Permutation::Spare spareMaps;  // setBodyOrder(at, bodies)'s index maps, the identity
 
   // Contact events and the touching pairs they come from (contact_events.hpp).
   ContactEvents events;

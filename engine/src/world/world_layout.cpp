@@ -89,8 +89,15 @@ void World::setBodyOrder(std::span<const std::uint32_t> at, std::span<const Body
     marks[i] = 2;
   }
   if (same) return;  // already in place
+  // The index maps from the world's spare (the identity, kept between
+  // calls): a border's renumbering every step costs no n-long fill.
   Renumbering r;
-  r.permutation.assign(n, at, from);
+  r.permutation.assign(n, at, from, w.spareMaps);
+  struct GiveBack {
+    Renumbering& r;
+    Permutation::Spare& spare;
+    ~GiveBack() { r.permutation.giveBack(spare); }
+  } giveBack{r, w.spareMaps};
   w.prepare(r);
   w.renumber(r, Permutation::Direction::Apply);
 }
@@ -110,6 +117,7 @@ std::optional<Renumbering> World::Impl::renumbering() {
 }
 
 void World::Impl::prepare(Renumbering& r) {
+  bodies.reserveRenumber(r.permutation);
   r.colourEntries = contactSet.colourEntries();
   // (Bodies created since the last step have no contacts, and no entry yet.)
   contactSet.coverColours(r.permutation.size());
