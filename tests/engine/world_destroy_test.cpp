@@ -315,6 +315,19 @@ TEST(Destroy, ManyAtOnceAreTheCallsOneByOne) {
   }
   bulk.destroyBodies({});  // nothing to do
   EXPECT_EQ(bulk.snapshot(), one.snapshot());
+  // A second call on the same world (what the first left in its kept
+  // scratch must not leak into it).
+  const std::vector<std::size_t> more{1, 2, 3, 5, 10};
+  gone.clear();
+  for (const std::size_t k : more) gone.push_back(bulkIds[k]);
+  bulk.destroyBodies(gone);
+  for (const std::size_t k : more) one.destroyBody(oneIds[k]);
+  ASSERT_EQ(bulk.snapshot(), one.snapshot());
+  for (int s = 0; s < 10; ++s) {
+    bulk.step(kDt);
+    one.step(kDt);
+    ASSERT_EQ(bulk.snapshot(), one.snapshot()) << "after the second call, step " << s;
+  }
 }
 
 // All or nothing: a stale id, one from another world or one given twice

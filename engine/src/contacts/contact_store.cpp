@@ -256,16 +256,25 @@ void ContactStore::beginRemovals(const BodyStore& bodies, ConstraintGraph& graph
   const auto n = static_cast<std::uint32_t>(bodies.size());
   // The removals in turn on an index map: at[j] is the body now at index j
   // (by its index before), after_ the reverse, then each body's index after.
+  // Both are kept at the identity between calls (at least n long), and
+  // only the entries a removal changes are written, then put back: a few
+  // removals from a large world clear no n-long maps.
+  restoreRemovalMaps();  // a begin whose end never came
+  for (auto* v : {&removalAt_, &after_}) {
+    const auto had = static_cast<std::uint32_t>(v->size());
+    if (had >= n) continue;
+    v->resize(n);  // may throw: the maps stay the identity
+    for (std::uint32_t i = had; i < n; ++i) (*v)[i] = i;
+  }
+  removalTouched_.reserve(3 * removed.size());
   std::vector<std::uint32_t>& at = removalAt_;
-  at.resize(n);
-  after_.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i) at[i] = after_[i] = i;
   std::uint32_t size = n;
   for (const std::uint32_t body : removed) {
     const std::uint32_t hole = after_[body], moved = at[--size];
     at[hole] = moved;
     after_[moved] = hole;
     after_[body] = kGone;
+    for (const std::uint32_t k : {hole, moved, body}) removalTouched_.push_back(k);  // reserved
   }
   auto renamed = [&](const Contact& c) {
     return after_[c.a] != c.a || (!isWall(c.b) && after_[c.b] != c.b);
@@ -273,7 +282,12 @@ void ContactStore::beginRemovals(const BodyStore& bodies, ConstraintGraph& graph
   std::size_t moving = 0;
   for (const Contact& c : contacts_) moving += renamed(c) ? 1 : 0;
   renamed_.clear();
-  renamed_.reserve(moving);  // the last allocation: nothing has changed yet
+  try {
+    renamed_.reserve(moving);  // the last allocation: nothing has changed yet
+  } catch (...) {
+    restoreRemovalMaps();
+    throw;
+  }
   // The removed bodies' contacts give their colours back to the balls that
   // stay (a removed ball's own colours go with its entry).
   auto ball = [&](std::uint32_t i) { return !isWall(i) && bodies.isBall(i); };
@@ -283,6 +297,11 @@ void ContactStore::beginRemovals(const BodyStore& bodies, ConstraintGraph& graph
     const std::uint32_t stays = goneA ? c.b : c.a;
     if (ball(stays)) graph.giveBack(stays, c.colour);
   }
+}
+
+void ContactStore::restoreRemovalMaps() noexcept {
+  for (const std::uint32_t k : removalTouched_) removalAt_[k] = after_[k] = k;
+  removalTouched_.clear();
 }
 
 void ContactStore::endRemovals(const BodyStore& bodies,
@@ -302,6 +321,7 @@ void ContactStore::endRemovals(const BodyStore& bodies,
     renamed_.push_back(moved);  // reserved: no allocation
   }
   mergeRenamed(kept);
+  restoreRemovalMaps();
   assert(consistent(bodies, graph));
 }
 

@@ -135,7 +135,10 @@ class ContactStore {
   std::vector<std::uint32_t> affected_;  // removeBody: where the two bodies' contacts are
   // beginRemovals: per body (its index before), its index after, or kGone;
   // and per index, the body there (kept: a warm call allocates nothing).
-  std::vector<std::uint32_t> after_, removalAt_;
+  // Both the identity between calls; removalTouched_ lists the entries a
+  // call changed, put back by restoreRemovalMaps.
+  std::vector<std::uint32_t> after_, removalAt_, removalTouched_;
+  void restoreRemovalMaps() noexcept;
 };
 
 }  // namespace quadbin
