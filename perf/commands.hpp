@@ -85,9 +85,10 @@ struct PredictOptions {
   std::uint64_t seed = 42;
   // The model's costs (docs/scaling.md).
   double regionNs = 0.0, barrierNs = 0.0, taskNs = 0.0, slowdown = 1.0;
-  bool measureCosts = false;  // measure them on this machine first
-  bool compare = false;       // step the world on P threads too (B, P <= hardware threads)
-  std::uint32_t rounds = 5;   // --compare: interleaved rounds of `steps` steps
+  bool measureCosts = false;        // measure them on this machine first
+  bool compare = false;             // step the world on P threads too (B, P <= hardware threads)
+  std::uint32_t rounds = 5;         // --compare: interleaved rounds of `steps` steps
+  std::vector<std::string> phases;  // stages whose phases are printed ("all": every one)
   std::string outDir;
   std::vector<std::string> argv;  // for the JSON
 };

@@ -175,6 +175,45 @@ TraceCosts measureCosts(std::uint32_t threads) {
   return c;
 }
 
+// --phases: what a stage's regions are made of, phase by phase (its
+// blocks or chunks: count, summed and largest duration), the phases of one
+// task (the hooks and the one-block stages between them) summed per region.
+void printPhases(const PredictOptions& o, const TaskTrace& trace) {
+  const bool all = std::find(o.phases.begin(), o.phases.end(), "all") != o.phases.end();
+  const auto us = [](double ns) { return ns / 1e3; };
+  for (const TaskTrace::Stage& st : trace.stages()) {
+    if (!all && std::find(o.phases.begin(), o.phases.end(), st.name) == o.phases.end()) continue;
+    std::printf("phases of %s: %u region%s\n", st.name.c_str(), st.regionCount,
+                st.regionCount == 1 ? "" : "s");
+    for (std::uint32_t r = st.firstRegion; r < st.firstRegion + st.regionCount; ++r) {
+      const TaskTrace::Region& region = trace.regions()[r];
+      std::printf("  region %u: %u phase%s, %.1f us\n", r - st.firstRegion + 1, region.phaseCount,
+                  region.phaseCount == 1 ? "" : "s", us(region.wallNs));
+      std::uint32_t single = 0;
+      double singleNs = 0.0;
+      for (std::uint32_t p = region.firstPhase; p < region.firstPhase + region.phaseCount; ++p) {
+        const TaskTrace::Phase& phase = trace.phases()[p];
+        double sum = 0.0, most = 0.0;
+        for (std::uint32_t k = phase.firstTask; k < phase.firstTask + phase.taskCount; ++k) {
+          sum += trace.tasks()[k];
+          most = std::max(most, trace.tasks()[k]);
+        }
+        if (phase.taskCount <= 1) {
+          ++single;
+          singleNs += sum;
+          continue;
+        }
+        std::printf("    phase %u: %u tasks, %.1f us, largest %.1f us\n", p - region.firstPhase + 1,
+                    phase.taskCount, us(sum), us(most));
+      }
+      if (single > 0) {
+        std::printf("    %u phase%s of one task: %.1f us\n", single, single == 1 ? "" : "s",
+                    us(singleNs));
+      }
+    }
+  }
+}
+
 // The table of one configuration, and its CSV rows.
 void report(const PredictOptions& o, const Traced& t, const TraceCosts& costs, Table& table) {
   const std::vector<StagePrediction> one = predict(t.trace, 1, costs);
@@ -228,6 +267,7 @@ void report(const PredictOptions& o, const Traced& t, const TraceCosts& costs, T
   std::vector<bool> right(header.size(), true);
   right[0] = false;
   printTable(header, rows, right);
+  if (!o.phases.empty()) printPhases(o, t.trace);
 }
 
 // --compare: the world stepped for real on 1 and each P up to the

@@ -210,6 +210,11 @@ void addPredict(CLI::App& app, Commands& c) {
                       "Workload B: also step the world on each P up to the hardware threads, "
                       "interleaved, and print measured beside predicted (predict_measured.csv)");
   c.predict->add_option("--rounds", o.rounds, "--compare: interleaved rounds (median kept)");
+  c.predict
+      ->add_option("--phases", o.phases,
+                   "stages (as the table names them, or all) whose regions are printed "
+                   "phase by phase: tasks, their summed and largest time")
+      ->delimiter(',');
   c.predict->add_option("--out", o.outDir, kOutHelp);
   c.predict->footer(
       "Defaults: --workload B --scene all --n 100000 --threads 2,4,8,16,32,64 --broadphase auto "

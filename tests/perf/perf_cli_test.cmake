@@ -358,6 +358,12 @@ endif()
 if(NOT out MATCHES "Workload B, uniform, n = 500" OR NOT out MATCHES "4 threads")
   fail("predict: no table for B uniform 500: ${out}")
 endif()
+# --phases: the stages named, region by region, after the table; no other.
+perf(0 predict --scene uniform --n 500 --threads 2 --steps 1 --warmup 1 --phases contacts
+     --out pred_phases)
+if(NOT out MATCHES "phases of contacts: [0-9]+ region" OR out MATCHES "phases of setup")
+  fail("predict --phases contacts: ${out}")
+endif()
 expect_usage_error("--rounds" predict --scene uniform --n 100 --rounds 0 --out pred_bad)
 expect_usage_error("--slowdown" predict --scene uniform --n 100 --slowdown 0.5 --out pred_bad)
 expect_usage_error("--task-ns" predict --scene uniform --n 100 --task-ns -1 --out pred_bad)
