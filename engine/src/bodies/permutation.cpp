@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "bodies/kept_scratch.hpp"
+
 namespace quadbin {
 
 void Permutation::assign(std::vector<std::uint32_t> order) {
@@ -11,23 +13,6 @@ void Permutation::assign(std::vector<std::uint32_t> order) {
   for (std::uint32_t k = 0; k < n; ++k) newIndex[order[k]] = k;
   take(std::move(order), std::move(newIndex), [n](auto&& f) {
     for (std::uint32_t c0 = 0; c0 < n; ++c0) f(c0);
-  });
-}
-
-void Permutation::assign(std::uint32_t n, std::span<const std::uint32_t> at,
-                         std::span<const std::uint32_t> from) {
-  std::vector<std::uint32_t> order(n), newIndex(n);
-  for (std::uint32_t i = 0; i < n; ++i) order[i] = newIndex[i] = i;
-  for (std::size_t k = 0; k < at.size(); ++k) {
-    order[at[k]] = from[k];
-    newIndex[from[k]] = at[k];
-  }
-  // Only the moved indices can start a cycle: in increasing order, as
-  // assign(order) meets them.
-  std::vector<std::uint32_t> moved(at.begin(), at.end());
-  std::sort(moved.begin(), moved.end());
-  take(std::move(order), std::move(newIndex), [&moved](auto&& f) {
-    for (const std::uint32_t c0 : moved) f(c0);
   });
 }
 
@@ -41,13 +26,8 @@ void Permutation::assign(std::uint32_t n, std::span<const std::uint32_t> at,
   cycleStart.reserve(moved.size() / 2 + 1);
   // The spare grown to n, the identity (the growth is all that allocates
   // of it, and it is the spare's even if a later step throws).
-  for (auto* v : {&spare.order, &spare.newIndex}) {
-    const auto had = static_cast<std::uint32_t>(v->size());
-    if (had < n) {
-      v->resize(n);
-      for (std::uint32_t i = had; i < n; ++i) (*v)[i] = i;
-    }
-  }
+  growIdentity(spare.order, n);
+  growIdentity(spare.newIndex, n);
   // Nothing below throws.
   order_ = std::move(spare.order);
   newIndex_ = std::move(spare.newIndex);

@@ -22,22 +22,17 @@ class Permutation {
   /// each index below its size once). May throw (allocation); the rest
   /// cannot.
   void assign(std::vector<std::uint32_t> order);
-  /// The renumbering of n bodies in which body from[k] becomes body at[k]
-  /// and every other body keeps its index (the `from` are the `at` in
-  /// another order, each once). Its cycles are found from the moved
-  /// indices alone; the two index maps are still n long. May throw
-  /// (allocation).
-  void assign(std::uint32_t n, std::span<const std::uint32_t> at,
-              std::span<const std::uint32_t> from);
   /// Index maps kept between renumberings of few bodies: the identity, of
   /// any length (assign grows them to n).
   struct Spare {
     std::vector<std::uint32_t> order, newIndex;
   };
-  /// assign(n, at, from) on the spare's maps, which it takes: no n-long
-  /// allocation and fill, only the moved entries written and their cycles
-  /// found. giveBack returns them. May throw (allocation, the spare left
-  /// as it was).
+  /// The renumbering of n bodies in which body from[k] becomes body at[k]
+  /// and every other body keeps its index (the `from` are the `at` in
+  /// another order, each once), on the spare's maps, which it takes: no
+  /// n-long allocation and fill, only the moved entries written and their
+  /// cycles found from the moved indices alone. giveBack returns them. May
+  /// throw (allocation, the spare left as it was).
   void assign(std::uint32_t n, std::span<const std::uint32_t> at,
               std::span<const std::uint32_t> from, Spare& spare);
   /// The index maps back to `spare`, the identity again (only the moved

@@ -3,6 +3,7 @@
 #include "contacts/contact_store.hpp"
 
 #include "bodies/capacity.hpp"
+#include "bodies/kept_scratch.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -259,13 +260,9 @@ void ContactStore::beginRemovals(const BodyStore& bodies, ConstraintGraph& graph
   // Both are kept at the identity between calls (at least n long), and
   // only the entries a removal changes are written, then put back: a few
   // removals from a large world clear no n-long maps.
-  restoreRemovalMaps();  // a begin whose end never came
-  for (auto* v : {&removalAt_, &after_}) {
-    const auto had = static_cast<std::uint32_t>(v->size());
-    if (had >= n) continue;
-    v->resize(n);  // may throw: the maps stay the identity
-    for (std::uint32_t i = had; i < n; ++i) (*v)[i] = i;
-  }
+  restoreRemovalMaps();         // a begin whose end never came
+  growIdentity(removalAt_, n);  // may throw: the maps stay the identity
+  growIdentity(after_, n);
   removalTouched_.reserve(3 * removed.size());
   std::vector<std::uint32_t>& at = removalAt_;
   std::uint32_t size = n;

@@ -8,6 +8,7 @@
 #include <quadbin/broadphase/broadphase.hpp>
 #include <quadbin/engine/world_def.hpp>
 
+#include "bodies/kept_scratch.hpp"
 #include "bodies/kinematic.hpp"
 #include "bodies/outline.hpp"
 
@@ -191,21 +192,7 @@ void PairBudget::admitMoves(const Env& env, std::span<const std::uint32_t> movin
   // included): a call for a few bodies costs no pass over them all.
   if (moving_.size() < bodies.size()) moving_.resize(bodies.size(), 0);
   for (const std::uint32_t i : moving) moving_[i] = 1;
-  class Unmark {  // on every way out, an exception's too
-   public:
-    Unmark(std::vector<std::uint8_t>& marks, std::span<const std::uint32_t> moving) noexcept
-        : marks_(marks), moving_(moving) {}
-    Unmark(const Unmark&) = delete;
-    Unmark& operator=(const Unmark&) = delete;
-    ~Unmark() {
-      for (const std::uint32_t i : moving_) marks_[i] = 0;
-    }
-
-   private:
-    std::vector<std::uint8_t>& marks_;
-    std::span<const std::uint32_t> moving_;
-  };
-  const Unmark unmark(moving_, moving);
+  const ClearedMarks unmark(moving_, moving);  // on every way out, an exception's too
   env.queries.refresh(bodies, tasks);
   env.queries.refreshStructure(env.structure);
   const auto count = static_cast<std::uint32_t>(bodies.size());

@@ -100,7 +100,8 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   // setPositions' boxes.
   std::vector<std::uint32_t> manyDense, manySlots;
   std::vector<AABB> manyBoxes;
-  // setBodyOrder's: by dense index, 1 where `at` names it, 2 once its body came.
+  // setBodyOrder's: by dense index, 1 where `at` names it, 2 once its body came
+  // (zero between calls: ClearedMarks).
   std::vector<std::uint8_t> orderMarks;
   Permutation::Spare spareMaps;  // setBodyOrder(at, bodies)'s index maps, the identity
 

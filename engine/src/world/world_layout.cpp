@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "bodies/kept_scratch.hpp"
 #include "world/world_impl.hpp"
 
 namespace quadbin {
@@ -76,10 +77,11 @@ void World::setBodyOrder(std::span<const std::uint32_t> at, std::span<const Body
   }
   // The bodies must be those now at `at`, each index once: every index of
   // `at` marked once, then every body's index found marked, once (marks by
-  // dense index: a pass over the bodies' bytes, where sorting both lists
-  // took k log k, a large border's renumbering every step).
+  // dense index, kept at zero between calls and cleared at `at` on the
+  // way out: the bodies named are the only ones touched).
   std::vector<std::uint8_t>& marks = w.orderMarks;
-  marks.assign(n, 0);
+  if (marks.size() < n) marks.resize(n, 0);
+  const ClearedMarks clear(marks, at);  // (a body's mark is set only at an index of `at`)
   for (const std::uint32_t i : at) {
     if (marks[i] != 0) w.refuse("setBodyOrder: an index of `at` repeats");
     marks[i] = 1;
