@@ -13,34 +13,14 @@
 #include <quadbin/quadbin.hpp>
 #include <random>
 
+#include "support/query_oracle.hpp"
+
 using namespace quadbin;
+using quadbin::test::bruteBox;
+using quadbin::test::indices;
+using quadbin::test::paramName;
 
 namespace {
-
-std::vector<std::uint32_t> sortedIndices(const std::vector<BodyId>& ids) {
-  std::vector<std::uint32_t> out;
-  for (const BodyId id : ids) out.push_back(id.index);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<std::uint32_t> bruteBox(const World& w, const AABB& box) {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    const Vec2 c = w.position(id);
-    const float r = w.radius(id);
-    if (lengthSquared(c - closestPoint(box, c)) <= r * r) out.push_back(id.index);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string paramName(const ::testing::TestParamInfo<BroadPhaseType>& info) {
-  std::string name(toString(info.param));
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
-}
 
 class AdoptedQueries : public ::testing::TestWithParam<BroadPhaseType> {};
 
@@ -89,7 +69,7 @@ TEST_P(AdoptedQueries, EveryBodyIsFoundAfterManySteps) {
         const Vec2 p{pos(rng), pos(rng)};
         const AABB box{p, p + Vec2{4 * u(rng), 4 * u(rng)}};
         w.queryBox(box, found);
-        ASSERT_EQ(sortedIndices(found), bruteBox(w, box)) << "step " << s << ", change " << c;
+        ASSERT_EQ(indices(found), bruteBox(w, box)) << "step " << s << ", change " << c;
       }
     }
   }

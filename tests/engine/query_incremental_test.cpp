@@ -11,56 +11,15 @@
 #include <quadbin/quadbin.hpp>
 #include <random>
 
+#include "support/query_oracle.hpp"
+
 using namespace quadbin;
+using quadbin::test::bruteBox;
+using quadbin::test::bruteRadius;
+using quadbin::test::indices;
+using quadbin::test::paramName;
 
 namespace {
-
-std::string paramName(const ::testing::TestParamInfo<BroadPhaseType>& info) {
-  std::string name(toString(info.param));
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
-}
-
-// Brute force over every body with the world's own exact tests.
-std::vector<std::uint32_t> bruteBox(const World& w, const AABB& box) {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    const float r = w.radius(id);
-    if (r == 0.0f) {
-      if (touches(w.bounds(id), box)) out.push_back(id.index);
-    } else {
-      const Vec2 c = w.position(id);
-      if (lengthSquared(c - closestPoint(box, c)) <= r * r) out.push_back(id.index);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-std::vector<std::uint32_t> bruteRadius(const World& w, Vec2 center, float radius) {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t i = 0; i < w.bodyCount(); ++i) {
-    const BodyId id = w.bodyAt(i);
-    const float r = w.radius(id);
-    if (r == 0.0f) {
-      const AABB b = w.bounds(id);
-      if (lengthSquared(center - closestPoint(b, center)) <= radius * radius) {
-        out.push_back(id.index);
-      }
-    } else {
-      const float reach = radius + r;
-      if (lengthSquared(w.position(id) - center) <= reach * reach) out.push_back(id.index);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-std::vector<std::uint32_t> indices(const std::vector<BodyId>& ids) {
-  std::vector<std::uint32_t> out;
-  for (const BodyId id : ids) out.push_back(id.index);
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // The same world twice: `live` answers incrementally, `ref` rebuilds its
 // broad phase (setBroadPhase empties it) before every query.

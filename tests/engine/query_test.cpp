@@ -7,7 +7,10 @@
 #include <random>
 #include <thread>
 
+#include "support/query_oracle.hpp"
+
 using namespace quadbin;
+using quadbin::test::paramName;
 
 namespace {
 
@@ -57,12 +60,6 @@ class Queries : public ::testing::TestWithParam<BroadPhaseType> {
   std::unique_ptr<World> world;
   std::vector<Body> bodies;
 };
-
-std::string paramName(const ::testing::TestParamInfo<BroadPhaseType>& info) {
-  std::string name(toString(info.param));
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
-}
 
 }  // namespace
 
