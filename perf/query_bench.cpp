@@ -4,7 +4,9 @@
 //          against creating the same balls without the queries.
 //   open:  a step of balls spread over 10x and 100x the side of an open
 //          world's bounds, against a world whose bounds fit them.
-// Usage: quadbin-query-bench [spawn|open] [runs (default 5)] [structure]
+//   adopt: the first setPosition after a step of 500,000 balls (the pair
+//          limit's queries take the step's broad phase), against the next.
+// Usage: quadbin-query-bench [spawn|open|adopt] [runs (default 5)] [structure]
 //        (structure: only that one, by its toString name, e.g. bin-grid)
 #include <sys/resource.h>
 #if defined(__GLIBC__)
@@ -173,6 +175,38 @@ void open(int runs) {
   }
 }
 
+// The first change after a step pays for taking the step's broad phase as
+// the queries' index (its pass over every body's box); the next one only
+// its own queries.
+void adopt(int runs) {
+  constexpr int kBalls = 500000;
+  World world(defFor(BroadPhaseType::Auto, {{0, 0}, {1000, 1000}}, Boundary::Closed));
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> pos(1, 999), vel(-2, 2);
+  std::vector<BodyDef> defs;
+  defs.reserve(kBalls);
+  for (int i = 0; i < kBalls; ++i) {
+    defs.push_back(BodyDef::ball({pos(rng), pos(rng)}, 0.5f, {vel(rng), vel(rng)}));
+  }
+  const std::vector<BodyId> ids = world.createBodies(defs);
+  for (int s = 0; s < 3; ++s) world.step(1.0f / 60.0f);
+  std::vector<double> first, next;
+  for (int r = 0; r < runs; ++r) {
+    world.step(1.0f / 60.0f);
+    const BodyId a = ids[static_cast<std::size_t>(r) * 7919 % ids.size()];
+    const BodyId b = ids[static_cast<std::size_t>(r) * 104729 % ids.size()];
+    auto t0 = Clock::now();
+    world.setPosition(a, world.position(a));
+    first.push_back(msSince(t0));
+    t0 = Clock::now();
+    world.setPosition(b, world.position(b));
+    next.push_back(msSince(t0));
+  }
+  std::printf("first setPosition after a step, %d balls r = 0.5 in [0, 1000]^2, median of %d\n",
+              kBalls, runs);
+  std::printf("first %.3f ms, next %.3f ms\n", median(first), median(next));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -189,5 +223,6 @@ int main(int argc, char** argv) {
   const std::string only = argc > 3 ? argv[3] : "";
   if (what == "spawn" || what == "all") spawn(runs, only);
   if (what == "open" || what == "all") open(runs);
+  if (what == "adopt" || what == "all") adopt(runs);
   return 0;
 }
