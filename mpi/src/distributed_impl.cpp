@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <quadbin/error.hpp>
 
@@ -123,9 +124,10 @@ void DistributedWorld::Impl::create(const std::vector<BallRecord>& recs, Role as
 }
 
 std::uint64_t DistributedWorld::Impl::countHeld(Role r) const {
-  std::uint64_t count = 0;
-  for (const Role held : roleOf) count += held == r ? 1u : 0u;
-  return count;
+  assert(r != Role::None);
+  assert(roleCount[static_cast<std::size_t>(r)] ==
+         static_cast<std::uint64_t>(std::count(roleOf.begin(), roleOf.end(), r)));
+  return roleCount[static_cast<std::size_t>(r)];
 }
 
 // The local bodies with the given role, in dense order.
@@ -393,11 +395,11 @@ void DistributedWorld::Impl::migrate() {
   const auto positions = world.positions();
   const double lo = strips.lo(rank), hi = strips.hi(rank);
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    const BodyId id = ids[i];
     const double x = positions[i].x;
     if (roleAt[i] != Role::Owned || (x >= lo && x < hi)) continue;  // still in the strip
     const int to = strips.owner(x);
     if (to == rank) continue;
+    const BodyId id = ids[i];  // read for the leavers only: 12 bytes a body
     append(out[static_cast<std::size_t>(to)], recordOf(id));
     setRole(id, Role::Ghost);  // refreshed or dropped by the next exchange
     ++stats.migrated;
@@ -445,6 +447,7 @@ void DistributedWorld::Impl::rebalanceIfNeeded() {
 void DistributedWorld::Impl::resetTables() {
   gidOf.clear();
   roleOf.clear();
+  roleCount = {};
   defOf.clear();
   stamp.clear();
   sent.clear();

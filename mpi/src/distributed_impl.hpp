@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <quadbin/mpi/distributed_world.hpp>
 #include <span>
@@ -156,11 +157,15 @@ struct DistributedWorld::Impl {
   // random in dense order, a cache miss per body.
   std::vector<Role> roleAt;
   std::vector<std::uint8_t> sentAt;
-  // roleOf[id.index] = r, and roleAt with it.
+  // roleOf[id.index] = r, and roleAt and the count of each role with it.
   void setRole(BodyId id, Role r) {
+    --roleCount[static_cast<std::size_t>(roleOf[id.index])];
+    ++roleCount[static_cast<std::size_t>(r)];
     roleOf[id.index] = r;
     if (denseValid) roleAt[denseOf[id.index]] = r;
   }
+  // How many entries of roleOf hold each role (Role::None's wraps: unused).
+  std::array<std::uint64_t, 4> roleCount{};
 
   // Which owned balls a neighbour gets as ghosts: those within `reach` of
   // its strip (two contact layers of the coming step: the ball that may
