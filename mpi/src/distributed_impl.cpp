@@ -109,8 +109,8 @@ void DistributedWorld::Impl::moveApplied() {
 }
 
 // New bodies for the records, in their order, all held as `as`.
-void DistributedWorld::Impl::create(const std::vector<BallRecord>& recs, Role as) {
-  if (recs.empty()) return;
+std::vector<BodyId> DistributedWorld::Impl::create(const std::vector<BallRecord>& recs, Role as) {
+  if (recs.empty()) return {};
   std::vector<BodyDef> defs;
   defs.reserve(recs.size());
   for (const BallRecord& r : recs) defs.push_back(r.def);
@@ -121,6 +121,7 @@ void DistributedWorld::Impl::create(const std::vector<BallRecord>& recs, Role as
     world.setAngularVelocity(ids[k], recs[k].angularVelocity);
     if (recs[k].awake == 0) world.setAwake(ids[k], false);
   }
+  return ids;
 }
 
 std::uint64_t DistributedWorld::Impl::countHeld(Role r) const {
@@ -183,6 +184,7 @@ DistributedWorld::Impl::Halo DistributedWorld::Impl::halo(float dt) {
   h.radius = all[0];
   h.link = (all[0] + 2.0 * travel) * 1.001 + 1e-6;
   h.reach = 2.0 * (2.0 * all[0] + 2.0 * travel) * 1.001 + 1e-6;
+  lastBand = h.band();
   return h;
 }
 
@@ -196,16 +198,15 @@ std::uint64_t cellKey(std::int64_t x, std::int64_t y) noexcept {
 
 }  // namespace
 
-// The balls of `cells` (by cell, then dense index) within `reach` of the
-// centre of dense ball i and not stamped yet, stamped and appended to
-// `chosen`, cell by cell in key order.
-void DistributedWorld::Impl::linked(std::span<const std::pair<std::uint64_t, std::uint32_t>> cells,
-                                    double cell, std::uint32_t i, double reach,
+// The balls of `cells` (entries of `balls`, by cell, then entry) within
+// `reach` of the centre of entry k and not stamped yet, stamped and
+// appended to `chosen`, cell by cell in key order.
+void DistributedWorld::Impl::linked(const Reachable& balls,
+                                    std::span<const std::pair<std::uint64_t, std::uint32_t>> cells,
+                                    double cell, std::uint32_t k, double reach,
                                     std::vector<std::uint32_t>& chosen) {
   const std::vector<BodyId>& ids = dense;
-  const auto positions = world.positions();
-  const auto radii = world.radii();
-  const Vec2 p = positions[i];
+  const Vec2 p = balls.position[k];
   const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
   const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
   for (std::int64_t x = cx - 1; x <= cx + 1; ++x) {
@@ -218,15 +219,49 @@ void DistributedWorld::Impl::linked(std::span<const std::pair<std::uint64_t, std
       auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(key, 0u));
       for (; it != cells.end() && it->first <= last; ++it) {
         const std::uint32_t n = it->second;
-        if (stamp[ids[n].index] == stampNow) continue;
-        const double dx = double{positions[n].x} - p.x, dy = double{positions[n].y} - p.y;
-        const double touch = reach + radii[n];
+        const std::uint32_t index = ids[balls.at[n]].index;
+        if (stamp[index] == stampNow) continue;
+        const Vec2 q = balls.position[n];
+        const double dx = double{q.x} - p.x, dy = double{q.y} - p.y;
+        const double touch = reach + balls.radius[n];
         if (dx * dx + dy * dy > touch * touch) continue;
-        stamp[ids[n].index] = stampNow;
+        stamp[index] = stampNow;
         chosen.push_back(n);
       }
     }
   }
+}
+
+// A pass over every ball, or the border the migration noted. With
+// assertions on, the border is checked against the pass: every ball the
+// pass finds is in it, where the pass sees it.
+const DistributedWorld::Impl::Reachable& DistributedWorld::Impl::reachable(int q, double band) {
+  const bool noted = border.valid && band <= border.width;
+#ifdef NDEBUG
+  if (noted) return border.balls;
+#endif
+  const std::vector<BodyId>& ids = denseIds();
+  const auto positions = world.positions();
+  const auto radii = world.radii();
+  const double lo = strips.lo(q), hi = strips.hi(q);
+  scan.clear();
+  for (std::uint32_t i = 0; i < ids.size(); ++i) {
+    const Role r = roleAt[i];
+    if (r != Role::Owned && r != Role::Ghost) continue;
+    const double x = positions[i].x;
+    if (std::max(std::max(lo - x, x - hi), 0.0) <= band) scan.add(i, positions[i], radii[i]);
+  }
+  if (!noted) return scan;
+  const Reachable& b = border.balls;
+  for (std::size_t k = 0; k < scan.at.size(); ++k) {
+    const auto it = std::lower_bound(b.at.begin(), b.at.end(), scan.at[k]);
+    [[maybe_unused]] const auto e = static_cast<std::size_t>(it - b.at.begin());
+    assert(it != b.at.end() && *it == scan.at[k] && "a ball near the border is not in it");
+    assert(std::bit_cast<std::uint64_t>(b.position[e]) ==
+               std::bit_cast<std::uint64_t>(scan.position[k]) &&
+           "the border holds another position");
+  }
+  return border.balls;
 }
 
 // The owned balls peer `q` gets as ghosts (Halo), stamped `sent`. The
@@ -240,9 +275,8 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
   // (the nearer part, all a short chain needs) finds what it would over
   // the whole band: only a longer one takes the rest and searches again.
   const std::vector<BodyId>& ids = denseIds();
-  const auto positions = world.positions();
-  const auto radii = world.radii();
   const double band = h.band(), cell = 2.0 * h.radius + h.link;
+  const Reachable& balls = reachable(q, band);
   const double narrow = std::min(band, h.reach + (kNarrow + 1) * cell);
   const auto cellOf = [cell](Vec2 p) {
     const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
@@ -251,31 +285,31 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
   };
   const double lo = strips.lo(q), hi = strips.hi(q);  // Strips::distance and owner, inline
   const auto distance = [lo, hi](double x) { return std::max(std::max(lo - x, x - hi), 0.0); };
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> cells, far;  // (cell, dense index)
-  std::vector<std::uint32_t> chosen;
-  for (std::uint32_t i = 0; i < ids.size(); ++i) {
-    const Role r = roleAt[i];
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> cells, far;  // (cell, entry)
+  std::vector<std::uint32_t> chosen;                                // entries
+  for (std::uint32_t k = 0; k < balls.at.size(); ++k) {
+    const Role r = roleAt[balls.at[k]];
     if (r != Role::Owned && r != Role::Ghost) continue;
-    const double x = positions[i].x;
+    const double x = balls.position[k].x;
     const double d = distance(x);
     if (d > band || (r == Role::Ghost && x >= lo && x < hi)) continue;
-    (d <= narrow ? cells : far).emplace_back(cellOf(positions[i]), i);
-    if (d <= h.reach) chosen.push_back(i);
+    (d <= narrow ? cells : far).emplace_back(cellOf(balls.position[k]), k);
+    if (d <= h.reach) chosen.push_back(k);
   }
   const std::size_t first = chosen.size();
   std::sort(cells.begin(), cells.end());
   for (bool whole = far.empty();; whole = true) {
     ++stampNow;
     chosen.resize(first);
-    for (const std::uint32_t i : chosen) stamp[ids[i].index] = stampNow;
+    for (const std::uint32_t k : chosen) stamp[ids[balls.at[k]].index] = stampNow;
     bool nearEdge = false;
     std::size_t from = 0;
     for (int depth = 0; depth < kDepth && from < chosen.size() && (whole || !nearEdge); ++depth) {
       const std::size_t to = chosen.size();
       for (std::size_t k = from; k < to; ++k) {
-        const Vec2 p = positions[chosen[k]];
-        nearEdge = nearEdge || distance(p.x) > narrow - cell;
-        linked(cells, cell, chosen[k], radii[chosen[k]] + h.link, chosen);
+        const std::uint32_t e = chosen[k];
+        nearEdge = nearEdge || distance(balls.position[e].x) > narrow - cell;
+        linked(balls, cells, cell, e, balls.radius[e] + h.link, chosen);
       }
       from = to;
     }
@@ -284,7 +318,8 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
     std::sort(cells.begin(), cells.end());
   }
   std::vector<BodyId> out;
-  for (const std::uint32_t i : chosen) {
+  for (const std::uint32_t k : chosen) {
+    const std::uint32_t i = balls.at[k];
     if (roleAt[i] != Role::Owned) continue;
     out.push_back(ids[i]);
     sent[ids[i].index] = sentNow;
@@ -316,10 +351,19 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
     stamp[id.index] = stampNow;
   });
   moveApplied();
+  // The ghosts no owner refreshed: every ghost is in the border (by dense
+  // index, as held() would list them), else a pass finds them.
   std::vector<BodyId> stale;
-  for (const BodyId id : held(Role::Ghost)) {
-    if (stamp[id.index] != stampNow) stale.push_back(id);
+  if (border.valid) {
+    for (const std::uint32_t i : border.balls.at) {
+      if (roleAt[i] == Role::Ghost && stamp[dense[i].index] != stampNow) stale.push_back(dense[i]);
+    }
+  } else {
+    for (const BodyId id : held(Role::Ghost)) {
+      if (stamp[id.index] != stampNow) stale.push_back(id);
+    }
   }
+  border.valid = false;  // the removals renumber
   forget(stale);
   create(fresh, Role::Ghost);
   stats.ghosts = static_cast<std::uint32_t>(in.size());
@@ -335,12 +379,13 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
 // bodies left, in order: a step renumbers the border and its holes, not
 // the world (World::setBodyOrder moves only the bodies that change place).
 void DistributedWorld::Impl::orderBodies(bool all) {
+  if (all) border.valid = false;  // every body may move
   const std::vector<BodyId>& ids = denseIds();
   const auto n = static_cast<std::uint32_t>(ids.size());
   const auto isNear = [&](std::uint32_t i) { return roleAt[i] != Role::Owned || sentAt[i] != 0; };
-  // The border (every body when `all`) by cell then global id, and where
+  // The border (every body when `all`) sorted by cell then global id, and where
   // its bodies are now.
-  std::vector<std::pair<std::pair<std::uint64_t, GlobalId>, BodyId>> border;
+  std::vector<std::pair<std::pair<std::uint64_t, GlobalId>, BodyId>> sorted;
   std::vector<std::uint32_t> nearAt;
   const std::span<const Vec2> positions = all ? world.positions() : std::span<const Vec2>{};
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -348,12 +393,12 @@ void DistributedWorld::Impl::orderBodies(bool all) {
     if (!near && !all) continue;
     if (near) nearAt.push_back(i);
     const Vec2 p = all ? positions[i] : world.position(ids[i]);
-    border.push_back(
+    sorted.push_back(
         {{(near ? std::uint64_t{1} << 32 : 0) | cellOf(p), gidOf[ids[i].index]}, ids[i]});
   }
-  std::sort(border.begin(), border.end(),
+  std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  const auto inner = static_cast<std::uint32_t>(n - border.size());
+  const auto inner = static_cast<std::uint32_t>(n - sorted.size());
   // The places that change and their new bodies: the holes (border
   // bodies in the first part, nearAt's first entries) filled in order by
   // the inner balls past it (none when `all`: the border is everything),
@@ -366,10 +411,10 @@ void DistributedWorld::Impl::orderBodies(bool all) {
     at.push_back(nearAt[hole++]);
     bodies.push_back(ids[i]);
   }
-  for (std::uint32_t k = 0; k < border.size(); ++k) {
-    if (border[k].second == ids[inner + k]) continue;
+  for (std::uint32_t k = 0; k < sorted.size(); ++k) {
+    if (sorted[k].second == ids[inner + k]) continue;
     at.push_back(inner + k);
-    bodies.push_back(border[k].second);
+    bodies.push_back(sorted[k].second);
   }
   if (at.empty()) return;                              // in order already
   std::vector<std::pair<Role, std::uint8_t>> brought;  // what each brings along
@@ -388,29 +433,59 @@ void DistributedWorld::Impl::orderBodies(bool all) {
 }
 
 // Balls outside this rank's region to their owners; what arrives is
-// owned here (a ghost of it becomes the ball, its contacts kept).
+// owned here (a ghost of it becomes the ball, its contacts kept). The
+// same pass over every ball notes the next step's border (Border).
 void DistributedWorld::Impl::migrate() {
   std::vector<std::vector<std::byte>> out(static_cast<std::size_t>(ranks));
   const std::vector<BodyId>& ids = denseIds();
   const auto positions = world.positions();
+  const auto radii = world.radii();
   const double lo = strips.lo(rank), hi = strips.hi(rank);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
+  const double width = kBorderSlack * lastBand;
+  Reachable& near = border.balls;
+  near.clear();
+  for (std::uint32_t i = 0; i < ids.size(); ++i) {
+    const Role role = roleAt[i];
     const double x = positions[i].x;
-    if (roleAt[i] != Role::Owned || (x >= lo && x < hi)) continue;  // still in the strip
-    const int to = strips.owner(x);
-    if (to == rank) continue;
-    const BodyId id = ids[i];  // read for the leavers only: 12 bytes a body
-    append(out[static_cast<std::size_t>(to)], recordOf(id));
-    setRole(id, Role::Ghost);  // refreshed or dropped by the next exchange
-    ++stats.migrated;
+    if (role == Role::Owned) {
+      const bool inside = x >= lo && x < hi;
+      if (inside && x - lo > width && hi - x > width) continue;  // far inside the strip
+      if (!inside) {
+        const int to = strips.owner(x);
+        if (to != rank) {
+          const BodyId id = ids[i];
+          append(out[static_cast<std::size_t>(to)], recordOf(id));
+          setRole(id, Role::Ghost);  // refreshed or dropped by the next exchange
+          ++stats.migrated;
+        }
+      }
+    } else if (role != Role::Ghost) {
+      continue;
+    }
+    near.add(i, positions[i], radii[i]);  // a ghost, a leaver (a ghost now), a ball near an edge
   }
   std::vector<BallRecord> in = records<BallRecord>(detail::allToAll(comm, out, traffic));
+  std::vector<BodyId> arrived;
   std::vector<BallRecord> fresh = sortIn(in, [&](BodyId id, const BallRecord& r) {
     apply(id, r);
     setRole(id, Role::Owned);
+    arrived.push_back(id);
   });
   moveApplied();
-  create(fresh, Role::Owned);
+  // The ghosts that became owned here, with their owner's state: each is
+  // in the border (every ghost is), found by its dense index.
+  bool whole = true;
+  for (const BodyId id : arrived) {
+    const auto it = std::lower_bound(near.at.begin(), near.at.end(), denseOf[id.index]);
+    whole = whole && it != near.at.end() && *it == denseOf[id.index];
+    if (!whole) break;
+    near.position[static_cast<std::size_t>(it - near.at.begin())] = world.position(id);
+  }
+  for (const BodyId id : create(fresh, Role::Owned)) {  // appended: dense order kept
+    near.add(denseOf[id.index], world.position(id), world.radius(id));
+  }
+  border.width = width;
+  border.valid = whole && lastBand > 0.0;
 }
 
 void DistributedWorld::Impl::rebalanceIfNeeded() {
@@ -445,6 +520,7 @@ void DistributedWorld::Impl::rebalanceIfNeeded() {
 }
 
 void DistributedWorld::Impl::resetTables() {
+  border.valid = false;
   gidOf.clear();
   roleOf.clear();
   roleCount = {};

@@ -116,7 +116,7 @@ struct DistributedWorld::Impl {
     std::vector<Vec2> to;
   } moving;
   // New bodies for the records, in their order, all held as `as`.
-  void create(const std::vector<BallRecord>& recs, Role as);
+  std::vector<BodyId> create(const std::vector<BallRecord>& recs, Role as);
   // What arrived from other ranks, put in global id order: each record of
   // a body held here goes to `onHeld(id, record)`; the others are returned,
   // in that order, for the caller to create.
@@ -186,16 +186,57 @@ struct DistributedWorld::Impl {
 
   Halo halo(float dt);
 
+  // Balls the ghost search may reach, by dense index (ascending), with
+  // their centres and radii.
+  struct Reachable {
+    std::vector<std::uint32_t> at;
+    std::vector<Vec2> position;
+    std::vector<float> radius;
+    void clear() {
+      at.clear();
+      position.clear();
+      radius.clear();
+    }
+    void add(std::uint32_t i, Vec2 p, float r) {
+      at.push_back(i);
+      position.push_back(p);
+      radius.push_back(r);
+    }
+  };
+  // What the migration's pass over every ball after a step notes for the
+  // next step's ghost search, so that it does not read every ball again:
+  // every ghost and every owned ball outside this rank's strip or within
+  // `width` of its edges (a ball farther inside is farther than `width`
+  // from every other strip), with their centres and radii. Valid from the
+  // migration to the next exchange, unless the World changes otherwise
+  // between (createBodies, a rebalance's renumbering, restore); the search
+  // uses it for a band up to `width`.
+  struct Border {
+    bool valid = false;
+    double width = 0.0;
+    Reachable balls;
+  } border;
+  // The width the migration notes, over the last halo's band: the next
+  // step's may be wider by this much (a faster ball) before its search
+  // reads every ball.
+  static constexpr double kBorderSlack = 1.5;
+  double lastBand = 0.0;
+  Reachable scan;  // ghostsFor's balls when the border does not cover its band
+  // The balls within `band` of peer q's strip, owned or ghosts: the
+  // border's, or those of a pass over every ball into `scan`.
+  const Reachable& reachable(int q, double band);
+
   // The owned balls peer `q` gets as ghosts (Halo), stamped `sent`. The
   // search runs through this rank's ghosts too (as the last step left
   // them), so that a cluster over three strips reaches the far one, on a
   // grid of the band it may reach.
   std::vector<BodyId> ghostsFor(int q, const Halo& h);
-  // One link of the search: the balls of `cells` (by cell, then dense
-  // index; cells `cell` wide) within `reach` of dense ball i's centre and
-  // not stamped yet, stamped and appended to `chosen`.
-  void linked(std::span<const std::pair<std::uint64_t, std::uint32_t>> cells, double cell,
-              std::uint32_t i, double reach, std::vector<std::uint32_t>& chosen);
+  // One link of the search: the balls of `cells` (entries of `balls`, by
+  // cell, then entry; cells `cell` wide) within `reach` of entry k's
+  // centre and not stamped yet, stamped and appended to `chosen`.
+  void linked(const Reachable& balls,
+              std::span<const std::pair<std::uint64_t, std::uint32_t>> cells, double cell,
+              std::uint32_t k, double reach, std::vector<std::uint32_t>& chosen);
 
   void exchangeGhosts(const Halo& h);
   // The exchange's messages, kept from step to step (withNeighbours).

@@ -85,6 +85,7 @@ DistributedWorld::~DistributedWorld() = default;
 std::vector<GlobalId> DistributedWorld::createBodies(std::span<const BodyDef> defs) {
   Impl& w = *impl_;
   w.beginCall();
+  w.border.valid = false;  // the new bodies are in no border
   std::uint64_t count = defs.size(), base = 0, total = 0;
   {
     const detail::Timed timed(w.traffic);
