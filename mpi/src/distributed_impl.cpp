@@ -21,6 +21,7 @@ void DistributedWorld::Impl::hold(BodyId id, GlobalId g, Role r, const BodyDef& 
   if (id.index < sent.size()) sent[id.index] = 0;
   gidOf[id.index] = g;
   setRole(id, r);
+  if (r == Role::Shared) sharedIds.push_back(id);
   defOf[id.index] = d;
   localOf[g] = id;
 }
@@ -338,9 +339,14 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
   std::fill(sentAt.begin(), sentAt.end(), std::uint8_t{0});
   std::vector<std::vector<std::byte>>& out = ghostBuffers.out;
   out.resize(peers.size());
+  nearNow.clear();  // the bodies orderBodies puts last: shared, sent, ghosts
+  nearNow.insert(nearNow.end(), sharedIds.begin(), sharedIds.end());
   for (std::size_t k = 0; k < peers.size(); ++k) {
     out[k].clear();
-    for (const BodyId id : ghostsFor(peers[k], h)) append(out[k], recordOf(id));
+    for (const BodyId id : ghostsFor(peers[k], h)) {
+      append(out[k], recordOf(id));
+      nearNow.push_back(id);  // a ball sent to two peers twice
+    }
   }
   std::vector<BallRecord>& in = ghostBuffers.records;
   detail::recordsInto(detail::withNeighbours(comm, peers, out, ghostBuffers.in, traffic), in);
@@ -354,18 +360,21 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
   // The ghosts no owner refreshed: every ghost is in the border (by dense
   // index, as held() would list them), else a pass finds them.
   std::vector<BodyId> stale;
+  const auto sort = [&](BodyId id) {
+    (stamp[id.index] != stampNow ? stale : nearNow).push_back(id);
+  };
   if (border.valid) {
     for (const std::uint32_t i : border.balls.at) {
-      if (roleAt[i] == Role::Ghost && stamp[dense[i].index] != stampNow) stale.push_back(dense[i]);
+      if (roleAt[i] == Role::Ghost) sort(dense[i]);
     }
   } else {
-    for (const BodyId id : held(Role::Ghost)) {
-      if (stamp[id.index] != stampNow) stale.push_back(id);
-    }
+    for (const BodyId id : held(Role::Ghost)) sort(id);
   }
   border.valid = false;  // the removals renumber
   forget(stale);
-  create(fresh, Role::Ghost);
+  const std::vector<BodyId> made = create(fresh, Role::Ghost);
+  nearNow.insert(nearNow.end(), made.begin(), made.end());
+  nearValid = true;
   stats.ghosts = static_cast<std::uint32_t>(in.size());
 }
 
@@ -384,18 +393,35 @@ void DistributedWorld::Impl::orderBodies(bool all) {
   const auto n = static_cast<std::uint32_t>(ids.size());
   const auto isNear = [&](std::uint32_t i) { return roleAt[i] != Role::Owned || sentAt[i] != 0; };
   // The border (every body when `all`) sorted by cell then global id, and where
-  // its bodies are now.
+  // its bodies are now: after an exchange from the bodies it listed (nearNow),
+  // else from a pass over every body.
   std::vector<std::pair<std::pair<std::uint64_t, GlobalId>, BodyId>> sorted;
   std::vector<std::uint32_t> nearAt;
   const std::span<const Vec2> positions = all ? world.positions() : std::span<const Vec2>{};
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const bool near = isNear(i);
-    if (!near && !all) continue;
-    if (near) nearAt.push_back(i);
-    const Vec2 p = all ? positions[i] : world.position(ids[i]);
-    sorted.push_back(
-        {{(near ? std::uint64_t{1} << 32 : 0) | cellOf(p), gidOf[ids[i].index]}, ids[i]});
+  if (nearValid && !all) {
+    for (const BodyId id : nearNow) nearAt.push_back(denseOf[id.index]);
+    std::sort(nearAt.begin(), nearAt.end());
+    nearAt.erase(std::unique(nearAt.begin(), nearAt.end()), nearAt.end());
+    assert(std::all_of(nearAt.begin(), nearAt.end(), isNear) &&
+           static_cast<std::size_t>(std::count_if(roleAt.begin(), roleAt.end(),
+                                                  [](Role r) { return r != Role::Owned; })) +
+                   static_cast<std::size_t>(std::count(sentAt.begin(), sentAt.end(), 1)) ==
+               nearAt.size());
+    for (const std::uint32_t i : nearAt) {
+      sorted.push_back(
+          {{std::uint64_t{1} << 32 | cellOf(world.position(ids[i])), gidOf[ids[i].index]}, ids[i]});
+    }
+  } else {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const bool near = isNear(i);
+      if (!near && !all) continue;
+      if (near) nearAt.push_back(i);
+      const Vec2 p = all ? positions[i] : world.position(ids[i]);
+      sorted.push_back(
+          {{(near ? std::uint64_t{1} << 32 : 0) | cellOf(p), gidOf[ids[i].index]}, ids[i]});
+    }
   }
+  nearValid = false;
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   const auto inner = static_cast<std::uint32_t>(n - sorted.size());
@@ -520,7 +546,8 @@ void DistributedWorld::Impl::rebalanceIfNeeded() {
 }
 
 void DistributedWorld::Impl::resetTables() {
-  border.valid = false;
+  border.valid = nearValid = false;
+  sharedIds.clear();
   gidOf.clear();
   roleOf.clear();
   roleCount = {};

@@ -260,6 +260,12 @@ struct DistributedWorld::Impl {
     }
     return key;
   }
+  // The bodies the last exchange leaves near a border, for the
+  // orderBodies after it: the shared ones, the balls it sent (some twice)
+  // and the ghosts it kept or made.
+  std::vector<BodyId> nearNow;
+  bool nearValid = false;
+  std::vector<BodyId> sharedIds;  // every body held as Role::Shared
   // The dense order every rank's copy of a border region shares: the
   // bodies near a border (ghosts, owned balls sent as ghosts in this step's
   // exchange, the static and kinematic bodies) last, by cell then global id, so that two ranks
