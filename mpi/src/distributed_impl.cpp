@@ -115,7 +115,7 @@ std::vector<BodyId> DistributedWorld::Impl::create(const std::vector<BallRecord>
   std::vector<BodyDef> defs;
   defs.reserve(recs.size());
   for (const BallRecord& r : recs) defs.push_back(r.def);
-  const std::vector<BodyId> ids = world.createBodies(defs);
+  std::vector<BodyId> ids = world.createBodies(defs);
   noteCreated(ids);
   for (std::size_t k = 0; k < ids.size(); ++k) {
     hold(ids[k], recs[k].id, as, recs[k].def);
