@@ -11,6 +11,13 @@ namespace quadbin::mpi {
 using detail::append;
 using detail::records;
 
+namespace {
+// (global id, body) pairs by global id (each id once).
+const auto byGid = [](const std::pair<GlobalId, BodyId>& a, const std::pair<GlobalId, BodyId>& b) {
+  return a.first < b.first;
+};
+}  // namespace
+
 void DistributedWorld::Impl::hold(BodyId id, GlobalId g, Role r, const BodyDef& d) {
   if (id.index >= gidOf.size()) {
     gidOf.resize(id.index + 1);
@@ -132,6 +139,27 @@ std::uint64_t DistributedWorld::Impl::countHeld(Role r) const {
   return roleCount[static_cast<std::size_t>(r)];
 }
 
+const std::vector<std::pair<GlobalId, BodyId>>& DistributedWorld::Impl::ghostList() {
+  if (!ghostIdsValid) {
+    ghostIds.clear();
+    for (const BodyId id : held(Role::Ghost)) ghostIds.emplace_back(gidOf[id.index], id);
+    std::sort(ghostIds.begin(), ghostIds.end(), byGid);
+    ghostIdsValid = true;
+  }
+  return ghostIds;
+}
+
+void DistributedWorld::Impl::mergeGhostIds(std::vector<std::pair<GlobalId, BodyId>>& more) {
+  // The entries still ghosts: every entry is a live body until its ghost
+  // is forgotten, which drops it here first.
+  std::erase_if(ghostIds, [&](const auto& e) { return role(e.second) != Role::Ghost; });
+  const auto middle = static_cast<std::ptrdiff_t>(ghostIds.size());
+  ghostIds.insert(ghostIds.end(), more.begin(), more.end());
+  std::inplace_merge(ghostIds.begin(), ghostIds.begin() + middle, ghostIds.end(), byGid);
+  assert(std::is_sorted(ghostIds.begin(), ghostIds.end(), byGid) &&
+         static_cast<std::uint64_t>(ghostIds.size()) == countHeld(Role::Ghost));
+}
+
 // The local bodies with the given role, in dense order.
 std::vector<BodyId> DistributedWorld::Impl::held(Role r) {
   std::vector<BodyId> out;
@@ -215,24 +243,32 @@ void DistributedWorld::Impl::exchangeGhosts(const Halo& h) {
     stamp[id.index] = stampNow;
   });
   moveApplied();
-  // The ghosts no owner refreshed: every ghost is in the border (by dense
-  // index, as held() would list them), else a pass finds them.
+  // The ghosts no owner refreshed, destroyed in dense order (as a pass
+  // over the roles lists them); the others kept.
   std::vector<BodyId> stale;
-  const auto sort = [&](BodyId id) {
-    (stamp[id.index] != stampNow ? stale : nearNow).push_back(id);
-  };
-  if (border.valid) {
-    for (const std::uint32_t i : border.balls.at) {
-      if (roleAt[i] == Role::Ghost) sort(dense[i]);
+  std::vector<std::pair<GlobalId, BodyId>>& ghosts = ghostIds;
+  (void)ghostList();
+  std::size_t kept = 0;  // the kept ones stay in ghostIds, in order
+  for (std::size_t k = 0; k < ghosts.size(); ++k) {
+    const BodyId id = ghosts[k].second;
+    if (stamp[id.index] != stampNow) {
+      stale.push_back(id);
+    } else {
+      ghosts[kept++] = ghosts[k];
+      nearNow.push_back(id);
     }
-  } else {
-    for (const BodyId id : held(Role::Ghost)) sort(id);
   }
+  ghosts.resize(kept);  // before the removals free their slots
+  std::sort(stale.begin(), stale.end(),
+            [&](BodyId a, BodyId b) { return denseOf[a.index] < denseOf[b.index]; });
   border.valid = false;  // the removals renumber
   forget(stale);
   const std::vector<BodyId> made = create(fresh, Role::Ghost);
   nearNow.insert(nearNow.end(), made.begin(), made.end());
   nearValid = true;
+  std::vector<std::pair<GlobalId, BodyId>> more;  // by global id, as fresh is
+  for (std::size_t k = 0; k < made.size(); ++k) more.emplace_back(fresh[k].id, made[k]);
+  mergeGhostIds(more);
   stats.ghosts = static_cast<std::uint32_t>(in.size());
 }
 
@@ -328,6 +364,8 @@ void DistributedWorld::Impl::migrate() {
   const double width = kBorderSlack * lastBand;
   Reachable& near = border.balls;
   near.clear();
+  (void)ghostList();                              // read before any role changes, if it must be
+  std::vector<std::pair<GlobalId, BodyId>> left;  // the leavers, ghosts here now
   for (std::uint32_t i = 0; i < ids.size(); ++i) {
     const Role role = roleAt[i];
     const double x = positions[i].x;
@@ -340,6 +378,7 @@ void DistributedWorld::Impl::migrate() {
           const BodyId id = ids[i];
           append(out[static_cast<std::size_t>(to)], recordOf(id));
           setRole(id, Role::Ghost);  // refreshed or dropped by the next exchange
+          left.emplace_back(gidOf[id.index], id);
           ++stats.migrated;
         }
       }
@@ -370,6 +409,8 @@ void DistributedWorld::Impl::migrate() {
   }
   border.width = width;
   border.valid = whole && lastBand > 0.0;
+  std::sort(left.begin(), left.end(), byGid);
+  mergeGhostIds(left);
 }
 
 void DistributedWorld::Impl::rebalanceIfNeeded() {
@@ -404,7 +445,7 @@ void DistributedWorld::Impl::rebalanceIfNeeded() {
 }
 
 void DistributedWorld::Impl::resetTables() {
-  border.valid = nearValid = false;
+  border.valid = nearValid = ghostIdsValid = false;
   sharedIds.clear();
   gidOf.clear();
   roleOf.clear();

@@ -120,12 +120,21 @@ struct DistributedWorld::Impl {
   // What arrived from other ranks, put in global id order: each record of
   // a body held here goes to `onHeld(id, record)`; the others are returned,
   // in that order, for the caller to create.
+  // The records of ghosts are found by a merge with ghostList(), the
+  // others (new bodies, mostly) in localOf.
   template <class OnHeld>
   std::vector<BallRecord> sortIn(std::vector<BallRecord>& in, OnHeld&& onHeld) {
     std::sort(in.begin(), in.end(),
               [](const BallRecord& a, const BallRecord& b) { return a.id < b.id; });
+    const std::vector<std::pair<GlobalId, BodyId>>& ghosts = ghostList();
     std::vector<BallRecord> fresh;
+    std::size_t j = 0;
     for (const BallRecord& r : in) {
+      while (j < ghosts.size() && ghosts[j].first < r.id) ++j;
+      if (j < ghosts.size() && ghosts[j].first == r.id) {
+        onHeld(ghosts[j].second, r);
+        continue;
+      }
       const auto it = localOf.find(r.id);
       if (it == localOf.end()) {
         fresh.push_back(r);
@@ -135,6 +144,16 @@ struct DistributedWorld::Impl {
     }
     return fresh;
   }
+  // The ghosts by global id, ascending: kept as ghosts come and go, so
+  // that the records an exchange or a migration brings (sorted by global
+  // id) find their bodies by a merge rather than a lookup each in a table
+  // of every body (a cache miss apiece). Read back from a pass over the
+  // roles when not valid (after a restore).
+  std::vector<std::pair<GlobalId, BodyId>> ghostIds;
+  bool ghostIdsValid = false;
+  const std::vector<std::pair<GlobalId, BodyId>>& ghostList();
+  // ghostIds less the ones no longer ghosts, merged with `more` (sorted).
+  void mergeGhostIds(std::vector<std::pair<GlobalId, BodyId>>& more);
 
   // The local bodies with the given role, in dense order; how many.
   std::vector<BodyId> held(Role r);
