@@ -250,12 +250,28 @@ struct DistributedWorld::Impl {
   // them), so that a cluster over three strips reaches the far one, on a
   // grid of the band it may reach.
   std::vector<BodyId> ghostsFor(int q, const Halo& h);
-  // One link of the search: the balls of `cells` (entries of `balls`, by
-  // cell, then entry; cells `cell` wide) within `reach` of entry k's
-  // centre and not stamped yet, stamped and appended to `chosen`.
-  void linked(const Reachable& balls,
-              std::span<const std::pair<std::uint64_t, std::uint32_t>> cells, double cell,
-              std::uint32_t k, double reach, std::vector<std::uint32_t>& chosen);
+  // The search's balls (entries of a Reachable) in cells as wide as the
+  // farthest link, hashed into buckets: a cell's balls are its bucket's
+  // entries of that cell, in entry order.
+  struct CellTable {
+    std::vector<std::int64_t> cellX, cellY;  // by entry (of the balls listed)
+    std::vector<std::uint32_t> start;        // per bucket, then the end
+    std::vector<std::uint32_t> entries;      // by bucket
+    std::vector<std::uint32_t> scratch;      // build's cursors
+    std::uint64_t mask = 0;
+    [[nodiscard]] std::uint64_t bucketOf(std::int64_t x, std::int64_t y) const noexcept {
+      std::uint64_t h = static_cast<std::uint64_t>(x) * 0x9E3779B97F4A7C15ull ^
+                        static_cast<std::uint64_t>(y) * 0xC2B2AE3D27D4EB4Full;
+      return (h ^ (h >> 29)) & mask;
+    }
+    // The table of `list` (entries whose cellX and cellY are set).
+    void build(std::span<const std::uint32_t> list);
+  } cellTable;
+  // One link of the search: the balls of the table within `reach` of entry
+  // k's centre (in the 3 x 3 cells around its own) and not stamped yet,
+  // stamped and appended to `chosen`.
+  void linked(const Reachable& balls, std::uint32_t k, double reach,
+              std::vector<std::uint32_t>& chosen);
 
   void exchangeGhosts(const Halo& h);
   // The exchange's messages, kept from step to step (withNeighbours).

@@ -10,37 +10,33 @@
 
 namespace quadbin::mpi {
 
-namespace {
-
-// The ghost search's cell of column x and row y as a sort key (column
-// first, then row).
-std::uint64_t cellKey(std::int64_t x, std::int64_t y) noexcept {
-  return (static_cast<std::uint64_t>(x) << 32) ^ static_cast<std::uint32_t>(y);
+void DistributedWorld::Impl::CellTable::build(std::span<const std::uint32_t> list) {
+  const std::size_t buckets = std::bit_ceil(std::max<std::size_t>(16, 2 * list.size()));
+  mask = buckets - 1;
+  start.assign(buckets + 1, 0);
+  for (const std::uint32_t k : list) ++start[bucketOf(cellX[k], cellY[k]) + 1];
+  for (std::size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+  entries.resize(list.size());
+  std::vector<std::uint32_t>& at = scratch;
+  at.assign(start.begin(), start.end() - 1);
+  for (const std::uint32_t k : list) entries[at[bucketOf(cellX[k], cellY[k])]++] = k;
 }
 
-}  // namespace
-
-// The balls of `cells` (entries of `balls`, by cell, then entry) within
-// `reach` of the centre of entry k and not stamped yet, stamped and
-// appended to `chosen`, cell by cell in key order.
-void DistributedWorld::Impl::linked(const Reachable& balls,
-                                    std::span<const std::pair<std::uint64_t, std::uint32_t>> cells,
-                                    double cell, std::uint32_t k, double reach,
+// The balls of the table within `reach` of the centre of entry k and not
+// stamped yet, stamped and appended to `chosen`, cell by cell (columns,
+// then rows, in increasing order).
+void DistributedWorld::Impl::linked(const Reachable& balls, std::uint32_t k, double reach,
                                     std::vector<std::uint32_t>& chosen) {
   const std::vector<BodyId>& ids = dense;
+  const CellTable& t = cellTable;
   const Vec2 p = balls.position[k];
-  const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
-  const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
+  const std::int64_t cx = t.cellX[k], cy = t.cellY[k];
   for (std::int64_t x = cx - 1; x <= cx + 1; ++x) {
-    // The column's three cells are consecutive keys (but where the low
-    // word wraps): one search, then a scan, in the same order.
-    const auto keyOf = [x](std::int64_t y) { return cellKey(x, y); };
-    const bool together = keyOf(cy - 1) < keyOf(cy + 1);
-    for (std::int64_t y = cy - 1; y <= cy + 1; y += together ? 3 : 1) {
-      const std::uint64_t key = keyOf(y), last = together ? keyOf(cy + 1) : key;
-      auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(key, 0u));
-      for (; it != cells.end() && it->first <= last; ++it) {
-        const std::uint32_t n = it->second;
+    for (std::int64_t y = cy - 1; y <= cy + 1; ++y) {
+      const std::uint64_t b = t.bucketOf(x, y);
+      for (std::uint32_t at = t.start[b]; at < t.start[b + 1]; ++at) {
+        const std::uint32_t n = t.entries[at];
+        if (t.cellX[n] != x || t.cellY[n] != y) continue;  // another cell of the bucket
         const std::uint32_t index = ids[balls.at[n]].index;
         if (stamp[index] == stampNow) continue;
         const Vec2 q = balls.position[n];
@@ -91,8 +87,8 @@ const DistributedWorld::Impl::Reachable& DistributedWorld::Impl::reachable(int q
 // them), so that a cluster over three strips reaches the far one.
 std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
   // The balls the search may reach (this rank's and its ghosts of other
-  // ranks than q, within the band of q's strip), bucketed in cells as wide
-  // as the farthest link, sorted by cell. A link spans at most a cell
+  // ranks than q, within the band of q's strip), in cells as wide as the
+  // farthest link (CellTable). A link spans at most a cell
   // along x, so the search that keeps kNarrow cells inside the narrow band
   // (the nearer part, all a short chain needs) finds what it would over
   // the whole band: only a longer one takes the rest and searches again.
@@ -100,26 +96,25 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
   const double band = h.band(), cell = 2.0 * h.radius + h.link;
   const Reachable& balls = reachable(q, band);
   const double narrow = std::min(band, h.reach + (kNarrow + 1) * cell);
-  const auto cellOf = [cell](Vec2 p) {
-    const auto cx = static_cast<std::int64_t>(std::floor(p.x / cell));
-    const auto cy = static_cast<std::int64_t>(std::floor(p.y / cell));
-    return cellKey(cx, cy);
-  };
   const double lo = strips.lo(q), hi = strips.hi(q);  // Strips::distance and owner, inline
   const auto distance = [lo, hi](double x) { return std::max(std::max(lo - x, x - hi), 0.0); };
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> cells, far;  // (cell, entry)
-  std::vector<std::uint32_t> chosen;                                // entries
+  CellTable& table = cellTable;
+  table.cellX.resize(balls.at.size());
+  table.cellY.resize(balls.at.size());
+  std::vector<std::uint32_t> near, far, chosen;  // entries
   for (std::uint32_t k = 0; k < balls.at.size(); ++k) {
     const Role r = roleAt[balls.at[k]];
     if (r != Role::Owned && r != Role::Ghost) continue;
     const double x = balls.position[k].x;
     const double d = distance(x);
     if (d > band || (r == Role::Ghost && x >= lo && x < hi)) continue;
-    (d <= narrow ? cells : far).emplace_back(cellOf(balls.position[k]), k);
+    table.cellX[k] = static_cast<std::int64_t>(std::floor(balls.position[k].x / cell));
+    table.cellY[k] = static_cast<std::int64_t>(std::floor(balls.position[k].y / cell));
+    (d <= narrow ? near : far).push_back(k);
     if (d <= h.reach) chosen.push_back(k);
   }
   const std::size_t first = chosen.size();
-  std::sort(cells.begin(), cells.end());
+  table.build(near);
   for (bool whole = far.empty();; whole = true) {
     ++stampNow;
     chosen.resize(first);
@@ -131,13 +126,13 @@ std::vector<BodyId> DistributedWorld::Impl::ghostsFor(int q, const Halo& h) {
       for (std::size_t k = from; k < to; ++k) {
         const std::uint32_t e = chosen[k];
         nearEdge = nearEdge || distance(balls.position[e].x) > narrow - cell;
-        linked(balls, cells, cell, e, balls.radius[e] + h.link, chosen);
+        linked(balls, e, balls.radius[e] + h.link, chosen);
       }
       from = to;
     }
     if (whole || !nearEdge) break;
-    cells.insert(cells.end(), far.begin(), far.end());
-    std::sort(cells.begin(), cells.end());
+    near.insert(near.end(), far.begin(), far.end());
+    table.build(near);
   }
   std::vector<BodyId> out;
   for (const std::uint32_t k : chosen) {
