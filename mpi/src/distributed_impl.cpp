@@ -366,9 +366,20 @@ void DistributedWorld::Impl::migrate() {
   near.clear();
   (void)ghostList();                              // read before any role changes, if it must be
   std::vector<std::pair<GlobalId, BodyId>> left;  // the leavers, ghosts here now
+  // Far inside, in floats: x > innerLo and x < innerHi imply x - lo >
+  // width and hi - x > width (the bounds rounded inwards), and most balls
+  // pass that test alone. Near the test's edge a ball may go either way:
+  // the border then holds one more ball than it needs, at half a band's
+  // slack from any search.
+  const float innerLo = std::nextafter(static_cast<float>(lo + width), INFINITY);
+  const float innerHi = std::nextafter(static_cast<float>(hi - width), -INFINITY);
+  const Vec2* at = positions.data();
+  const Role* roles = roleAt.data();
   for (std::uint32_t i = 0; i < ids.size(); ++i) {
+    const float xf = at[i].x;
+    if ((roles[i] == Role::Owned) & (xf > innerLo) & (xf < innerHi)) continue;
     const Role role = roleAt[i];
-    const double x = positions[i].x;
+    const double x = xf;
     if (role == Role::Owned) {
       const bool inside = x >= lo && x < hi;
       if (inside && x - lo > width && hi - x > width) continue;  // far inside the strip
