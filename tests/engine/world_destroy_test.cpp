@@ -330,6 +330,46 @@ TEST(Destroy, ManyAtOnceAreTheCallsOneByOne) {
   }
 }
 
+// A row of touching balls made first and lone balls last: removing balls
+// from the row's middle moves lone balls (no contacts) into the holes, so
+// the row's contacts past the last removed ball are renamed by no one and
+// must all be kept, in order, by the call for many as by the calls one by
+// one.
+TEST(Destroy, ManyAtOnceKeepTheContactsPastTheLastRemoved) {
+  auto make = [] {
+    WorldDef def;
+    def.bounds = {{0, 0}, {100, 100}};
+    def.gravity = {0, 0};
+    def.enableSleep = false;
+    def.logLevel = LogLevel::Off;
+    World w(def);
+    std::vector<BodyId> ids;
+    for (int i = 0; i < 40; ++i) {
+      ids.push_back(w.createBody(BodyDef::ball({10.0f + 0.99f * static_cast<float>(i), 10}, 0.5f)));
+    }
+    for (int i = 0; i < 10; ++i) {
+      ids.push_back(w.createBody(BodyDef::ball({60.0f + 3.0f * static_cast<float>(i), 80}, 0.5f)));
+    }
+    w.step(kDt);
+    return std::pair{std::move(w), ids};
+  };
+  auto [bulk, bulkIds] = make();
+  auto [one, oneIds] = make();
+  ASSERT_GE(bulk.contacts().size(), 30u);  // the row touches
+  const std::vector<std::size_t> picks{5, 12, 20};
+  std::vector<BodyId> gone;
+  for (const std::size_t k : picks) gone.push_back(bulkIds[k]);
+  bulk.destroyBodies(gone);
+  for (const std::size_t k : picks) one.destroyBody(oneIds[k]);
+  ASSERT_EQ(bulk.contacts().size(), one.contacts().size());
+  ASSERT_EQ(bulk.snapshot(), one.snapshot());
+  for (int s = 0; s < 10; ++s) {
+    bulk.step(kDt);
+    one.step(kDt);
+    ASSERT_EQ(bulk.snapshot(), one.snapshot()) << "step " << s;
+  }
+}
+
 // All or nothing: a stale id, one from another world or one given twice
 // refuses the whole call, the world unchanged.
 TEST(Destroy, ManyAtOnceRefuseABadIdWithNothingChanged) {

@@ -276,11 +276,17 @@ void ContactStore::beginRemovals(const BodyStore& bodies, ConstraintGraph& graph
   auto renamed = [&](const Contact& c) {
     return after_[c.a] != c.a || (!isWall(c.b) && after_[c.b] != c.b);
   };
-  std::size_t moving = 0;
-  for (const Contact& c : contacts_) moving += renamed(c) ? 1 : 0;
+  // One pass over the contacts: where the renamed ones are (a removed
+  // body's are among them), then room for them; the allocations come
+  // before anything changes.
+  std::vector<std::uint32_t>& moving = affected_;
+  moving.clear();
   renamed_.clear();
   try {
-    renamed_.reserve(moving);  // the last allocation: nothing has changed yet
+    for (std::size_t k = 0; k < contacts_.size(); ++k) {
+      if (renamed(contacts_[k])) moving.push_back(static_cast<std::uint32_t>(k));
+    }
+    renamed_.reserve(moving.size());  // the last allocation: nothing has changed yet
   } catch (...) {
     restoreRemovalMaps();
     throw;
@@ -288,7 +294,8 @@ void ContactStore::beginRemovals(const BodyStore& bodies, ConstraintGraph& graph
   // The removed bodies' contacts give their colours back to the balls that
   // stay (a removed ball's own colours go with its entry).
   auto ball = [&](std::uint32_t i) { return !isWall(i) && bodies.isBall(i); };
-  for (const Contact& c : contacts_) {
+  for (const std::uint32_t k : moving) {
+    const Contact& c = contacts_[k];
     const bool goneA = after_[c.a] == kGone, goneB = !isWall(c.b) && after_[c.b] == kGone;
     if (goneA == goneB) continue;  // both stay, or both go
     const std::uint32_t stays = goneA ? c.b : c.a;
@@ -303,19 +310,27 @@ void ContactStore::restoreRemovalMaps() noexcept {
 
 void ContactStore::endRemovals(const BodyStore& bodies,
                                [[maybe_unused]] const ConstraintGraph& graph) noexcept {
-  std::size_t kept = 0;
-  for (const Contact& c : contacts_) {
+  // beginRemovals listed where the renamed contacts are (affected_, in
+  // order): those leave, renamed or dropped, and the runs between them
+  // move down in blocks, in order still.
+  const std::vector<std::uint32_t>& moving = affected_;
+  std::size_t kept = moving.empty() ? contacts_.size() : moving.front();
+  for (std::size_t j = 0; j < moving.size(); ++j) {
+    const Contact& c = contacts_[moving[j]];
     const std::uint32_t a = after_[c.a], b = isWall(c.b) ? c.b : after_[c.b];
-    if (a == kGone || b == kGone) continue;
-    if (a == c.a && b == c.b) {
-      contacts_[kept++] = c;  // in order still
-      continue;
+    if (a != kGone && b != kGone) {
+      Contact moved = c;
+      moved.a = a;
+      moved.b = b;
+      contacts::orient(moved, bodies);
+      renamed_.push_back(moved);  // reserved: no allocation
     }
-    Contact moved = c;
-    moved.a = a;
-    moved.b = b;
-    contacts::orient(moved, bodies);
-    renamed_.push_back(moved);  // reserved: no allocation
+    const std::size_t from = std::size_t{moving[j]} + 1;
+    const std::size_t to = j + 1 < moving.size() ? moving[j + 1] : contacts_.size();
+    std::copy(contacts_.begin() + static_cast<std::ptrdiff_t>(from),
+              contacts_.begin() + static_cast<std::ptrdiff_t>(to),
+              contacts_.begin() + static_cast<std::ptrdiff_t>(kept));
+    kept += to - from;
   }
   mergeRenamed(kept);
   restoreRemovalMaps();

@@ -130,9 +130,11 @@ class ContactStore {
   std::vector<std::uint32_t> rangeFirst_;
   OrderedBuffers<std::uint32_t> crossing_, deferred_;
   std::vector<std::uint8_t> tainted_;
-  std::vector<std::uint32_t> extraAt_;   // merge: where each extra contact goes
-  std::vector<Contact> renamed_;         // removeBody: the moved body's contacts
-  std::vector<std::uint32_t> affected_;  // removeBody: where the two bodies' contacts are
+  std::vector<std::uint32_t> extraAt_;  // merge: where each extra contact goes
+  std::vector<Contact> renamed_;        // removeBody: the moved body's contacts
+  // removeBody: where the two bodies' contacts are; beginRemovals: where
+  // the renamed ones are.
+  std::vector<std::uint32_t> affected_;
   // beginRemovals: per body (its index before), its index after, or kGone;
   // and per index, the body there (kept: a warm call allocates nothing).
   // Both the identity between calls; removalTouched_ lists the entries a
