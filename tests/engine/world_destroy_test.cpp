@@ -287,6 +287,27 @@ MixedWorld settledMixedWorld() {
   return m;
 }
 
+// Bodies `picks` of two equal worlds destroyed, all at once in `bulk` and
+// one by one in `one`: the same bodies, contacts and snapshot to the byte,
+// then over `steps` steps the same snapshots and contact end events.
+void expectDestroyedAlike(World& bulk, const std::vector<BodyId>& bulkIds, World& one,
+                          const std::vector<BodyId>& oneIds, std::span<const std::size_t> picks,
+                          int steps) {
+  std::vector<BodyId> gone;
+  for (const std::size_t k : picks) gone.push_back(bulkIds[k]);
+  bulk.destroyBodies(gone);
+  for (const std::size_t k : picks) one.destroyBody(oneIds[k]);
+  ASSERT_EQ(bulk.bodyCount(), one.bodyCount());
+  ASSERT_EQ(bulk.contacts().size(), one.contacts().size());
+  ASSERT_EQ(bulk.snapshot(), one.snapshot());
+  for (int s = 0; s < steps; ++s) {
+    bulk.step(kDt);
+    one.step(kDt);
+    ASSERT_EQ(bulk.snapshot(), one.snapshot()) << "step " << s;
+    ASSERT_EQ(bulk.contactEndEvents().size(), one.contactEndEvents().size()) << "step " << s;
+  }
+}
+
 // destroyBodies is destroyBody for each id in turn: the same snapshot to
 // the byte (dense order, contacts with their impulses and colours, touching
 // pairs and pending ends), then the same steps and events; boxes, kinematic
@@ -301,33 +322,14 @@ TEST(Destroy, ManyAtOnceAreTheCallsOneByOne) {
   std::vector<std::size_t> picks{bulkIds.size() - 1, 0, 6, 7, bulkIds.size() - 2};
   for (std::size_t k = 9; k < bulkIds.size(); k += 4) picks.push_back(k);
   std::swap(picks[5], picks[picks.size() - 1]);  // not in creation order
-  std::vector<BodyId> gone;
-  for (const std::size_t k : picks) gone.push_back(bulkIds[k]);
-  bulk.destroyBodies(gone);
-  for (const std::size_t k : picks) one.destroyBody(oneIds[k]);
-  ASSERT_EQ(bulk.bodyCount(), one.bodyCount());
-  ASSERT_EQ(bulk.snapshot(), one.snapshot());
-  for (int s = 0; s < 30; ++s) {
-    bulk.step(kDt);
-    one.step(kDt);
-    ASSERT_EQ(bulk.snapshot(), one.snapshot()) << "step " << s;
-    ASSERT_EQ(bulk.contactEndEvents().size(), one.contactEndEvents().size());
-  }
+  ASSERT_NO_FATAL_FAILURE(expectDestroyedAlike(bulk, bulkIds, one, oneIds, picks, 30));
   bulk.destroyBodies({});  // nothing to do
   EXPECT_EQ(bulk.snapshot(), one.snapshot());
   // A second call on the same world (what the first left in its kept
   // scratch must not leak into it).
   const std::vector<std::size_t> more{1, 2, 3, 5, 10};
-  gone.clear();
-  for (const std::size_t k : more) gone.push_back(bulkIds[k]);
-  bulk.destroyBodies(gone);
-  for (const std::size_t k : more) one.destroyBody(oneIds[k]);
-  ASSERT_EQ(bulk.snapshot(), one.snapshot());
-  for (int s = 0; s < 10; ++s) {
-    bulk.step(kDt);
-    one.step(kDt);
-    ASSERT_EQ(bulk.snapshot(), one.snapshot()) << "after the second call, step " << s;
-  }
+  SCOPED_TRACE("after the second call");
+  expectDestroyedAlike(bulk, bulkIds, one, oneIds, more, 10);
 }
 
 // A row of touching balls made first and lone balls last: removing balls
@@ -357,17 +359,7 @@ TEST(Destroy, ManyAtOnceKeepTheContactsPastTheLastRemoved) {
   auto [one, oneIds] = make();
   ASSERT_GE(bulk.contacts().size(), 30u);  // the row touches
   const std::vector<std::size_t> picks{5, 12, 20};
-  std::vector<BodyId> gone;
-  for (const std::size_t k : picks) gone.push_back(bulkIds[k]);
-  bulk.destroyBodies(gone);
-  for (const std::size_t k : picks) one.destroyBody(oneIds[k]);
-  ASSERT_EQ(bulk.contacts().size(), one.contacts().size());
-  ASSERT_EQ(bulk.snapshot(), one.snapshot());
-  for (int s = 0; s < 10; ++s) {
-    bulk.step(kDt);
-    one.step(kDt);
-    ASSERT_EQ(bulk.snapshot(), one.snapshot()) << "step " << s;
-  }
+  expectDestroyedAlike(bulk, bulkIds, one, oneIds, picks, 10);
 }
 
 // All or nothing: a stale id, one from another world or one given twice
