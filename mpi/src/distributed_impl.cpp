@@ -149,7 +149,7 @@ const std::vector<std::pair<GlobalId, BodyId>>& DistributedWorld::Impl::ghostLis
   return ghostIds;
 }
 
-void DistributedWorld::Impl::mergeGhostIds(std::vector<std::pair<GlobalId, BodyId>>& more) {
+void DistributedWorld::Impl::mergeGhostIds(std::span<const std::pair<GlobalId, BodyId>> more) {
   // The entries still ghosts: every entry is a live body until its ghost
   // is forgotten, which drops it here first.
   std::erase_if(ghostIds, [&](const auto& e) { return role(e.second) != Role::Ghost; });
@@ -368,22 +368,19 @@ void DistributedWorld::Impl::migrate() {
   std::vector<std::pair<GlobalId, BodyId>> left;  // the leavers, ghosts here now
   // Far inside, in floats: x > innerLo and x < innerHi imply x - lo >
   // width and hi - x > width (the bounds rounded inwards), and most balls
-  // pass that test alone. Near the test's edge a ball may go either way:
-  // the border then holds one more ball than it needs, at half a band's
-  // slack from any search.
+  // pass that test alone. A ball at the test's edge joins the border
+  // though it need not: it is half a band from any search.
   const float innerLo = std::nextafter(static_cast<float>(lo + width), INFINITY);
   const float innerHi = std::nextafter(static_cast<float>(hi - width), -INFINITY);
   const Vec2* at = positions.data();
   const Role* roles = roleAt.data();
   for (std::uint32_t i = 0; i < ids.size(); ++i) {
+    const Role role = roles[i];
     const float xf = at[i].x;
-    if ((roles[i] == Role::Owned) & (xf > innerLo) & (xf < innerHi)) continue;
-    const Role role = roleAt[i];
-    const double x = xf;
+    if ((role == Role::Owned) & (xf > innerLo) & (xf < innerHi)) continue;  // far inside
     if (role == Role::Owned) {
-      const bool inside = x >= lo && x < hi;
-      if (inside && x - lo > width && hi - x > width) continue;  // far inside the strip
-      if (!inside) {
+      const double x = xf;
+      if (!(x >= lo && x < hi)) {
         const int to = strips.owner(x);
         if (to != rank) {
           const BodyId id = ids[i];
@@ -396,7 +393,7 @@ void DistributedWorld::Impl::migrate() {
     } else if (role != Role::Ghost) {
       continue;
     }
-    near.add(i, positions[i], radii[i]);  // a ghost, a leaver (a ghost now), a ball near an edge
+    near.add(i, at[i], radii[i]);  // a ghost, a leaver (a ghost now), a ball near an edge
   }
   std::vector<BallRecord> in = records<BallRecord>(detail::allToAll(comm, out, traffic));
   std::vector<BodyId> arrived;

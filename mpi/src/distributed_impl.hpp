@@ -118,10 +118,9 @@ struct DistributedWorld::Impl {
   // New bodies for the records, in their order, all held as `as`.
   std::vector<BodyId> create(const std::vector<BallRecord>& recs, Role as);
   // What arrived from other ranks, put in global id order: each record of
-  // a body held here goes to `onHeld(id, record)`; the others are returned,
-  // in that order, for the caller to create.
-  // The records of ghosts are found by a merge with ghostList(), the
-  // others (new bodies, mostly) in localOf.
+  // a body held here goes to `onHeld(id, record)` (a ghost's found by a
+  // merge with ghostList(), another's in localOf); the others are
+  // returned, in that order, for the caller to create.
   template <class OnHeld>
   std::vector<BallRecord> sortIn(std::vector<BallRecord>& in, OnHeld&& onHeld) {
     std::sort(in.begin(), in.end(),
@@ -153,7 +152,7 @@ struct DistributedWorld::Impl {
   bool ghostIdsValid = false;
   const std::vector<std::pair<GlobalId, BodyId>>& ghostList();
   // ghostIds less the ones no longer ghosts, merged with `more` (sorted).
-  void mergeGhostIds(std::vector<std::pair<GlobalId, BodyId>>& more);
+  void mergeGhostIds(std::span<const std::pair<GlobalId, BodyId>> more);
 
   // The local bodies with the given role, in dense order; how many.
   std::vector<BodyId> held(Role r);
