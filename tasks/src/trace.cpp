@@ -29,6 +29,7 @@ void TaskTrace::clear() {
   phases_.clear();
   tasks_.clear();
   stageOpen_ = false;
+  fused_ = false;
   depth_ = 0;
 }
 
@@ -37,6 +38,10 @@ void TaskTrace::openStageIfNone() {
 }
 
 void TaskTrace::beginRegion() {
+  if (fused_) {
+    gapPhase();
+    return;
+  }
   openStageIfNone();
   regions_.push_back({static_cast<std::uint32_t>(phases_.size()), 0, 0.0});
   regionStart_ = Clock::now();
@@ -48,6 +53,10 @@ void TaskTrace::beginPhase() {
 }
 
 void TaskTrace::endRegion() {
+  if (fused_) {
+    phaseEnd_ = Clock::now();
+    return;
+  }
   Region& r = regions_.back();
   r.wallNs = nsSince(regionStart_);
   for (std::uint32_t p = r.firstPhase; p < r.firstPhase + r.phaseCount; ++p) {
@@ -55,6 +64,24 @@ void TaskTrace::endRegion() {
                                                    : static_cast<std::uint32_t>(tasks_.size())) -
                            phases_[p].firstTask;
   }
+}
+
+void TaskTrace::beginFused() {
+  beginRegion();
+  fused_ = true;
+  phaseEnd_ = regionStart_;
+}
+
+void TaskTrace::endFused() {
+  gapPhase();
+  fused_ = false;
+  endRegion();
+}
+
+// The leader's work since the last phase: a phase of one task.
+void TaskTrace::gapPhase() {
+  beginPhase();
+  addTask(nsSince(phaseEnd_));
 }
 
 double TaskTrace::workNs(const Stage& s) const noexcept {

@@ -59,6 +59,12 @@ class TaskTrace {
   void beginPhase();
   void addTask(double ns) { tasks_.push_back(ns); }
   void endRegion();
+  /// One region made of several parallel calls (inOneRegion): until
+  /// endFused, each region begun is a phase of this one, and the time
+  /// between them (the leader's serial work) a phase of one task each.
+  void beginFused();
+  void endFused();
+  [[nodiscard]] bool fused() const noexcept { return fused_; }
   /// True while a task runs: nested parallel work is the task's.
   [[nodiscard]] bool inTask() const noexcept { return depth_ > 0; }
   void enterTask() noexcept { ++depth_; }
@@ -73,8 +79,10 @@ class TaskTrace {
   std::vector<Region> regions_;
   std::vector<Phase> phases_;
   std::vector<double> tasks_;
+  void gapPhase();
   bool stageOpen_ = false;
-  Clock::time_point stageStart_{}, regionStart_{};
+  bool fused_ = false;
+  Clock::time_point stageStart_{}, regionStart_{}, phaseEnd_{};
   int depth_ = 0;
 };
 

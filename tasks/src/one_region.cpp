@@ -1,0 +1,227 @@
+// inOneRegion: parallel calls as the phases of one region (one_region.hpp).
+#include <quadbin/tasks/one_region.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <quadbin/tasks/trace.hpp>
+#include <thread>
+
+namespace quadbin {
+
+namespace {
+
+// A phase's claims are one 64-bit counter: the phase's number, its task
+// count and the next task. A thread that claims past the count has claimed
+// nothing, and knows from the number which phase it saw; one that claims in
+// a phase it did not wait for (it came late from the one before) gets a
+// task of the phase now running, whose job is what it runs. A job is
+// rewritten only after every task claimed in it has finished.
+constexpr unsigned kIndexBits = 22;
+constexpr unsigned kCountShift = kIndexBits;
+constexpr unsigned kPhaseShift = 2 * kIndexBits;
+constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kIndexBits) - 1;
+constexpr std::uint32_t kPhaseMask = (1u << (64 - kPhaseShift)) - 1;
+// Tasks a phase may have: room below 2^22 for a claim past the end by
+// every thread (at most 1,024 of them).
+constexpr std::uint32_t kMaxTasks = (1u << kIndexBits) - 2048;
+constexpr std::uint32_t kDone = UINT32_MAX;
+constexpr int kSpins = 256;
+
+void relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+class Team;
+// The team whose task this thread runs, if any: a parallel call made there
+// runs inline.
+thread_local const Team* tlsTask = nullptr;
+
+class Team final : public TaskSystem {
+ public:
+  explicit Team(std::uint32_t threads) noexcept : threads_(threads) {}
+
+  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return threads_; }
+
+  // Run by each task of the region: the first to come leads, the others work.
+  void enter(FunctionRef<void(TaskSystem&)> body) {
+    if (!leaderTaken_.exchange(true, std::memory_order_acq_rel)) {
+      lead(body);
+      return;
+    }
+    std::uint32_t seen = 0;
+    for (;;) {
+      const std::uint32_t now = waitOtherThan(seen);
+      if (now == kDone) return;
+      while (claimAndRun(seen)) {
+      }
+    }
+  }
+
+ protected:
+  void runParallelFor(std::uint32_t count, std::uint32_t grain,
+                      FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
+    if (tlsTask == this) {
+      body(0, count);
+      return;
+    }
+    std::uint64_t ranges = (std::uint64_t{count} + grain - 1) / grain;
+    if (ranges > kMaxTasks) {
+      grain = static_cast<std::uint32_t>((std::uint64_t{count} + kMaxTasks - 1) / kMaxTasks);
+      ranges = (std::uint64_t{count} + grain - 1) / grain;
+    }
+    job_ = {nullptr, &body, count, grain};
+    runPhase(static_cast<std::uint32_t>(ranges));
+  }
+
+  void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
+    if (tlsTask == this || count > kMaxTasks) {
+      for (std::uint32_t i = 0; i < count; ++i) task(i);
+      return;
+    }
+    job_ = {&task, nullptr, count, 1};
+    runPhase(count);
+  }
+
+ private:
+  struct Job {
+    const FunctionRef<void(std::uint32_t)>* task;
+    const FunctionRef<void(std::uint32_t, std::uint32_t)>* range;
+    std::uint32_t count, grain;  // range: the indices and the grain
+  };
+
+  void lead(FunctionRef<void(TaskSystem&)> body) {
+    // The others leave the region however body ends.
+    struct Close {
+      std::atomic<std::uint32_t>& published;
+      ~Close() { published.store(kDone, std::memory_order_release); }
+    } close{published_};
+    body(*this);
+  }
+
+  // Publishes a phase of `tasks` tasks (job_ set), takes part, and returns
+  // once all have finished: their writes are then visible here.
+  void runPhase(std::uint32_t tasks) {
+    phase_ = (phase_ + 1) & kPhaseMask;
+    if (phase_ == 0) phase_ = 1;  // 0: no phase seen yet
+    done_.store(0, std::memory_order_relaxed);
+    ticket_.store((std::uint64_t{phase_} << kPhaseShift) | (std::uint64_t{tasks} << kCountShift),
+                  std::memory_order_release);
+    published_.store(phase_, std::memory_order_release);
+    std::uint32_t seen = 0;
+    while (claimAndRun(seen)) {
+    }
+    for (int spin = 0; done_.load(std::memory_order_acquire) != tasks;) {
+      if (spin < kSpins) {
+        ++spin;
+        relax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    if (failed_.load(std::memory_order_relaxed)) {
+      std::exception_ptr e;
+      {
+        const std::lock_guard<std::mutex> lock(errorMutex_);
+        e = std::exchange(error_, nullptr);
+      }
+      failed_.store(false, std::memory_order_relaxed);
+      std::rethrow_exception(e);
+    }
+  }
+
+  // Claims a task and runs it; false (and `seen` its phase) when the
+  // claim came past the phase's last task.
+  bool claimAndRun(std::uint32_t& seen) {
+    // acq_rel: the job written before the phase's ticket is seen here.
+    const std::uint64_t t = ticket_.fetch_add(1, std::memory_order_acq_rel);
+    const auto index = static_cast<std::uint32_t>(t & kIndexMask);
+    const auto count = static_cast<std::uint32_t>((t >> kCountShift) & kIndexMask);
+    if (index >= count) {
+      seen = static_cast<std::uint32_t>(t >> kPhaseShift);
+      return false;
+    }
+    run(index);
+    done_.fetch_add(1, std::memory_order_release);
+    return true;
+  }
+
+  void run(std::uint32_t index) {
+    const Team* outer = tlsTask;
+    tlsTask = this;
+    try {
+      if (job_.task != nullptr) {
+        (*job_.task)(index);
+      } else {
+        const std::uint32_t begin = index * job_.grain;
+        (*job_.range)(begin, std::min(job_.count, begin + job_.grain));
+      }
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(errorMutex_);
+      if (error_ == nullptr) error_ = std::current_exception();
+      failed_.store(true, std::memory_order_relaxed);
+    }
+    tlsTask = outer;
+  }
+
+  // Waits until the published phase is not `seen`; returns it (or kDone).
+  [[nodiscard]] std::uint32_t waitOtherThan(std::uint32_t seen) const noexcept {
+    std::uint32_t now = published_.load(std::memory_order_acquire);
+    for (int spin = 0; now == seen; now = published_.load(std::memory_order_acquire)) {
+      if (spin < kSpins) {
+        ++spin;
+        relax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    return now;
+  }
+
+  std::uint32_t threads_;
+  alignas(64) std::atomic<std::uint64_t> ticket_{0};
+  alignas(64) std::atomic<std::uint32_t> done_{0};
+  alignas(64) std::atomic<std::uint32_t> published_{0};
+  std::atomic<bool> leaderTaken_{false};
+  std::atomic<bool> failed_{false};
+  std::uint32_t phase_ = 0;  // the leader's
+  Job job_{nullptr, nullptr, 0, 1};
+  std::mutex errorMutex_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+void inOneRegion(TaskSystem& tasks, std::uint32_t width, FunctionRef<void(TaskSystem&)> body) {
+  if (dynamic_cast<Team*>(&tasks) != nullptr) {  // already one region (or inside its task)
+    body(tasks);
+    return;
+  }
+  if (tlsTask != nullptr) {  // inside a task of a region: nothing parallel
+    body(serialTaskSystem());
+    return;
+  }
+  if (TaskTrace* trace = traceOf(tasks); trace != nullptr && !trace->fused()) {
+    trace->beginFused();
+    struct End {
+      TaskTrace& trace;
+      ~End() { trace.endFused(); }
+    } end{*trace};
+    body(tasks);
+    return;
+  }
+  const std::uint32_t threads = std::min(tasks.threadCount(), width);
+  if (threads <= 1) {
+    body(tasks);
+    return;
+  }
+  Team team(threads);
+  tasks.forkJoin(threads, [&](std::uint32_t) { team.enter(body); });
+}
+
+}  // namespace quadbin
