@@ -10,6 +10,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <quadbin/tasks/one_region.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <vector>
 
@@ -258,8 +259,8 @@ inline void sortRuns(TaskSystem& tasks, ScatteredKeys k, std::uint32_t buckets,
 /// their order. `scratch` and `counts` are working space kept by the
 /// caller.
 ///
-/// In three regions, whatever the key width (an LSD sort over memory
-/// takes two per digit): the keys are counted by their top 8 sorted bits
+/// In one region of three phases, whatever the key width (an LSD sort
+/// over memory takes two regions per digit; inOneRegion): the keys are counted by their top 8 sorted bits
 /// in chunks, scattered by them (per-chunk histograms, prefix sums over
 /// digit then chunk), and each run of whole buckets, of about 1/32 of the
 /// keys, is then sorted on its own in cache (an LSD sort of the run). The
@@ -297,44 +298,47 @@ inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& key
   std::uint32_t* runStart = bucketStart + kBuckets + 1;
   std::uint64_t* src = keys.data();
   std::uint64_t* dst = scratch.data();
-  // The bits in which some chunk's key differs from the first key, kept in
-  // dst[c] (dst is written only by the scatter, after they are read).
-  auto count = [&](unsigned shift, bool diff) {
-    forEachChunk(tasks, n, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-      std::uint32_t* h = hist + std::size_t{c} * kBuckets;
-      std::fill(h, h + kBuckets, 0u);
-      std::uint64_t bits = 0;
-      for (std::uint32_t i = begin; i < end; ++i) {
-        ++h[(src[i] >> shift) & (kBuckets - 1)];
-        bits |= src[i] ^ src[0];
+  // The passes and the serial work between them: one region.
+  inOneRegion(tasks, kParts + 1, [&](TaskSystem& team) {
+    // The bits in which some chunk's key differs from the first key, kept in
+    // dst[c] (dst is written only by the scatter, after they are read).
+    auto count = [&](unsigned shift, bool diff) {
+      forEachChunk(team, n, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+        std::uint32_t* h = hist + std::size_t{c} * kBuckets;
+        std::fill(h, h + kBuckets, 0u);
+        std::uint64_t bits = 0;
+        for (std::uint32_t i = begin; i < end; ++i) {
+          ++h[(src[i] >> shift) & (kBuckets - 1)];
+          bits |= src[i] ^ src[0];
+        }
+        if (diff) dst[c] = bits;
+      });
+    };
+    unsigned shift = keyBits > lowBits + kTopBits ? keyBits - kTopBits : lowBits;
+    count(shift, true);
+    std::uint64_t differ = 0;
+    for (std::uint32_t c = 0; c < chunks; ++c) differ |= dst[c];
+    const auto highest = static_cast<unsigned>(std::bit_width(differ));
+    if (highest <= lowBits) return;  // equal above the payload: in order already
+    if (highest < keyBits) {
+      keyBits = highest;
+      const unsigned narrower = keyBits > lowBits + kTopBits ? keyBits - kTopBits : lowBits;
+      if (narrower != shift) {
+        shift = narrower;
+        count(shift, false);
       }
-      if (diff) dst[c] = bits;
+    }
+    chunkedBucketOffsets(hist, chunks, kBuckets, kBuckets, bucketStart);
+    bucketStart[kBuckets] = n;
+    forEachChunk(team, n, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
+      std::uint32_t* cursor = hist + std::size_t{c} * kBuckets;
+      for (std::uint32_t i = begin; i < end; ++i) {
+        dst[cursor[(src[i] >> shift) & (kBuckets - 1)]++] = src[i];
+      }
     });
-  };
-  unsigned shift = keyBits > lowBits + kTopBits ? keyBits - kTopBits : lowBits;
-  count(shift, true);
-  std::uint64_t differ = 0;
-  for (std::uint32_t c = 0; c < chunks; ++c) differ |= dst[c];
-  const auto highest = static_cast<unsigned>(std::bit_width(differ));
-  if (highest <= lowBits) return;  // equal above the payload: in order already
-  if (highest < keyBits) {
-    keyBits = highest;
-    const unsigned narrower = keyBits > lowBits + kTopBits ? keyBits - kTopBits : lowBits;
-    if (narrower != shift) {
-      shift = narrower;
-      count(shift, false);
-    }
-  }
-  chunkedBucketOffsets(hist, chunks, kBuckets, kBuckets, bucketStart);
-  bucketStart[kBuckets] = n;
-  forEachChunk(tasks, n, chunk, [&](std::uint32_t c, std::uint32_t begin, std::uint32_t end) {
-    std::uint32_t* cursor = hist + std::size_t{c} * kBuckets;
-    for (std::uint32_t i = begin; i < end; ++i) {
-      dst[cursor[(src[i] >> shift) & (kBuckets - 1)]++] = src[i];
-    }
+    const std::uint32_t target = std::clamp((n - 1) / kParts + 1, kMinChunk / 2, kMaxChunk);
+    detail::sortRuns(team, {src, dst, bucketStart, runStart}, kBuckets, target, lowBits, keyBits);
   });
-  const std::uint32_t target = std::clamp((n - 1) / kParts + 1, kMinChunk / 2, kMaxChunk);
-  detail::sortRuns(tasks, {src, dst, bucketStart, runStart}, kBuckets, target, lowBits, keyBits);
 }
 
 }  // namespace quadbin
