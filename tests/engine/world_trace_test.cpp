@@ -51,7 +51,10 @@ TEST(WorldTrace, TheStagesAccountForTheStep) {
     }
   }
   EXPECT_EQ(regions, trace.regions().size()) << "a region in no stage";
-  EXPECT_GT(trace.regions().size(), 5u);
+  // The broad phase's, the contacts' (one region of many phases), the
+  // solver's at least.
+  EXPECT_GE(trace.regions().size(), 3u);
+  EXPECT_GT(trace.phases().size(), 2 * trace.regions().size());
   // The tasks are the regions' time but for the timing itself (a clock
   // read per task): at least 80 % of it.
   EXPECT_LE(tasksNs, regionsNs);

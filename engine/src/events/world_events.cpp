@@ -1,4 +1,6 @@
 // Contact events: the events stage of the step and their accessors.
+#include <quadbin/tasks/one_region.hpp>
+
 #include "world/world_impl.hpp"
 
 namespace quadbin {
@@ -11,10 +13,14 @@ void World::Impl::updateEvents() {
     sensors.updateAsleep(worldId);
     return;
   }
-  stats.contacts =
-      events.update({bodies, contactSet.contacts(), ids.slotOf(), ids.denseOf(), ids.generation(),
-                     worldId, someAsleep || settings.def().enableSleep},
-                    *tasks);
+  // Each part's passes and the serial work between them in one region.
+  const std::uint32_t width = passWidth(contactSet.contacts().size());
+  inOneRegion(*tasks, width, [&](TaskSystem& team) {
+    stats.contacts = events.update({bodies, contactSet.contacts(), ids.slotOf(), ids.denseOf(),
+                                    ids.generation(), worldId,
+                                    someAsleep || settings.def().enableSleep},
+                                   team);
+  });
   // Begin events' geometry and hit events, from the velocities the step
   // started with (saved for the strong guarantee, before gravity).
   const EventGeometry geometry{bodies,
@@ -35,8 +41,10 @@ void World::Impl::updateEvents() {
                        }
                      });
   const TraceStage traceHits(*tasks, "hit events");
-  events.findHits(geometry, contactSet.contacts(), idMap(), settings.def().hitEventThreshold,
-                  *tasks);
+  inOneRegion(*tasks, width, [&](TaskSystem& team) {
+    events.findHits(geometry, contactSet.contacts(), idMap(), settings.def().hitEventThreshold,
+                    team);
+  });
   const TraceStage traceSensors(*tasks, "sensor events");
   sensors.update(bodies, undo.px, undo.py, pairs, idMap(), *tasks);
 }

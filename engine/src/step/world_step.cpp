@@ -1,4 +1,6 @@
 // World::Impl::step and its stages (docs/architecture.md).
+#include <quadbin/tasks/one_region.hpp>
+
 #include "world/world_impl.hpp"
 
 namespace quadbin {
@@ -6,6 +8,8 @@ namespace quadbin {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// The smallest chunk of bodies a pass of the contacts stage takes.
+constexpr std::uint32_t kBodiesPerTask = 4096;
 double millisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -282,7 +286,11 @@ void World::Impl::buildContacts(const SolverSettings& s) {
   }
   gate = {&bodies, idMap(), &preSolve};
   contactSet.filter = gate.filter();
-  contactSet.build(bodies, s, pairs, *tasks);
+  // Its passes over bodies, pairs and contacts, and the serial work
+  // between them, in one region.
+  const std::uint32_t width =
+      std::max(passWidth(pairs.size()), chunkCount(ids.size(), kBodiesPerTask));
+  inOneRegion(*tasks, width, [&](TaskSystem& team) { contactSet.build(bodies, s, pairs, team); });
   stats.colours = contactSet.colourCount();
 }
 

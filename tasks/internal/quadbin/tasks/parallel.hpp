@@ -46,6 +46,13 @@ namespace quadbin {
   return count < kSplitFrom ? kSmall : chunkSizeFor(count, 64, 1024, kMost);
 }
 
+/// The tasks a pass of passChunk over `count` items has: the width of a
+/// region made of such passes (inOneRegion).
+[[nodiscard]] constexpr std::uint32_t passWidth(std::size_t count) noexcept {
+  const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(count, UINT32_MAX));
+  return std::max(1u, chunkCount(n, passChunk(n)));
+}
+
 /// Runs fn(chunk, begin, end) for each chunk of `chunkSize` indices of
 /// [0, count), as independent tasks. The chunks depend only on count and
 /// chunkSize, so per-chunk outputs merged in chunk order are deterministic.
