@@ -6,6 +6,7 @@
 #include <limits>
 #include <quadbin/broadphase/bin_grid.hpp>
 #include <quadbin/error.hpp>
+#include <quadbin/tasks/one_region.hpp>
 #include <quadbin/tasks/parallel.hpp>
 #include <string>
 #include <utility>
@@ -341,14 +342,17 @@ void BinGrid::Impl::findPairs(std::vector<Pair>& out, bool replace) {
   }
   const auto taskCount = static_cast<std::uint32_t>(taskLevel_.size());
   pairBuffers_.reset(taskCount);
-  tasks().forkJoin(taskCount, [&](std::uint32_t t) {
-    pairsInBuckets(taskLevel_[t], taskBegin_[t], taskEnd_[t], pairBuffers_[t]);
+  // The search and the copy into `out`: one region.
+  inOneRegion(tasks(), taskCount, [&](TaskSystem& team) {
+    team.forkJoin(taskCount, [&](std::uint32_t t) {
+      pairsInBuckets(taskLevel_[t], taskBegin_[t], taskEnd_[t], pairBuffers_[t]);
+    });
+    if (replace) {
+      pairBuffers_.assignTo(team, out);
+    } else {
+      pairBuffers_.appendTo(team, out);
+    }
   });
-  if (replace) {
-    pairBuffers_.assignTo(tasks(), out);
-  } else {
-    pairBuffers_.appendTo(tasks(), out);
-  }
 }
 
 void BinGrid::Impl::query(const AABB& given, std::vector<std::uint32_t>& out) const {
@@ -380,8 +384,20 @@ BinGrid::~BinGrid() = default;
 
 void BinGrid::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
 void BinGrid::update(std::span<const AABB> boxes) {
-  impl_->tasks_ = &tasks();
-  impl_->update(boxes);
+  // The check, the binning's three passes and the serial sums between them
+  // in one region.
+  const std::uint32_t width =
+      chunkCount(static_cast<std::uint32_t>(std::min<std::size_t>(boxes.size(), UINT32_MAX)),
+                 kBoxChunkMin);
+  inOneRegion(tasks(), width, [&](TaskSystem& team) {
+    struct Restore {  // the structure's own system again, however update ends
+      Impl& impl;
+      TaskSystem& own;
+      ~Restore() { impl.tasks_ = &own; }
+    } restore{*impl_, tasks()};
+    impl_->tasks_ = &team;
+    impl_->update(boxes);
+  });
 }
 void BinGrid::findPairs(std::vector<Pair>& out) {
   impl_->tasks_ = &tasks();
