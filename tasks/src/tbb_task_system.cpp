@@ -33,11 +33,17 @@ class TbbTaskSystem final : public TaskSystem {
   void runParallelFor(std::uint32_t count, std::uint32_t grain,
                       FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
     // execute() from a thread already in this arena runs the functor
-    // directly, so nested calls cost nothing extra.
+    // directly, so nested calls cost nothing extra. Each task is isolated:
+    // a thread that waits inside it for nested work (a caller's own TBB
+    // loop) runs only that work, never another task of this call, which
+    // may wait for the one it interrupted (a region's phases, a
+    // StagedLoop's stages).
     arena_.execute([&] {
       tbb::parallel_for(
           tbb::blocked_range<std::uint32_t>(0, count, grain),
-          [&](const tbb::blocked_range<std::uint32_t>& r) { body(r.begin(), r.end()); });
+          [&](const tbb::blocked_range<std::uint32_t>& r) {
+            tbb::this_task_arena::isolate([&] { body(r.begin(), r.end()); });
+          });
     });
   }
   void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
@@ -47,7 +53,9 @@ class TbbTaskSystem final : public TaskSystem {
       tbb::parallel_for(
           tbb::blocked_range<std::uint32_t>(0, count, 1),
           [&](const tbb::blocked_range<std::uint32_t>& r) {
-            for (std::uint32_t i = r.begin(); i < r.end(); ++i) task(i);
+            for (std::uint32_t i = r.begin(); i < r.end(); ++i) {
+              tbb::this_task_arena::isolate([&] { task(i); });
+            }
           },
           tbb::simple_partitioner());
     });
