@@ -187,8 +187,9 @@ void printPhases(const PredictOptions& o, const TaskTrace& trace) {
                 st.regionCount == 1 ? "" : "s");
     for (std::uint32_t r = st.firstRegion; r < st.firstRegion + st.regionCount; ++r) {
       const TaskTrace::Region& region = trace.regions()[r];
-      std::printf("  region %u: %u phase%s, %.1f us\n", r - st.firstRegion + 1, region.phaseCount,
-                  region.phaseCount == 1 ? "" : "s", us(region.wallNs));
+      std::printf("  region %u: %u phase%s, %.1f us%s\n", r - st.firstRegion + 1, region.phaseCount,
+                  region.phaseCount == 1 ? "" : "s", us(region.wallNs),
+                  region.joined ? " (joined to the one before)" : "");
       std::uint32_t single = 0;
       double singleNs = 0.0;
       for (std::uint32_t p = region.firstPhase; p < region.firstPhase + region.phaseCount; ++p) {

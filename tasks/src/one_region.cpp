@@ -13,21 +13,21 @@ namespace quadbin {
 namespace {
 
 // A phase's claims are one 64-bit counter: the phase's number, its task
-// count and the next task. A thread that claims past the count has claimed
-// nothing, and knows from the number which phase it saw; one that claims in
-// a phase it did not wait for (it came late from the one before) gets a
-// task of the phase now running, whose job is what it runs. A job is
-// rewritten only after every task claimed in it has finished.
+// count and the next task, moved on by compare-and-swap. A thread that
+// finds no task left has claimed nothing, and knows from the number which
+// phase it saw; one that claims in a phase it did not wait for (it came
+// late from the one before) gets tasks of the phase now running, whose job
+// is what it runs. A job is rewritten only after every task claimed in it
+// has finished.
 constexpr unsigned kIndexBits = 22;
 constexpr unsigned kCountShift = kIndexBits;
 constexpr unsigned kPhaseShift = 2 * kIndexBits;
 constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kIndexBits) - 1;
 constexpr std::uint32_t kPhaseMask = (1u << (64 - kPhaseShift)) - 1;
-// Tasks a phase may have: room below 2^22 for a claim past the end by
-// every thread (at most 1,024 of them).
-constexpr std::uint32_t kMaxTasks = (1u << kIndexBits) - 2048;
+// Tasks a phase may have.
+constexpr std::uint32_t kMaxTasks = (1u << kIndexBits) - 1;
 constexpr std::uint32_t kDone = UINT32_MAX;
-constexpr int kSpins = 256;
+constexpr int kSpins = 256, kYields = 256;
 
 void relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -39,14 +39,17 @@ void relax() noexcept {
 
 class Team;
 // The team whose task this thread runs, if any: a parallel call made there
-// runs inline.
+// runs inline; and the team this thread leads, if any.
 thread_local const Team* tlsTask = nullptr;
+thread_local Team* tlsLeading = nullptr;
 
 class Team final : public TaskSystem {
  public:
   explicit Team(std::uint32_t threads) noexcept : threads_(threads) {}
 
   [[nodiscard]] std::uint32_t threadCount() const noexcept override { return threads_; }
+  // Whether body ran to its end.
+  [[nodiscard]] bool completed() const noexcept { return completed_; }
 
   // Run by each task of the region: the first to come leads, the others work.
   void enter(FunctionRef<void(TaskSystem&)> body) {
@@ -98,10 +101,16 @@ class Team final : public TaskSystem {
   void lead(FunctionRef<void(TaskSystem&)> body) {
     // The others leave the region however body ends.
     struct Close {
-      std::atomic<std::uint32_t>& published;
-      ~Close() { published.store(kDone, std::memory_order_release); }
-    } close{published_};
+      Team& team;
+      Team* outer;
+      ~Close() {
+        tlsLeading = outer;
+        team.publish(kDone);
+      }
+    } close{*this, tlsLeading};
+    tlsLeading = this;
     body(*this);
+    completed_ = true;
   }
 
   // Publishes a phase of `tasks` tasks (job_ set), takes part, and returns
@@ -112,7 +121,7 @@ class Team final : public TaskSystem {
     done_.store(0, std::memory_order_relaxed);
     ticket_.store((std::uint64_t{phase_} << kPhaseShift) | (std::uint64_t{tasks} << kCountShift),
                   std::memory_order_release);
-    published_.store(phase_, std::memory_order_release);
+    publish(phase_);
     std::uint32_t seen = 0;
     while (claimAndRun(seen)) {
     }
@@ -135,19 +144,30 @@ class Team final : public TaskSystem {
     }
   }
 
-  // Claims a task and runs it; false (and `seen` its phase) when the
-  // claim came past the phase's last task.
+  // Claims tasks and runs them; false (and `seen` its phase) when the
+  // phase has none left. A claim takes a share of what is left (guided
+  // self-scheduling: half of it over the threads, at least one task), so
+  // that a phase of many short tasks costs a few claims per thread, not
+  // one contended claim and count per task.
   bool claimAndRun(std::uint32_t& seen) {
-    // acq_rel: the job written before the phase's ticket is seen here.
-    const std::uint64_t t = ticket_.fetch_add(1, std::memory_order_acq_rel);
-    const auto index = static_cast<std::uint32_t>(t & kIndexMask);
-    const auto count = static_cast<std::uint32_t>((t >> kCountShift) & kIndexMask);
-    if (index >= count) {
-      seen = static_cast<std::uint32_t>(t >> kPhaseShift);
-      return false;
+    // acquire: the job written before the phase's ticket is seen here.
+    std::uint64_t t = ticket_.load(std::memory_order_acquire);
+    std::uint32_t index = 0, take = 0;
+    for (;;) {
+      index = static_cast<std::uint32_t>(t & kIndexMask);
+      const auto count = static_cast<std::uint32_t>((t >> kCountShift) & kIndexMask);
+      if (index >= count) {
+        seen = static_cast<std::uint32_t>(t >> kPhaseShift);
+        return false;
+      }
+      take = std::max(1u, (count - index) / (2 * threads_));
+      if (ticket_.compare_exchange_weak(t, t + take, std::memory_order_acq_rel,
+                                        std::memory_order_acquire)) {
+        break;
+      }
     }
-    run(index);
-    done_.fetch_add(1, std::memory_order_release);
+    for (std::uint32_t k = index; k < index + take; ++k) run(k);
+    done_.fetch_add(take, std::memory_order_release);
     return true;
   }
 
@@ -170,17 +190,28 @@ class Team final : public TaskSystem {
   }
 
   // Waits until the published phase is not `seen`; returns it (or kDone).
+  // Spins, then yields, then sleeps until the leader publishes: a leader
+  // whose serial work is long, or that shares its cores with many threads
+  // (more threads than cores, other programs), is not slowed by threads
+  // that only wait.
   [[nodiscard]] std::uint32_t waitOtherThan(std::uint32_t seen) const noexcept {
     std::uint32_t now = published_.load(std::memory_order_acquire);
     for (int spin = 0; now == seen; now = published_.load(std::memory_order_acquire)) {
       if (spin < kSpins) {
-        ++spin;
         relax();
-      } else {
+      } else if (spin < kSpins + kYields) {
         std::this_thread::yield();
+      } else {
+        published_.wait(seen, std::memory_order_acquire);
       }
+      ++spin;
     }
     return now;
+  }
+
+  void publish(std::uint32_t phase) noexcept {
+    published_.store(phase, std::memory_order_release);
+    published_.notify_all();
   }
 
   std::uint32_t threads_;
@@ -190,12 +221,16 @@ class Team final : public TaskSystem {
   std::atomic<bool> leaderTaken_{false};
   std::atomic<bool> failed_{false};
   std::uint32_t phase_ = 0;  // the leader's
+  bool completed_ = false;   // the leader's; read after the region
   Job job_{nullptr, nullptr, 0, 1};
   std::mutex errorMutex_;
   std::exception_ptr error_;
 };
 
 }  // namespace
+
+bool detail::inRegionTask() noexcept { return tlsTask != nullptr; }
+TaskSystem* detail::leadingRegion() noexcept { return tlsLeading; }
 
 void inOneRegion(TaskSystem& tasks, std::uint32_t width, FunctionRef<void(TaskSystem&)> body) {
   if (dynamic_cast<Team*>(&tasks) != nullptr) {  // already one region (or inside its task)
@@ -204,6 +239,10 @@ void inOneRegion(TaskSystem& tasks, std::uint32_t width, FunctionRef<void(TaskSy
   }
   if (tlsTask != nullptr) {  // inside a task of a region: nothing parallel
     body(serialTaskSystem());
+    return;
+  }
+  if (tlsLeading != nullptr) {  // the region this thread leads
+    body(*tlsLeading);
     return;
   }
   if (TaskTrace* trace = traceOf(tasks); trace != nullptr && !trace->fused()) {
@@ -221,7 +260,14 @@ void inOneRegion(TaskSystem& tasks, std::uint32_t width, FunctionRef<void(TaskSy
     return;
   }
   Team team(threads);
-  tasks.forkJoin(threads, [&](std::uint32_t) { team.enter(body); });
+  try {
+    tasks.forkJoin(threads, [&](std::uint32_t) { team.enter(body); });
+  } catch (...) {
+    // A system that fails on its own (its queue full) after the first
+    // task ran body through has lost only helpers: the work is done, and
+    // failing now would report undone what was done.
+    if (!team.completed()) throw;
+  }
 }
 
 }  // namespace quadbin

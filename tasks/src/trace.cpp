@@ -38,12 +38,11 @@ void TaskTrace::openStageIfNone() {
 }
 
 void TaskTrace::beginRegion() {
-  if (fused_) {
-    gapPhase();
-    return;
-  }
   openStageIfNone();
-  regions_.push_back({static_cast<std::uint32_t>(phases_.size()), 0, 0.0});
+  // Inside a fused scope every region but the first runs in the region
+  // the scope started: it costs a barrier, not a start.
+  regions_.push_back({static_cast<std::uint32_t>(phases_.size()), 0, 0.0, fused_ && fusedRegions_ > 0});
+  if (fused_) ++fusedRegions_;
   regionStart_ = Clock::now();
 }
 
@@ -53,10 +52,6 @@ void TaskTrace::beginPhase() {
 }
 
 void TaskTrace::endRegion() {
-  if (fused_) {
-    phaseEnd_ = Clock::now();
-    return;
-  }
   Region& r = regions_.back();
   r.wallNs = nsSince(regionStart_);
   for (std::uint32_t p = r.firstPhase; p < r.firstPhase + r.phaseCount; ++p) {
@@ -67,22 +62,11 @@ void TaskTrace::endRegion() {
 }
 
 void TaskTrace::beginFused() {
-  beginRegion();
   fused_ = true;
-  phaseEnd_ = regionStart_;
+  fusedRegions_ = 0;
 }
 
-void TaskTrace::endFused() {
-  gapPhase();
-  fused_ = false;
-  endRegion();
-}
-
-// The leader's work since the last phase: a phase of one task.
-void TaskTrace::gapPhase() {
-  beginPhase();
-  addTask(nsSince(phaseEnd_));
-}
+void TaskTrace::endFused() { fused_ = false; }
 
 double TaskTrace::workNs(const Stage& s) const noexcept {
   double ns = 0.0;
@@ -187,7 +171,6 @@ std::vector<StagePrediction> predict(const TaskTrace& trace, std::uint32_t worke
     StagePrediction& p = *same;
     p.workMs += trace.workNs(s) * 1e-6;
     p.serialMs += trace.serialNs(s) * 1e-6;
-    p.regions += s.regionCount;
     double ns = trace.serialNs(s);
     for (std::uint32_t r = s.firstRegion; r < s.firstRegion + s.regionCount; ++r) {
       const TaskTrace::Region& region = trace.regions()[r];
@@ -196,13 +179,16 @@ std::vector<StagePrediction> predict(const TaskTrace& trace, std::uint32_t worke
       // (stolen down the same tree).
       const double doublings = std::log2(static_cast<double>(workers));
       const double perTask = c.taskNs * doublings;
-      double regionNs = c.regionNs * doublings;
+      // A region joined to the one before (inOneRegion) starts as a
+      // phase of it does: after a barrier.
+      double regionNs = region.joined ? 0.0 : c.regionNs * doublings;
+      if (!region.joined) ++p.regions;
       for (std::uint32_t k = 0; k < region.phaseCount; ++k) {
         const TaskTrace::Phase& phase = trace.phases()[region.firstPhase + k];
         p.tasks += phase.taskCount;
         // A phase of one task runs on whichever thread ended the last one:
         // no barrier to wait at.
-        if (k > 0 && phase.taskCount > 1) regionNs += c.barrierNs;
+        if ((k > 0 || region.joined) && phase.taskCount > 1) regionNs += c.barrierNs;
         regionNs +=
             schedule(trace.tasks(), phase.firstTask, phase.taskCount, workers,
                      phase.taskCount > 1 ? perTask : 0.0, phase.taskCount > 1 ? c.slowdown : 1.0);

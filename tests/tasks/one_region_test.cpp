@@ -3,7 +3,8 @@
 // calls on one thread, on every task system (TBB, a std::thread pool that
 // TSan sees through, one that runs its tasks one after the other), runs
 // every task of every phase once, keeps nested calls inline, passes
-// exceptions on, and is traced as one region.
+// exceptions on, draws the calls on other task systems in, and is traced
+// as regions joined to the first.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -176,7 +177,80 @@ TEST(OneRegion, ExceptionsReachTheCaller) {
   }
 }
 
-TEST(OneRegion, TracedAsOneRegionWithItsSerialWorkBetween) {
+// Counts the calls that reach it.
+class Counting final : public TaskSystem {
+ public:
+  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return 4; }
+  std::uint32_t calls = 0;
+
+ protected:
+  void runParallelFor(std::uint32_t count, std::uint32_t,
+                      FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
+    ++calls;
+    body(0, count);
+  }
+  void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
+    ++calls;
+    for (std::uint32_t i = 0; i < count; ++i) task(i);
+  }
+};
+
+TEST(OneRegion, CallsOnOtherSystemsJoinTheRegionOrRunInline) {
+  test::ThreadPoolTaskSystem pool(4);
+  Counting other;
+  std::vector<std::uint32_t> hits(16, 0);
+  other.forkJoin(16, [&](std::uint32_t i) { hits[i] += 1; });
+  EXPECT_EQ(other.calls, 1u) << "outside a region: its own";
+  inOneRegion(pool, 4, [&](TaskSystem&) {
+    // From the leader: a phase of the region, not a call of `other`.
+    other.forkJoin(16, [&](std::uint32_t i) { hits[i] += 10; });
+    other.parallelFor(16, 2, [&](std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t i = begin; i < end; ++i) hits[i] += 100;
+    });
+    // From a task: inline.
+    pool.forkJoin(16, [&](std::uint32_t i) {
+      other.forkJoin(1, [&](std::uint32_t) {});
+      other.parallelFor(8, 1, [&](std::uint32_t, std::uint32_t) {});
+      hits[i] += 1000;
+    });
+    // inOneRegion on another system from the leader: part of this one.
+    inOneRegion(other, 4, [&](TaskSystem& team) {
+      team.forkJoin(16, [&](std::uint32_t i) { hits[i] += 10000; });
+    });
+  });
+  EXPECT_EQ(other.calls, 1u) << "a call from the region reached the other system";
+  for (const std::uint32_t h : hits) EXPECT_EQ(h, 11111u);
+}
+
+// Runs the first task, then fails to start the others.
+class FailsAfterTheFirst final : public TaskSystem {
+ public:
+  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return 4; }
+
+ protected:
+  void runParallelFor(std::uint32_t count, std::uint32_t,
+                      FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
+    body(0, count);
+  }
+  void runForkJoin(std::uint32_t, FunctionRef<void(std::uint32_t)> task) override {
+    task(0);
+    throw std::runtime_error("queue full");
+  }
+};
+
+TEST(OneRegion, ASystemThatFailsAfterTheWorkIsDoneLosesOnlyHelpers) {
+  FailsAfterTheFirst tasks;
+  std::vector<std::uint32_t> v(64, 0);
+  EXPECT_NO_THROW(inOneRegion(tasks, 4, [&](TaskSystem& team) {
+    team.forkJoin(64, [&](std::uint32_t i) { v[i] = i + 1; });
+  }));
+  for (std::uint32_t i = 0; i < 64; ++i) ASSERT_EQ(v[i], i + 1);
+  // When body throws, that is what comes out.
+  EXPECT_THROW(inOneRegion(tasks, 4, [&](TaskSystem&) { throw std::logic_error("body"); }),
+               std::logic_error);
+}
+
+TEST(OneRegion, TracedAsRegionsJoinedToTheFirst) {
   TaskTrace trace;
   TracingTaskSystem tracing(trace);
   {
@@ -186,24 +260,27 @@ TEST(OneRegion, TracedAsOneRegionWithItsSerialWorkBetween) {
       team.parallelFor(100, 10, [](std::uint32_t, std::uint32_t) {});
       inOneRegion(team, 16, [](TaskSystem& inner) { inner.forkJoin(3, [](std::uint32_t) {}); });
     });
+    tracing.forkJoin(2, [](std::uint32_t) {});  // after the region: a region of its own
   }
   ASSERT_EQ(trace.stages().size(), 1u);
-  ASSERT_EQ(trace.regions().size(), 1u);
-  const TaskTrace::Region& region = trace.regions()[0];
-  // gap, 5 tasks, gap, 10 ranges, gap, 3 tasks, gap
-  ASSERT_EQ(region.phaseCount, 7u);
-  const std::uint32_t expected[] = {1, 5, 1, 10, 1, 3, 1};
-  for (std::uint32_t p = 0; p < 7; ++p) {
-    EXPECT_EQ(trace.phases()[region.firstPhase + p].taskCount, expected[p]) << "phase " << p;
+  ASSERT_EQ(trace.regions().size(), 4u);
+  const bool joined[] = {false, true, true, false};
+  const std::uint32_t tasks[] = {5, 10, 3, 2};
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    const TaskTrace::Region& region = trace.regions()[r];
+    EXPECT_EQ(region.joined, joined[r]) << "region " << r;
+    ASSERT_EQ(region.phaseCount, 1u);
+    EXPECT_EQ(trace.phases()[region.firstPhase].taskCount, tasks[r]) << "region " << r;
   }
-  // The region's tasks, its gaps included, are its time; none of it is
-  // the stage's serial time beyond the bookkeeping.
-  EXPECT_LE(trace.workNs(trace.stages()[0]), region.wallNs + 1.0);
+  // Two starts, two barriers (the joined regions), 20 tasks.
   const TraceCosts costs{1000.0, 100.0, 10.0, 1.0};
-  const auto one = predict(trace, 16, costs);
-  // One region start, three barriers (the phases of more than one task).
-  const double overhead = one[0].predictedMs * 1e6 - trace.serialNs(trace.stages()[0]);
-  EXPECT_GE(overhead, 1000.0 * 4 + 3 * 100.0);
+  const auto p = predict(trace, 16, costs);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].regions, 2u);
+  EXPECT_EQ(p[0].tasks, 20u);
+  const auto free = predict(trace, 16, {});
+  EXPECT_NEAR((p[0].predictedMs - free[0].predictedMs) * 1e6,
+              2 * 1000.0 * 4 + 2 * 100.0 + 4 * 10.0 * 4, 1e-6 * 1e6);
 }
 
 }  // namespace

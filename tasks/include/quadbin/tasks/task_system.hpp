@@ -71,29 +71,18 @@ class TaskSystem {
   /// Calls body(begin, end) on disjoint ranges that together cover
   /// [0, count) exactly once; ranges hold at least `grain` indices where
   /// the implementation splits at all (grain 0 is taken as 1). Returns
-  /// when every range is done. A count of at most `grain` runs inline.
+  /// when every range is done. A count of at most `grain` runs inline, and
+  /// so does a call from inside a task of one of quadbin's own regions (a
+  /// step's stage runs its passes as phases of one region: a call from the
+  /// thread that leads it becomes a phase of it).
   void parallelFor(std::uint32_t count, std::uint32_t grain,
-                   FunctionRef<void(std::uint32_t, std::uint32_t)> body) {
-    if (count == 0) return;
-    if (grain == 0) grain = 1;
-    if (count <= grain) {
-      body(0, count);
-      return;
-    }
-    runParallelFor(count, grain, body);
-  }
+                   FunctionRef<void(std::uint32_t, std::uint32_t)> body);
 
   /// Fork-join: runs task(i) for every i in [0, count), concurrently where
   /// the implementation can, and returns when all have finished. A single
-  /// task runs inline.
-  void forkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) {
-    if (count == 0) return;
-    if (count == 1) {
-      task(0);
-      return;
-    }
-    runForkJoin(count, task);
-  }
+  /// task runs inline, and so do calls from inside a task of one of
+  /// quadbin's own regions (as for parallelFor).
+  void forkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task);
 
   /// Threads this system may run tasks on (1 for the serial one). For
   /// logging and statistics only: quadbin never splits work by it.

@@ -18,12 +18,14 @@
 /// The results are those of the same calls on `tasks`: the phases run the
 /// same tasks (parallelFor's ranges are its grain, as the tracer cuts them)
 /// in the same order of phases, and callers never split work by thread
-/// count. A call made from inside a phase's task runs inline on its thread
-/// (a nested region could make a waiting thread take one of the region's
-/// own waiting tasks). Nobody waits for a thread to start: a phase's tasks
-/// are claimed only by running threads, so the leader alone finishes the
-/// region if no other thread ever joins it. body must call nothing else
-/// parallel than `team` (not the TaskSystem it came from), or StagedLoop.
+/// count. A parallel call made from inside a phase's task, on any
+/// TaskSystem, runs inline on its thread (a nested region could make a
+/// waiting thread take one of the region's own waiting tasks); one made
+/// by the leader on another TaskSystem than `team` is a phase too, and
+/// inOneRegion called by the leader runs its body as part of the region.
+/// Nobody waits for a thread to start: a phase's tasks are claimed only
+/// by running threads, so the leader alone finishes the region if no other
+/// thread ever joins it.
 ///
 /// On a TracingTaskSystem the region is traced as one: each call a phase,
 /// the leader's work between calls a phase of one task (quadbin-perf
@@ -40,7 +42,15 @@ namespace quadbin {
 /// region of `tasks` of at most `width` threads (the most tasks a phase
 /// will have is a good width). With one thread, or width <= 1, body gets
 /// `tasks` itself. Rethrows what body or a task threw, after the region's
-/// threads have left it.
+/// threads have left it, and what `tasks` threw unless body had already
+/// run to its end (then only helpers were lost, not work).
 void inOneRegion(TaskSystem& tasks, std::uint32_t width, FunctionRef<void(TaskSystem&)> body);
+
+namespace detail {
+/// For TaskSystem's calls: whether this thread runs a task of a region,
+/// and the region it leads (or null).
+[[nodiscard]] bool inRegionTask() noexcept;
+[[nodiscard]] TaskSystem* leadingRegion() noexcept;
+}  // namespace detail
 
 }  // namespace quadbin

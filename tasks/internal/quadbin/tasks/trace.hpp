@@ -30,6 +30,7 @@ class TaskTrace {
   struct Region {
     std::uint32_t firstPhase = 0, phaseCount = 0;
     double wallNs = 0.0;  // the region's own time, tasks and bookkeeping
+    bool joined = false;  // runs in the region before it (inOneRegion): no start of its own
   };
   struct Stage {
     std::string name;
@@ -59,9 +60,10 @@ class TaskTrace {
   void beginPhase();
   void addTask(double ns) { tasks_.push_back(ns); }
   void endRegion();
-  /// One region made of several parallel calls (inOneRegion): until
-  /// endFused, each region begun is a phase of this one, and the time
-  /// between them (the leader's serial work) a phase of one task each.
+  /// Parallel calls that run in one region (inOneRegion): until
+  /// endFused, each region after the first is joined to the one before
+  /// (it starts after a barrier); the time between them stays serial, as
+  /// the leader runs it while the others wait.
   void beginFused();
   void endFused();
   [[nodiscard]] bool fused() const noexcept { return fused_; }
@@ -79,10 +81,10 @@ class TaskTrace {
   std::vector<Region> regions_;
   std::vector<Phase> phases_;
   std::vector<double> tasks_;
-  void gapPhase();
   bool stageOpen_ = false;
   bool fused_ = false;
-  Clock::time_point stageStart_{}, regionStart_{}, phaseEnd_{};
+  std::uint32_t fusedRegions_ = 0;
+  Clock::time_point stageStart_{}, regionStart_{};
   int depth_ = 0;
 };
 
@@ -150,7 +152,8 @@ struct StagePrediction {
   std::string name;
   double workMs = 0.0;    // its tasks' total (one thread)
   double serialMs = 0.0;  // outside its regions
-  std::uint32_t regions = 0, tasks = 0;
+  std::uint32_t regions = 0;  // started: a region joined to the one before is not counted
+  std::uint32_t tasks = 0;
   double predictedMs = 0.0;  // for P workers
 };
 
