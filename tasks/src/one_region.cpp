@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <exception>
 #include <mutex>
 #include <quadbin/tasks/trace.hpp>
@@ -12,13 +13,15 @@ namespace quadbin {
 
 namespace {
 
-// A phase's claims are one 64-bit counter: the phase's number, its task
-// count and the next task, moved on by compare-and-swap. A thread that
-// finds no task left has claimed nothing, and knows from the number which
-// phase it saw; one that claims in a phase it did not wait for (it came
-// late from the one before) gets tasks of the phase now running, whose job
-// is what it runs. A job is rewritten only after every task claimed in it
-// has finished.
+// A phase's tasks are cut into one slice per task of the region, each a
+// 64-bit word: the phase's number, the slice's end and its next task,
+// moved on by compare-and-swap. Each thread takes the tasks of its own
+// slice first, then what is left of the others' (as StagedLoop's blocks):
+// a thread then works on the same part of the data in every pass of a
+// step, whose cache lines stay in its core's cache (claimed from one
+// counter, 100,000 balls stepped 5 % slower on 2 threads). A thread
+// that finds another phase's number in a slice has nothing to take from
+// it. A job is rewritten only after every task claimed in it has finished.
 constexpr unsigned kIndexBits = 22;
 constexpr unsigned kCountShift = kIndexBits;
 constexpr unsigned kPhaseShift = 2 * kIndexBits;
@@ -44,25 +47,32 @@ thread_local const Team* tlsTask = nullptr;
 thread_local Team* tlsLeading = nullptr;
 
 class Team final : public TaskSystem {
+  // A slice of a phase's tasks: its phase, its end and its next task.
+  struct alignas(64) Slice {
+    std::atomic<std::uint64_t> word{0};
+  };
+
  public:
-  explicit Team(std::uint32_t threads) noexcept : threads_(threads) {}
+  explicit Team(std::uint32_t threads)
+      : threads_(threads), slices_(std::make_unique<Slice[]>(threads)) {}
 
   [[nodiscard]] std::uint32_t threadCount() const noexcept override { return threads_; }
   // Whether body ran to its end.
   [[nodiscard]] bool completed() const noexcept { return completed_; }
 
-  // Run by each task of the region: the first to come leads, the others work.
-  void enter(FunctionRef<void(TaskSystem&)> body) {
+  // Run by each task of the region: the first to come leads, the others
+  // work (a system may run its tasks in any order, or one after the other).
+  void enter(std::uint32_t task, FunctionRef<void(TaskSystem&)> body) {
     if (!leaderTaken_.exchange(true, std::memory_order_acq_rel)) {
-      lead(body);
+      lead(task, body);
       return;
     }
     std::uint32_t seen = 0;
     for (;;) {
       const std::uint32_t now = waitOtherThan(seen);
       if (now == kDone) return;
-      while (claimAndRun(seen)) {
-      }
+      runSlices(task, now);
+      seen = now;
     }
   }
 
@@ -98,7 +108,8 @@ class Team final : public TaskSystem {
     std::uint32_t count, grain;  // range: the indices and the grain
   };
 
-  void lead(FunctionRef<void(TaskSystem&)> body) {
+  void lead(std::uint32_t task, FunctionRef<void(TaskSystem&)> body) {
+    leaderTask_ = task;
     // The others leave the region however body ends.
     struct Close {
       Team& team;
@@ -119,12 +130,15 @@ class Team final : public TaskSystem {
     phase_ = (phase_ + 1) & kPhaseMask;
     if (phase_ == 0) phase_ = 1;  // 0: no phase seen yet
     done_.store(0, std::memory_order_relaxed);
-    ticket_.store((std::uint64_t{phase_} << kPhaseShift) | (std::uint64_t{tasks} << kCountShift),
-                  std::memory_order_release);
-    publish(phase_);
-    std::uint32_t seen = 0;
-    while (claimAndRun(seen)) {
+    for (std::uint32_t k = 0; k < threads_; ++k) {
+      const auto begin = static_cast<std::uint32_t>(std::uint64_t{tasks} * k / threads_);
+      const auto end = static_cast<std::uint32_t>(std::uint64_t{tasks} * (k + 1) / threads_);
+      slices_[k].word.store((std::uint64_t{phase_} << kPhaseShift) |
+                                (std::uint64_t{end} << kCountShift) | begin,
+                            std::memory_order_relaxed);
     }
+    publish(phase_);  // release: the job and the slices with it
+    runSlices(leaderTask_, phase_);
     for (int spin = 0; done_.load(std::memory_order_acquire) != tasks;) {
       if (spin < kSpins) {
         ++spin;
@@ -144,31 +158,33 @@ class Team final : public TaskSystem {
     }
   }
 
-  // Claims tasks and runs them; false (and `seen` its phase) when the
-  // phase has none left. A claim takes a share of what is left (guided
-  // self-scheduling: half of it over the threads, at least one task), so
-  // that a phase of many short tasks costs a few claims per thread, not
-  // one contended claim and count per task.
-  bool claimAndRun(std::uint32_t& seen) {
-    // acquire: the job written before the phase's ticket is seen here.
-    std::uint64_t t = ticket_.load(std::memory_order_acquire);
-    std::uint32_t index = 0, take = 0;
-    for (;;) {
-      index = static_cast<std::uint32_t>(t & kIndexMask);
-      const auto count = static_cast<std::uint32_t>((t >> kCountShift) & kIndexMask);
-      if (index >= count) {
-        seen = static_cast<std::uint32_t>(t >> kPhaseShift);
-        return false;
-      }
-      take = std::max(1u, (count - index) / (2 * threads_));
-      if (ticket_.compare_exchange_weak(t, t + take, std::memory_order_acq_rel,
-                                        std::memory_order_acquire)) {
-        break;
+  // Runs tasks of phase `phase` (published, seen with acquire) from slice
+  // `own` first, then from the others' (a late or slow thread's work is not
+  // lost), until none is left.
+  void runSlices(std::uint32_t own, std::uint32_t phase) {
+    for (std::uint32_t k = 0; k < threads_; ++k) {
+      Slice& slice = slices_[(own + k) % threads_];
+      std::uint32_t index = 0;
+      while (claim(slice, phase, index)) {
+        run(index);
+        done_.fetch_add(1, std::memory_order_release);
       }
     }
-    for (std::uint32_t k = index; k < index + take; ++k) run(k);
-    done_.fetch_add(take, std::memory_order_release);
-    return true;
+  }
+
+  // The next task of a slice of phase `phase`, if it has one left.
+  static bool claim(Slice& slice, std::uint32_t phase, std::uint32_t& index) noexcept {
+    std::uint64_t w = slice.word.load(std::memory_order_relaxed);
+    for (;;) {
+      if (static_cast<std::uint32_t>(w >> kPhaseShift) != phase) return false;  // another phase
+      const auto next = static_cast<std::uint32_t>(w & kIndexMask);
+      const auto end = static_cast<std::uint32_t>((w >> kCountShift) & kIndexMask);
+      if (next >= end) return false;
+      if (slice.word.compare_exchange_weak(w, w + 1, std::memory_order_relaxed)) {
+        index = next;
+        return true;
+      }
+    }
   }
 
   void run(std::uint32_t index) {
@@ -215,12 +231,13 @@ class Team final : public TaskSystem {
   }
 
   std::uint32_t threads_;
-  alignas(64) std::atomic<std::uint64_t> ticket_{0};
+  std::unique_ptr<Slice[]> slices_;  // one per task of the region
   alignas(64) std::atomic<std::uint32_t> done_{0};
   alignas(64) std::atomic<std::uint32_t> published_{0};
   std::atomic<bool> leaderTaken_{false};
   std::atomic<bool> failed_{false};
   std::uint32_t phase_ = 0;  // the leader's
+  std::uint32_t leaderTask_ = 0;
   bool completed_ = false;   // the leader's; read after the region
   Job job_{nullptr, nullptr, 0, 1};
   std::mutex errorMutex_;
@@ -261,7 +278,7 @@ void inOneRegion(TaskSystem& tasks, std::uint32_t width, FunctionRef<void(TaskSy
   }
   Team team(threads);
   try {
-    tasks.forkJoin(threads, [&](std::uint32_t) { team.enter(body); });
+    tasks.forkJoin(threads, [&](std::uint32_t task) { team.enter(task, body); });
   } catch (...) {
     // A system that fails on its own (its queue full) after the first
     // task ran body through has lost only helpers: the work is done, and
