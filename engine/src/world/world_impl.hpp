@@ -313,6 +313,7 @@ struct World::Impl {                            // NOLINT(clang-analyzer-optin.p
   [[nodiscard]] BodyId bodyIdAt(std::uint32_t dense) const { return ids.idAt(dense, worldId); }
 
   void step(float dt);
+  void stepInRegion(float dt);
   void rollBack(const StepStats& before, bool moved) noexcept;
   bool someAsleep = false;            // set by step(): a sleeping ball may need waking
   std::uint32_t movingKinematic = 0;  // set by step(): kinematic bodies with a velocity or spin
