@@ -386,9 +386,8 @@ void BinGrid::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
 void BinGrid::update(std::span<const AABB> boxes) {
   // The check, the binning's three passes and the serial sums between them
   // in one region.
-  const std::uint32_t width =
-      chunkCount(static_cast<std::uint32_t>(std::min<std::size_t>(boxes.size(), UINT32_MAX)),
-                 kBoxChunkMin);
+  const std::uint32_t width = chunkCount(
+      static_cast<std::uint32_t>(std::min<std::size_t>(boxes.size(), UINT32_MAX)), kBoxChunkMin);
   inOneRegion(tasks(), width, [&](TaskSystem& team) {
     struct Restore {  // the structure's own system again, however update ends
       Impl& impl;

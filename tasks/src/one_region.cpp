@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <quadbin/tasks/trace.hpp>
 #include <thread>
@@ -133,9 +133,9 @@ class Team final : public TaskSystem {
     for (std::uint32_t k = 0; k < threads_; ++k) {
       const auto begin = static_cast<std::uint32_t>(std::uint64_t{tasks} * k / threads_);
       const auto end = static_cast<std::uint32_t>(std::uint64_t{tasks} * (k + 1) / threads_);
-      slices_[k].word.store((std::uint64_t{phase_} << kPhaseShift) |
-                                (std::uint64_t{end} << kCountShift) | begin,
-                            std::memory_order_relaxed);
+      slices_[k].word.store(
+          (std::uint64_t{phase_} << kPhaseShift) | (std::uint64_t{end} << kCountShift) | begin,
+          std::memory_order_relaxed);
     }
     publish(phase_);  // release: the job and the slices with it
     runSlices(leaderTask_, phase_);
@@ -238,7 +238,7 @@ class Team final : public TaskSystem {
   std::atomic<bool> failed_{false};
   std::uint32_t phase_ = 0;  // the leader's
   std::uint32_t leaderTask_ = 0;
-  bool completed_ = false;   // the leader's; read after the region
+  bool completed_ = false;  // the leader's; read after the region
   Job job_{nullptr, nullptr, 0, 1};
   std::mutex errorMutex_;
   std::exception_ptr error_;

@@ -39,11 +39,10 @@ class TbbTaskSystem final : public TaskSystem {
     // may wait for the one it interrupted (a region's phases, a
     // StagedLoop's stages).
     arena_.execute([&] {
-      tbb::parallel_for(
-          tbb::blocked_range<std::uint32_t>(0, count, grain),
-          [&](const tbb::blocked_range<std::uint32_t>& r) {
-            tbb::this_task_arena::isolate([&] { body(r.begin(), r.end()); });
-          });
+      tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, count, grain),
+                        [&](const tbb::blocked_range<std::uint32_t>& r) {
+                          tbb::this_task_arena::isolate([&] { body(r.begin(), r.end()); });
+                        });
     });
   }
   void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {

@@ -41,7 +41,8 @@ void TaskTrace::beginRegion() {
   openStageIfNone();
   // Inside a fused scope every region but the first runs in the region
   // the scope started: it costs a barrier, not a start.
-  regions_.push_back({static_cast<std::uint32_t>(phases_.size()), 0, 0.0, fused_ && fusedRegions_ > 0});
+  regions_.push_back(
+      {static_cast<std::uint32_t>(phases_.size()), 0, 0.0, fused_ && fusedRegions_ > 0});
   if (fused_) ++fusedRegions_;
   regionStart_ = Clock::now();
 }

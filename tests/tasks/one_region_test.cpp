@@ -122,7 +122,7 @@ TEST(OneRegion, EveryTaskOfEveryPhaseOnce) {
 
 TEST(OneRegion, NestedCallsRunInsideTheRegion) {
   test::ThreadPoolTaskSystem pool(4);
-  std::vector<std::uint32_t> cells(64 * 64, 0);
+  std::vector<std::uint32_t> cells(std::size_t{64} * 64, 0);
   std::uint32_t innerRegions = 0;
   inOneRegion(pool, 4, [&](TaskSystem& team) {
     // A call from inside a task runs inline on its thread.
@@ -170,9 +170,8 @@ TEST(OneRegion, ExceptionsReachTheCaller) {
                  std::logic_error);
     // The system is usable again.
     std::vector<std::uint32_t> v(100, 0);
-    inOneRegion(pool, threads, [&](TaskSystem& team) {
-      team.forkJoin(100, [&](std::uint32_t i) { v[i] = i; });
-    });
+    inOneRegion(pool, threads,
+                [&](TaskSystem& team) { team.forkJoin(100, [&](std::uint32_t i) { v[i] = i; }); });
     EXPECT_EQ(v[99], 99u);
   }
 }

@@ -16,10 +16,10 @@ void World::Impl::updateEvents() {
   // Each part's passes and the serial work between them in one region.
   const std::uint32_t width = passWidth(contactSet.contacts().size());
   inOneRegion(*tasks, width, [&](TaskSystem& team) {
-    stats.contacts = events.update({bodies, contactSet.contacts(), ids.slotOf(), ids.denseOf(),
-                                    ids.generation(), worldId,
-                                    someAsleep || settings.def().enableSleep},
-                                   team);
+    stats.contacts =
+        events.update({bodies, contactSet.contacts(), ids.slotOf(), ids.denseOf(), ids.generation(),
+                       worldId, someAsleep || settings.def().enableSleep},
+                      team);
   });
   // Begin events' geometry and hit events, from the velocities the step
   // started with (saved for the strong guarantee, before gravity).

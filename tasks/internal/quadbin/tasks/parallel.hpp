@@ -267,14 +267,13 @@ inline void sortRuns(TaskSystem& tasks, ScatteredKeys k, std::uint32_t buckets,
 /// caller.
 ///
 /// In one region of three phases, whatever the key width (an LSD sort
-/// over memory takes two regions per digit; inOneRegion): the keys are counted by their top 8 sorted bits
-/// in chunks, scattered by them (per-chunk histograms, prefix sums over
-/// digit then chunk), and each run of whole buckets, of about 1/32 of the
-/// keys, is then sorted on its own in cache (an LSD sort of the run). The
-/// chunks and runs are a function of the keys alone. When the top bits
-/// are the same in every key, the first count finds it and the keys are
-/// counted again on the highest bits that differ. Up to 16,384 keys sort
-/// on the calling thread, where a region costs more than the sort.
+/// over memory takes two regions per digit; inOneRegion): the keys are counted by their top 8
+/// sorted bits in chunks, scattered by them (per-chunk histograms, prefix sums over digit then
+/// chunk), and each run of whole buckets, of about 1/32 of the keys, is then sorted on its own in
+/// cache (an LSD sort of the run). The chunks and runs are a function of the keys alone. When the
+/// top bits are the same in every key, the first count finds it and the keys are counted again on
+/// the highest bits that differ. Up to 16,384 keys sort on the calling thread, where a region costs
+/// more than the sort.
 inline void parallelRadixSort(TaskSystem& tasks, std::vector<std::uint64_t>& keys,
                               std::vector<std::uint64_t>& scratch,
                               std::vector<std::uint32_t>& counts, unsigned keyBits,

@@ -150,8 +150,8 @@ struct TraceCosts {
 /// A stage's prediction for P workers.
 struct StagePrediction {
   std::string name;
-  double workMs = 0.0;    // its tasks' total (one thread)
-  double serialMs = 0.0;  // outside its regions
+  double workMs = 0.0;        // its tasks' total (one thread)
+  double serialMs = 0.0;      // outside its regions
   std::uint32_t regions = 0;  // started: a region joined to the one before is not counted
   std::uint32_t tasks = 0;
   double predictedMs = 0.0;  // for P workers
