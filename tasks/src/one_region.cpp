@@ -2,6 +2,7 @@
 #include <quadbin/tasks/one_region.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -53,8 +54,12 @@ class Team final : public TaskSystem {
   };
 
  public:
-  explicit Team(std::uint32_t threads)
-      : threads_(threads), slices_(std::make_unique<Slice[]>(threads)) {}
+  // Up to kInlineSlices threads the slices live in the team itself, on the
+  // caller's stack: a step allocates nothing for its region.
+  explicit Team(std::uint32_t threads) : threads_(threads) {
+    if (threads > kInlineSlices) heap_ = std::make_unique<Slice[]>(threads);
+    slices_ = heap_ ? heap_.get() : inline_.data();
+  }
 
   [[nodiscard]] std::uint32_t threadCount() const noexcept override { return threads_; }
   // Whether body ran to its end.
@@ -230,8 +235,11 @@ class Team final : public TaskSystem {
     published_.notify_all();
   }
 
+  static constexpr std::uint32_t kInlineSlices = 64;
   std::uint32_t threads_;
-  std::unique_ptr<Slice[]> slices_;  // one per task of the region
+  std::array<Slice, kInlineSlices> inline_{};
+  std::unique_ptr<Slice[]> heap_;
+  Slice* slices_ = nullptr;  // one per task of the region
   alignas(64) std::atomic<std::uint32_t> done_{0};
   alignas(64) std::atomic<std::uint32_t> published_{0};
   std::atomic<bool> leaderTaken_{false};

@@ -48,11 +48,12 @@ class OneAfterAnother final : public TaskSystem {
 // A pipeline of dependent phases: chunked sums, their prefix (serial, on
 // the leader), a scatter that reads it, a forkJoin over a count the
 // previous phase decided, repeated for `rounds`.
-std::vector<std::uint64_t> pipeline(TaskSystem& tasks, std::uint32_t n, std::uint32_t rounds) {
+std::vector<std::uint64_t> pipeline(TaskSystem& tasks, std::uint32_t n, std::uint32_t rounds,
+                                    std::uint32_t width = 64) {
   std::vector<std::uint64_t> a(n), out(n);
   std::iota(a.begin(), a.end(), 1);
   std::vector<std::uint64_t> sums;
-  inOneRegion(tasks, 64, [&](TaskSystem& team) {
+  inOneRegion(tasks, width, [&](TaskSystem& team) {
     for (std::uint32_t r = 0; r < rounds; ++r) {
       constexpr std::uint32_t kChunk = 1000;
       const std::uint32_t chunks = chunkCount(n, kChunk);
@@ -84,6 +85,11 @@ TEST(OneRegion, SameBitsOnEveryTaskSystem) {
     test::ThreadPoolTaskSystem pool(threads);
     EXPECT_EQ(pipeline(pool, 20'000, 40), expected) << "pool, " << threads << " threads";
   }
+#if !defined(__SANITIZE_THREAD__)
+  // More threads than a region keeps its slices for in itself.
+  const auto wide = makeTbbTaskSystem(80);
+  EXPECT_EQ(pipeline(*wide, 20'000, 40, 80), expected) << "TBB, 80 threads";
+#endif
   OneAfterAnother one(8);
   EXPECT_EQ(pipeline(one, 20'000, 40), expected) << "tasks one after another";
   TaskTrace trace;
