@@ -4,15 +4,12 @@
 #include <atomic>
 #include <cassert>
 #include <cmath>
+#include <quadbin/tasks/parallel.hpp>
 
 #include "bodies/capacity.hpp"
 #include "bodies/outline.hpp"
 
 namespace quadbin {
-
-namespace {
-constexpr std::uint32_t kBodyGrain = 4096;  // bodies per range: a constant, never the thread count
-}  // namespace
 
 void BodyStore::push(BodyType t, Vec2 p, Vec2 v, Vec2 half, float r, float m, float mu,
                      float roll) {
@@ -295,7 +292,8 @@ void BodyStore::setMaterial(std::uint32_t i, float e, float linear, float angula
 
 void BodyStore::applyGravity(Vec2 g, float dt, TaskSystem& tasks) {
   if (g == Vec2{}) return;
-  tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
+  tasks.parallelFor(static_cast<std::uint32_t>(px.size()),
+                    bodyPassGrain(static_cast<std::uint32_t>(px.size())),
                     [&](std::uint32_t begin, std::uint32_t end) {
                       for (std::uint32_t i = begin; i < end; ++i) {
                         if (awake[i] == 0) continue;
@@ -339,29 +337,29 @@ void BodyStore::sweptBoxes(float dt, float staticMargin, bool kinematic, std::ve
   const std::array<Vec2, Probes::kMax> at =
       probes != nullptr ? probes->at : std::array<Vec2, Probes::kMax>{};
   std::array<std::atomic<std::uint64_t>, Probes::kMax> inside{};
-  tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
-                    [=, &inside](std::uint32_t begin, std::uint32_t end) {
-                      for (std::uint32_t i = begin; i < end; ++i) {
-                        box[i] = sweptBoxOf(x[i], y[i], halfX[i], halfY[i], u[i], v[i],
-                                            moving[i] != 0, kind[i], dt, staticMargin, kinematic);
-                      }
-                      // The range's boxes are still in the cache: counted here, they cost
-                      // no pass of their own.
-                      if (probeCount == 0) return;
-                      std::array<std::uint32_t, Probes::kMax> count{};
-                      for (std::uint32_t i = begin; i < end; ++i) {
-                        const AABB b = box[i];
-                        for (std::uint32_t k = 0; k < Probes::kMax; ++k) {
-                          // '&', not '&&': no branch per box, the loop vectorises.
-                          count[k] +=
-                              static_cast<std::uint32_t>((b.min.x < at[k].x) & (at[k].x < b.max.x) &
-                                                         (b.min.y < at[k].y) & (at[k].y < b.max.y));
-                        }
-                      }
-                      for (std::uint32_t k = 0; k < Probes::kMax; ++k) {
-                        if (count[k] != 0) inside[k].fetch_add(count[k], std::memory_order_relaxed);
-                      }
-                    });
+  tasks.parallelFor(
+      static_cast<std::uint32_t>(px.size()), bodyPassGrain(static_cast<std::uint32_t>(px.size())),
+      [=, &inside](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t i = begin; i < end; ++i) {
+          box[i] = sweptBoxOf(x[i], y[i], halfX[i], halfY[i], u[i], v[i], moving[i] != 0, kind[i],
+                              dt, staticMargin, kinematic);
+        }
+        // The range's boxes are still in the cache: counted here, they cost
+        // no pass of their own.
+        if (probeCount == 0) return;
+        std::array<std::uint32_t, Probes::kMax> count{};
+        for (std::uint32_t i = begin; i < end; ++i) {
+          const AABB b = box[i];
+          for (std::uint32_t k = 0; k < Probes::kMax; ++k) {
+            // '&', not '&&': no branch per box, the loop vectorises.
+            count[k] += static_cast<std::uint32_t>((b.min.x < at[k].x) & (at[k].x < b.max.x) &
+                                                   (b.min.y < at[k].y) & (at[k].y < b.max.y));
+          }
+        }
+        for (std::uint32_t k = 0; k < Probes::kMax; ++k) {
+          if (count[k] != 0) inside[k].fetch_add(count[k], std::memory_order_relaxed);
+        }
+      });
   if (probes == nullptr) return;
   for (std::uint32_t k = 0; k < Probes::kMax; ++k) {
     probes->inside[k] = inside[k].load(std::memory_order_relaxed);
@@ -370,7 +368,8 @@ void BodyStore::sweptBoxes(float dt, float staticMargin, bool kinematic, std::ve
 
 void BodyStore::tightBoxes(std::vector<AABB>& out, TaskSystem& tasks) const {
   out.resize(px.size());
-  tasks.parallelFor(static_cast<std::uint32_t>(px.size()), kBodyGrain,
+  tasks.parallelFor(static_cast<std::uint32_t>(px.size()),
+                    bodyPassGrain(static_cast<std::uint32_t>(px.size())),
                     [&](std::uint32_t begin, std::uint32_t end) {
                       for (std::uint32_t i = begin; i < end; ++i) out[i] = tightBox(i);
                     });
@@ -391,7 +390,7 @@ void BodySnapshot::save(const BodyStore& b, Parts parts, TaskSystem& tasks) {
     islandNext.resize(n);
     islandPrev.resize(n);
   }
-  tasks.parallelFor(static_cast<std::uint32_t>(n), kBodyGrain,
+  tasks.parallelFor(static_cast<std::uint32_t>(n), bodyPassGrain(static_cast<std::uint32_t>(n)),
                     [&](std::uint32_t begin, std::uint32_t end) {
                       auto copy = [&](const auto& from, auto& to) {
                         std::copy(from.begin() + begin, from.begin() + end, to.begin() + begin);

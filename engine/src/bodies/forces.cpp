@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <quadbin/engine/world_def.hpp>
+#include <quadbin/tasks/parallel.hpp>
 
 namespace quadbin::forces {
 
 namespace {
-constexpr std::uint32_t kBodyGrain = 4096;  // bodies per range: a constant, never the thread count
 
 double magnitude(double x, double y) { return std::hypot(x, y); }
 }  // namespace
@@ -20,7 +20,8 @@ void integrateVelocities(BodyStore& b, Vec2 g, float dt, TaskSystem& tasks) {
     return;
   }
   const bool gravity = g != Vec2{};
-  tasks.parallelFor(static_cast<std::uint32_t>(b.size()), kBodyGrain,
+  tasks.parallelFor(static_cast<std::uint32_t>(b.size()),
+                    bodyPassGrain(static_cast<std::uint32_t>(b.size())),
                     [&](std::uint32_t begin, std::uint32_t end) {
                       for (std::uint32_t i = begin; i < end; ++i) {
                         if (b.awake[i] == 0) continue;

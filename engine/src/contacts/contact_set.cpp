@@ -27,7 +27,6 @@ using contacts::warmable;
 
 namespace {
 // Work split: constants, never the thread count.
-constexpr std::uint32_t kSetBodyGrain = 4096;  // bodies per range of element-wise loops
 constexpr std::uint32_t kSetBodyChunk = 4096;  // bodies per task with an ordered output
 constexpr std::uint32_t kPairChunk = 4096;     // candidate pairs per filtering task
 // Contacts per task of the rows' counting sort: about 64 tasks, from 1,024
@@ -82,7 +81,7 @@ void ContactSet::build(const BodyStore& bodies, const SolverSettings& s,
   step_.margin.resize(n);
   markCrowded(s, n, tasks);
   const bool outlines = bodies.hullCount != 0;  // the common world reads no shape column
-  tasks.parallelFor(n, kSetBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+  tasks.parallelFor(n, bodyPassGrain(n), [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       const bool moves = bodies.awake[i] != 0 || bodies.type[i] == BodyType::Kinematic;
       step_.margin[i] = moves ? length(Vec2{bodies.vx[i], bodies.vy[i]}) * s.dt : 0.0f;

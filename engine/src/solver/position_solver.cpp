@@ -259,7 +259,7 @@ std::uint32_t PositionSolver::correctPositions(const BodyStore& bodies, const So
   // or spin: writeBack's path), that pass adds them, one region fewer.
   shiftPending_ = calmRows == 0 && bodies.boxCount == 0 && !s.kinematic && !s.spin;
   if (!shiftPending_) {
-    tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    tasks.parallelFor(n, bodyPassGrain(n), [&](std::uint32_t begin, std::uint32_t end) {
       for (std::uint32_t i = begin; i < end; ++i) step_.state[i].p += shift_[i];
     });
   }
@@ -341,7 +341,7 @@ void PositionSolver::integratePositions(const BodyStore& bodies, const SolverSet
     sh = shift_.data();
   }
   if (s.kinematic) {
-    tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+    tasks.parallelFor(n, bodyPassGrain(n), [&](std::uint32_t begin, std::uint32_t end) {
       for (std::uint32_t i = begin; i < end; ++i) {
         if (bodies.awake[i] != 0) step_.state[i].p += step_.state[i].corr + step_.state[i].v * s.dt;
         if (kinematic::isKinematic(bodies, i)) step_.state[i].p += step_.state[i].v * s.dt;
@@ -353,7 +353,7 @@ void PositionSolver::integratePositions(const BodyStore& bodies, const SolverSet
   const float dt = s.dt;  // locals: the stores could alias them
   const std::uint8_t* awake = bodies.awake.data();
   BallState* state = step_.state.data();
-  tasks.parallelFor(n, kBodyGrain, [=](std::uint32_t begin, std::uint32_t end) {
+  tasks.parallelFor(n, bodyPassGrain(n), [=](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (awake[i] != 0) state[i].p += state[i].corr + state[i].v * dt;
     }
@@ -388,7 +388,7 @@ std::uint32_t PositionSolver::clampPositions(BodyStore& bodies, const SolverSett
   };
   if (bodies.boxCount != 0) {
     if (s.closedWorld) {
-      tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+      tasks.parallelFor(n, bodyPassGrain(n), [&](std::uint32_t begin, std::uint32_t end) {
         for (std::uint32_t i = begin; i < end; ++i) {
           if (bodies.awake[i] != 0) clampToWalls(i);
         }
@@ -401,7 +401,7 @@ std::uint32_t PositionSolver::clampPositions(BodyStore& bodies, const SolverSett
   }
   assert(!shiftPending_);
   std::atomic<std::uint32_t> outside{0};
-  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+  tasks.parallelFor(n, bodyPassGrain(n), [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       if (kinematic::isKinematic(bodies, i)) {  // where its velocity took it
         Vec2 p = step_.state[i].p, held = step_.state[i].v;
@@ -461,7 +461,7 @@ std::uint32_t PositionSolver::writeBack(BodyStore& bodies, const SolverSettings&
   shiftPending_ = false;
   std::atomic<std::uint32_t> outside{0};
   std::atomic<std::uint32_t>* out = &outside;
-  tasks.parallelFor(n, kBodyGrain, [=](std::uint32_t begin, std::uint32_t end) {
+  tasks.parallelFor(n, bodyPassGrain(n), [=](std::uint32_t begin, std::uint32_t end) {
     if (shift != nullptr) {
       for (std::uint32_t i = begin; i < end; ++i) state[i].p += shift[i];
     }

@@ -8,7 +8,7 @@ void StepRows::beginSolve(const BodyStore& bodies, TaskSystem& tasks) {
   state.resize(n);
   maxSpeed.resize(n);
   clock = 1;
-  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+  tasks.parallelFor(n, bodyPassGrain(n), [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       // changed = 1: rows start unchecked (0), so every row is checked once.
       state[i] = {{bodies.px[i], bodies.py[i]}, {bodies.vx[i], bodies.vy[i]}, {}, 0.0f, 1};

@@ -21,7 +21,6 @@ namespace quadbin {
 
 // Work split: constants, never the thread count.
 inline constexpr std::uint32_t kContactChunk = 16384;
-inline constexpr std::uint32_t kBodyGrain = 4096;
 inline constexpr std::uint32_t kBodyChunk = 16384;
 inline constexpr std::uint32_t kContactGrain = 1024;
 // The colour loop's blocks of rows (claimed one at a time by the threads of

@@ -119,7 +119,7 @@ void VelocitySolver::buildFriction(const BodyStore& bodies, const SolverSettings
                                    std::span<const contacts::Contact> contacts, TaskSystem& tasks) {
   const auto n = static_cast<std::uint32_t>(bodies.size());
   step_.spin.resize(n);
-  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+  tasks.parallelFor(n, bodyPassGrain(n), [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) step_.spin[i] = bodies.w[i];
   });
   step_.frictionRows.resize(step_.rows.size());
@@ -204,7 +204,7 @@ void VelocitySolver::solveResting(const BodyStore& bodies, const SolverSettings&
   // these rows. Where they changed no velocity (a gas's touching pairs
   // move apart), that is its speed: one pass over the balls fewer.
   if (changed == 0) return;
-  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+  tasks.parallelFor(n, bodyPassGrain(n), [&](std::uint32_t begin, std::uint32_t end) {
     for (std::uint32_t i = begin; i < end; ++i) {
       step_.maxSpeed[i] = std::max(step_.maxSpeed[i], length(step_.state[i].v));
     }

@@ -4,12 +4,9 @@
 #include <atomic>
 #include <cassert>
 #include <limits>
+#include <quadbin/tasks/parallel.hpp>
 
 namespace quadbin {
-
-namespace {
-constexpr std::uint32_t kBodyGrain = 4096;  // a constant, never the thread count
-}  // namespace
 
 std::uint32_t Islands::find(std::uint32_t i) noexcept {
   while (parent_[i] != i) {
@@ -27,7 +24,7 @@ std::uint32_t Islands::update(BodyStore& bodies, std::span<const contacts::Conta
   const float moved2 = limit2 * dt * dt;  // the displacement at the threshold speed, squared
   assert(undo.px.size() == n && undo.py.size() == n);
   std::atomic<bool> someRested{false};
-  tasks.parallelFor(n, kBodyGrain, [&](std::uint32_t begin, std::uint32_t end) {
+  tasks.parallelFor(n, bodyPassGrain(n), [&](std::uint32_t begin, std::uint32_t end) {
     bool rested = false;
     for (std::uint32_t i = begin; i < end; ++i) {
       if (bodies.awake[i] == 0) continue;
