@@ -132,6 +132,9 @@ class Team final : public TaskSystem {
   // Publishes a phase of `tasks` tasks (job_ set), takes part, and returns
   // once all have finished: their writes are then visible here.
   void runPhase(std::uint32_t tasks) {
+    // The numbers wrap after 2^20 - 1 phases: a thread would have to stall
+    // between reading a phase and claiming in it for that many (a step has
+    // hundreds) to take a task of a later phase under an earlier number.
     phase_ = (phase_ + 1) & kPhaseMask;
     if (phase_ == 0) phase_ = 1;  // 0: no phase seen yet
     done_.store(0, std::memory_order_relaxed);
@@ -200,7 +203,8 @@ class Team final : public TaskSystem {
         (*job_.task)(index);
       } else {
         const std::uint32_t begin = index * job_.grain;
-        (*job_.range)(begin, std::min(job_.count, begin + job_.grain));
+        (*job_.range)(begin, static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                                 job_.count, std::uint64_t{begin} + job_.grain)));
       }
     } catch (...) {
       const std::lock_guard<std::mutex> lock(errorMutex_);
@@ -268,6 +272,10 @@ void inOneRegion(TaskSystem& tasks, std::uint32_t width, FunctionRef<void(TaskSy
   }
   if (tlsLeading != nullptr) {  // the region this thread leads
     body(*tlsLeading);
+    return;
+  }
+  if (width <= 1) {  // no region would start (traced as such too)
+    body(tasks);
     return;
   }
   if (TaskTrace* trace = traceOf(tasks); trace != nullptr && !trace->fused()) {

@@ -7,7 +7,8 @@ namespace quadbin {
 // Inside a task of a region (inOneRegion) nothing more is parallel: a
 // thread waiting there for nested work could take one of the region's
 // own tasks, which wait for the phase it is in. On the thread leading a
-// region, a call on any system is a phase of that region.
+// region, a call on any system of more than one thread is a phase of that
+// region (a serial system keeps its word: the calling thread, in order).
 void TaskSystem::parallelFor(std::uint32_t count, std::uint32_t grain,
                              FunctionRef<void(std::uint32_t, std::uint32_t)> body) {
   if (count == 0) return;
@@ -16,7 +17,8 @@ void TaskSystem::parallelFor(std::uint32_t count, std::uint32_t grain,
     body(0, count);
     return;
   }
-  if (TaskSystem* region = detail::leadingRegion(); region != nullptr && region != this) {
+  if (TaskSystem* region = detail::leadingRegion();
+      region != nullptr && region != this && threadCount() > 1) {
     region->parallelFor(count, grain, body);
     return;
   }
@@ -29,7 +31,8 @@ void TaskSystem::forkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> 
     for (std::uint32_t i = 0; i < count; ++i) task(i);
     return;
   }
-  if (TaskSystem* region = detail::leadingRegion(); region != nullptr && region != this) {
+  if (TaskSystem* region = detail::leadingRegion();
+      region != nullptr && region != this && threadCount() > 1) {
     region->forkJoin(count, task);
     return;
   }

@@ -218,6 +218,10 @@ TEST(OneRegion, CallsOnOtherSystemsJoinTheRegionOrRunInline) {
       other.parallelFor(8, 1, [&](std::uint32_t, std::uint32_t) {});
       hits[i] += 1000;
     });
+    // A serial system keeps its word: the calling thread, in order.
+    std::vector<std::uint32_t> order;
+    serialTaskSystem().forkJoin(16, [&](std::uint32_t i) { order.push_back(i); });
+    for (std::uint32_t i = 0; i < 16; ++i) EXPECT_EQ(order[i], i);
     // inOneRegion on another system from the leader: part of this one.
     inOneRegion(other, 4, [&](TaskSystem& team) {
       team.forkJoin(16, [&](std::uint32_t i) { hits[i] += 10000; });

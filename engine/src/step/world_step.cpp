@@ -41,8 +41,12 @@ SolverSettings World::Impl::settingsFor(float dt) const {
 // microseconds on many cores); below a few thousand bodies the passes run
 // inline and no region starts.
 void World::Impl::step(float dt) {
-  inOneRegion(*tasks, chunkCount(ids.size(), kBodiesPerTask),
-              [&](TaskSystem&) { stepInRegion(dt); });
+  // As wide as the solver's blocks of 512 rows can use where the contacts
+  // are about as many as the bodies (the region's width is every nested
+  // pass's too).
+  const std::uint32_t n = ids.size();
+  const std::uint32_t width = n <= kBodiesPerTask ? 1 : chunkCount(n, kRowBlock);
+  inOneRegion(*tasks, width, [&](TaskSystem&) { stepInRegion(dt); });
 }
 
 // The step, as the pipeline docs/architecture.md draws: each stage a
