@@ -297,8 +297,8 @@ void inOneRegion(TaskSystem& tasks, std::uint32_t width, FunctionRef<void(TaskSy
     tasks.forkJoin(threads, [&](std::uint32_t task) { team.enter(task, body); });
   } catch (...) {
     // A system that fails on its own (its queue full) after the first
-    // task ran body through has lost only helpers: the work is done, and
-    // failing now would report undone what was done.
+    // task ran body through has lost only threads that would have joined:
+    // the work is done, and failing now would report undone what was done.
     if (!team.completed()) throw;
   }
 }

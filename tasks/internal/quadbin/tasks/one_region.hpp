@@ -43,7 +43,8 @@ namespace quadbin {
 /// will have is a good width). With one thread, or width <= 1, body gets
 /// `tasks` itself. Rethrows what body or a task threw, after the region's
 /// threads have left it, and what `tasks` threw unless body had already
-/// run to its end (then only helpers were lost, not work).
+/// run to its end (then only threads that would have joined were lost,
+/// not work).
 void inOneRegion(TaskSystem& tasks, std::uint32_t width, FunctionRef<void(TaskSystem&)> body);
 
 namespace detail {
