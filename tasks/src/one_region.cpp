@@ -7,8 +7,8 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <quadbin/tasks/backoff.hpp>
 #include <quadbin/tasks/trace.hpp>
-#include <thread>
 
 namespace quadbin {
 
@@ -31,15 +31,7 @@ constexpr std::uint32_t kPhaseMask = (1u << (64 - kPhaseShift)) - 1;
 // Tasks a phase may have.
 constexpr std::uint32_t kMaxTasks = (1u << kIndexBits) - 1;
 constexpr std::uint32_t kDone = UINT32_MAX;
-constexpr int kSpins = 256, kYields = 256;
-
-void relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
+constexpr int kYields = 256;  // after Backoff's spins, before sleeping
 
 class Team;
 // The team whose task this thread runs, if any: a parallel call made there
@@ -147,14 +139,7 @@ class Team final : public TaskSystem {
     }
     publish(phase_);  // release: the job and the slices with it
     runSlices(leaderTask_, phase_);
-    for (int spin = 0; done_.load(std::memory_order_acquire) != tasks;) {
-      if (spin < kSpins) {
-        ++spin;
-        relax();
-      } else {
-        std::this_thread::yield();
-      }
-    }
+    for (Backoff wait; done_.load(std::memory_order_acquire) != tasks;) wait.pause();
     if (failed_.load(std::memory_order_relaxed)) {
       std::exception_ptr e;
       {
@@ -221,15 +206,12 @@ class Team final : public TaskSystem {
   // that only wait.
   [[nodiscard]] std::uint32_t waitOtherThan(std::uint32_t seen) const noexcept {
     std::uint32_t now = published_.load(std::memory_order_acquire);
-    for (int spin = 0; now == seen; now = published_.load(std::memory_order_acquire)) {
-      if (spin < kSpins) {
-        relax();
-      } else if (spin < kSpins + kYields) {
-        std::this_thread::yield();
+    for (Backoff wait; now == seen; now = published_.load(std::memory_order_acquire)) {
+      if (wait.rounds() < Backoff::kSpins + kYields) {
+        wait.pause();
       } else {
         published_.wait(seen, std::memory_order_acquire);
       }
-      ++spin;
     }
     return now;
   }

@@ -42,9 +42,9 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <quadbin/tasks/backoff.hpp>
 #include <quadbin/tasks/task_system.hpp>
 #include <quadbin/tasks/trace.hpp>
-#include <thread>
 #include <vector>
 
 namespace quadbin {
@@ -134,7 +134,6 @@ class StagedLoop {
     std::atomic<std::uint32_t> published{0};  // the stage threads may work on, or kDone
   };
   static constexpr std::uint32_t kDone = UINT32_MAX;
-  static constexpr int kSpins = 256;
 
   [[nodiscard]] static std::uint32_t blocksOf(const Stage& st, std::uint32_t block) noexcept {
     if (st.serial) return 1;
@@ -177,23 +176,11 @@ class StagedLoop {
                                                 std::uint32_t threads) noexcept {
     return static_cast<std::uint32_t>(std::uint64_t{blocks} * t / threads);
   }
-  static void relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield");
-#endif
-  }
   // Waits until stage g (or the end) is published; returns what was.
   [[nodiscard]] std::uint32_t waitFor(std::uint32_t g) const noexcept {
     std::uint32_t cur = control_->published.load(std::memory_order_acquire);
-    for (int spin = 0; cur < g; cur = control_->published.load(std::memory_order_acquire)) {
-      if (spin < kSpins) {
-        ++spin;
-        relax();
-      } else {
-        std::this_thread::yield();
-      }
+    for (Backoff wait; cur < g; cur = control_->published.load(std::memory_order_acquire)) {
+      wait.pause();
     }
     return cur;
   }
