@@ -19,31 +19,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/on_the_caller_task_system.hpp"
 #include "support/thread_pool_task_system.hpp"
 
 namespace {
 
 using namespace quadbin;
-
-// Claims `threads` threads and runs the tasks one after the other on the
-// caller: the first task that comes must do the whole region.
-class OneAfterAnother final : public TaskSystem {
- public:
-  explicit OneAfterAnother(std::uint32_t threads) : threads_(threads) {}
-  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return threads_; }
-
- protected:
-  void runParallelFor(std::uint32_t count, std::uint32_t,
-                      FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
-    body(0, count);
-  }
-  void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
-    for (std::uint32_t i = 0; i < count; ++i) task(count - 1 - i);
-  }
-
- private:
-  std::uint32_t threads_;
-};
 
 // A pipeline of dependent phases: chunked sums, their prefix (serial, on
 // the leader), a scatter that reads it, a forkJoin over a count the
@@ -90,7 +71,7 @@ TEST(OneRegion, SameBitsOnEveryTaskSystem) {
   const auto wide = makeTbbTaskSystem(80);
   EXPECT_EQ(pipeline(*wide, 20'000, 40, 80), expected) << "TBB, 80 threads";
 #endif
-  OneAfterAnother one(8);
+  test::OnTheCallerTaskSystem one(8, true);  // the last task comes first
   EXPECT_EQ(pipeline(one, 20'000, 40), expected) << "tasks one after another";
   TaskTrace trace;
   TracingTaskSystem tracing(trace);

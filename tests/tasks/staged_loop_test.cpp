@@ -17,33 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "support/on_the_caller_task_system.hpp"
 #include "support/thread_pool_task_system.hpp"
 
 namespace {
 
 using namespace quadbin;
 
-// Says it has `threads` threads and runs the tasks on the caller, one after
-// another: in order (the first task must do every block itself), or last
-// first (the last task does every block, its own slice of each stage first).
-class OnTheCaller final : public TaskSystem {
- public:
-  OnTheCaller(std::uint32_t threads, bool lastFirst) : threads_(threads), lastFirst_(lastFirst) {}
-  [[nodiscard]] std::uint32_t threadCount() const noexcept override { return threads_; }
-
- protected:
-  void runParallelFor(std::uint32_t count, std::uint32_t,
-                      FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
-    body(0, count);
-  }
-  void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
-    for (std::uint32_t i = 0; i < count; ++i) task(lastFirst_ ? count - 1 - i : i);
-  }
-
- private:
-  std::uint32_t threads_;
-  bool lastFirst_;
-};
+using OnTheCaller = test::OnTheCallerTaskSystem;
 
 struct Row {
   std::uint32_t a, b;
