@@ -76,10 +76,7 @@ class Team final : public TaskSystem {
  protected:
   void runParallelFor(std::uint32_t count, std::uint32_t grain,
                       FunctionRef<void(std::uint32_t, std::uint32_t)> body) override {
-    if (tlsTask == this) {
-      body(0, count);
-      return;
-    }
+    // (TaskSystem::parallelFor ran a call from inside a task inline.)
     std::uint64_t ranges = (std::uint64_t{count} + grain - 1) / grain;
     if (ranges > kMaxTasks) {
       grain = static_cast<std::uint32_t>((std::uint64_t{count} + kMaxTasks - 1) / kMaxTasks);
@@ -90,7 +87,7 @@ class Team final : public TaskSystem {
   }
 
   void runForkJoin(std::uint32_t count, FunctionRef<void(std::uint32_t)> task) override {
-    if (tlsTask == this || count > kMaxTasks) {
+    if (count > kMaxTasks) {
       for (std::uint32_t i = 0; i < count; ++i) task(i);
       return;
     }
@@ -244,15 +241,11 @@ bool detail::inRegionTask() noexcept { return tlsTask != nullptr; }
 TaskSystem* detail::leadingRegion() noexcept { return tlsLeading; }
 
 void inOneRegion(TaskSystem& tasks, std::uint32_t width, FunctionRef<void(TaskSystem&)> body) {
-  if (dynamic_cast<Team*>(&tasks) != nullptr) {  // already one region (or inside its task)
-    body(tasks);
-    return;
-  }
   if (tlsTask != nullptr) {  // inside a task of a region: nothing parallel
     body(serialTaskSystem());
     return;
   }
-  if (tlsLeading != nullptr) {  // the region this thread leads
+  if (tlsLeading != nullptr) {  // the region this thread leads (`tasks` may be it)
     body(*tlsLeading);
     return;
   }
