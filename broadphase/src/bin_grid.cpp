@@ -385,18 +385,11 @@ BinGrid::~BinGrid() = default;
 void BinGrid::setBounds(const AABB& bounds) { impl_->setBounds(bounds); }
 void BinGrid::update(std::span<const AABB> boxes) {
   // The check, the binning's three passes and the serial sums between them
-  // in one region.
+  // in one region (their calls on tasks() are its phases).
   const std::uint32_t width = chunkCount(
       static_cast<std::uint32_t>(std::min<std::size_t>(boxes.size(), UINT32_MAX)), kBoxChunkMin);
-  inOneRegion(tasks(), width, [&](TaskSystem& team) {
-    struct Restore {  // the structure's own system again, however update ends
-      Impl& impl;
-      TaskSystem& own;
-      ~Restore() { impl.tasks_ = &own; }
-    } restore{*impl_, tasks()};
-    impl_->tasks_ = &team;
-    impl_->update(boxes);
-  });
+  impl_->tasks_ = &tasks();
+  inOneRegion(tasks(), width, [&](TaskSystem&) { impl_->update(boxes); });
 }
 void BinGrid::findPairs(std::vector<Pair>& out) {
   impl_->tasks_ = &tasks();
